@@ -1,0 +1,36 @@
+# Amber: `make run` serves memory on 127.0.0.1; `make test` runs the whole suite. Both set themselves up.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export OMP_WAIT_POLICY := PASSIVE
+
+.PHONY: run serve test test-fast bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+# The main job: the LiteLLM proxy with Amber's hook, on 127.0.0.1:4000 (see config.yaml).
+run: $(STAMP)
+	@test -n "$$LITELLM_MASTER_KEY" || { export LITELLM_MASTER_KEY=sk-amber-local-$$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n'); \
+	  echo "LITELLM_MASTER_KEY not set; using $$LITELLM_MASTER_KEY for this run"; }; \
+	$(BIN)/litellm --config config.yaml --host 127.0.0.1 --port $${PORT:-4000}
+
+# The memory server on its own (REST + MCP + jobs), for people without LiteLLM.
+serve: $(STAMP)
+	$(BIN)/amber serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not e2e"
+
+clean:
+	rm -rf $(VENV) data .pytest_cache

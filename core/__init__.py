@@ -1,0 +1,75 @@
+"""Amber's core: one long-term memory store and the operations every face shares.
+
+Faces import from here only; see DESIGN §2.
+"""
+
+from .asyncio_api import AsyncMemory
+from .clock import SystemClock
+from .compose import build_embedder, build_service
+from .config import ApiKeyConfig, Settings
+from .errors import (
+    AmberError,
+    EmbedderMismatch,
+    EmbedderUnavailable,
+    Forbidden,
+    Immutable,
+    InvalidInput,
+    LLMError,
+    NotFound,
+    PermanentError,
+    StoreLocked,
+    StoreUnavailable,
+    Timeout,
+    TransientError,
+)
+from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Role, Status, WriteResult
+from .recall.config import PRESETS, RecallConfig
+from .recall.fusion import Candidate
+from .recall.pipeline import RecallResult
+from .recall.render import estimate_tokens, strip_patch
+from .scope import Actor, Scope, scope_for, user_hash
+from .service import MemoryService
+
+__all__ = [
+    "PRESETS",
+    "Actor",
+    "AmberError",
+    "ApiKeyConfig",
+    "AsyncMemory",
+    "Candidate",
+    "Category",
+    "EmbedderMismatch",
+    "EmbedderUnavailable",
+    "Event",
+    "Forbidden",
+    "Immutable",
+    "InvalidInput",
+    "Kind",
+    "LLMError",
+    "Memory",
+    "MemoryIn",
+    "MemoryPatch",
+    "MemoryService",
+    "Message",
+    "NotFound",
+    "Page",
+    "PermanentError",
+    "RecallConfig",
+    "RecallResult",
+    "Role",
+    "Scope",
+    "Settings",
+    "Status",
+    "StoreLocked",
+    "StoreUnavailable",
+    "SystemClock",
+    "Timeout",
+    "TransientError",
+    "WriteResult",
+    "build_embedder",
+    "build_service",
+    "estimate_tokens",
+    "scope_for",
+    "strip_patch",
+    "user_hash",
+]

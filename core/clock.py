@@ -1,0 +1,10 @@
+"""The system clock (the Clock port's built-in)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)

@@ -1,0 +1,47 @@
+"""The composition root: the only place that reads Settings and wires Amber's parts together."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .clock import SystemClock
+from .config import Settings
+from .errors import InvalidInput
+from .ports import Clock, Embedder
+from .service import MemoryService
+from .store import ChromaStore
+
+log = logging.getLogger("amber")
+
+
+def build_embedder(name: str, **kwargs: Any) -> Embedder:
+    if name == "local":
+        from .embed.local import LocalE5Embedder
+
+        return LocalE5Embedder()
+    if name == "hash":
+        from .testing import HashEmbedder
+
+        return HashEmbedder()
+    if "/" not in name and not name.startswith("text-embedding"):
+        raise InvalidInput("embedding_model", f"{name!r} is neither 'local' nor a LiteLLM model like 'openai/text-embedding-3-small'")
+    from .embed.remote import LiteLLMEmbedder
+
+    return LiteLLMEmbedder(name, **kwargs)
+
+
+def build_service(settings: Settings | None = None, *, embedder: Embedder | None = None, clock: Clock | None = None) -> MemoryService:
+    """Open the store and build the service. Raises StoreLocked if another process owns the store."""
+    settings = settings or Settings()
+    embedder = embedder or build_embedder(settings.embedding_model)
+    store = ChromaStore(
+        data_dir=settings.data_dir if not settings.chroma_url else None,
+        chroma_url=settings.chroma_url,
+        embedder_id=embedder.id,
+        dim=embedder.dim,
+    )
+    log.info("amber store %s, embedder %s", store.location, embedder.id)
+    return MemoryService(
+        store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url)
+    )

@@ -1,0 +1,112 @@
+"""Settings, from four sources in this order of precedence:
+
+    init arguments  >  environment `AMBER_*`  >  `amber:` section of config.yaml  >  defaults
+
+config.yaml is the LiteLLM proxy's own config file; Amber reads only its `amber:` section.
+Its path is `AMBER_CONFIG` (default `./config.yaml`; missing is fine). Secrets such as API keys
+are written in the YAML as `os.environ/NAME` and resolved from the environment at load time.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+
+class ApiKeyConfig(BaseModel):
+    """An API key for the memory server: its secret (usually `os.environ/NAME`), whom it acts for, what it may do."""
+
+    name: str
+    secret: str
+    user: str | None = None  # None: all users (admin keys) or trusted clients naming the user per request
+    scopes: list[Literal["memory:read", "memory:write", "memory:admin"]] = ["memory:read", "memory:write"]
+    trusted_client: bool = False  # may act for the user named in the X-Amber-User header
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AMBER_", env_nested_delimiter="__", extra="ignore")
+
+    # store
+    data_dir: Path = Path("./data")
+    chroma_url: str | None = None  # client/server Chroma, e.g. http://127.0.0.1:8000
+    server_url: str | None = None  # remote mode: use another Amber host instead of opening a store
+
+    # embedder: "local" (offline multilingual-e5-small), "hash" (tests only) or any LiteLLM embedding model
+    embedding_model: str = "local"
+
+    # LLM used by jobs and optional recall stages (a LiteLLM model name or a proxy model group)
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = 60.0
+
+    # identity
+    default_user: str | None = None  # for requests that carry no identity; None: skip memory
+    identity_order: list[str] = ["end_user", "user", "team", "key_alias"]
+
+    # recall
+    recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
+    recall_timeout_s: float = 1.5
+    recall_budget_tokens: int = 600
+
+    # prompt cache
+    cache_ttl: Literal["5m", "1h"] = "5m"
+    boot_pack_in_system: bool = False
+
+    # memory server
+    host: str = "127.0.0.1"
+    port: int = 4100
+    allowed_hosts: list[str] = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    api_keys: list[ApiKeyConfig] = Field(default_factory=list)
+
+    # jobs
+    timezone: str = "UTC"
+    extract_cron: str = "0 */4 * * *"
+    consolidate_cron: str = "30 3 * * *"
+    retention_cron: str = "15 4 * * *"
+    jobs_enabled: bool = True
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, YamlSection(settings_cls))
+
+
+def resolve_env_refs(value: Any) -> Any:
+    """Replace `os.environ/NAME` strings (LiteLLM's convention) with the variable's value."""
+    if isinstance(value, str) and value.startswith("os.environ/"):
+        return os.environ.get(value.removeprefix("os.environ/"), "")
+    if isinstance(value, list):
+        return [resolve_env_refs(v) for v in value]
+    if isinstance(value, dict):
+        return {k: resolve_env_refs(v) for k, v in value.items()}
+    return value
+
+
+class YamlSection(PydanticBaseSettingsSource):
+    """The `amber:` section of the proxy's config.yaml."""
+
+    def __init__(self, settings_cls: type[BaseSettings]):
+        super().__init__(settings_cls)
+        path = Path(os.environ.get("AMBER_CONFIG", "config.yaml"))
+        data: dict[str, Any] = {}
+        if path.is_file():
+            loaded = yaml.safe_load(path.read_text()) or {}
+            data = loaded.get("amber") or {}
+        self._data = resolve_env_refs(data)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self._data.items() if k in self.settings_cls.model_fields}

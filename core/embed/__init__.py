@@ -1,0 +1,1 @@
+"""Embedders: the offline local default and any model LiteLLM can reach."""

@@ -1,0 +1,200 @@
+"""Records and value types. Pure data: no I/O here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Kind(str, Enum):
+    fact = "fact"
+    event = "event"
+    precious = "precious"  # a verbatim quote worth keeping; append-only
+    glossary = "glossary"
+    digest = "digest"
+    daily_log = "daily_log"
+    instruction = "instruction"
+
+
+class Category(str, Enum):
+    profile = "profile"
+    preference = "preference"
+    personality = "personality"
+    goal = "goal"
+    skill = "skill"
+    relationship = "relationship"
+    emotional_pattern = "emotional_pattern"
+    conversation_style = "conversation_style"
+    project = "project"
+    world = "world"
+
+
+class Status(str, Enum):
+    active = "active"
+    candidate = "candidate"  # waiting in the review queue
+    superseded = "superseded"
+    archived = "archived"
+    expired = "expired"
+    deleted = "deleted"
+
+
+class Role(str, Enum):
+    user = "user"
+    assistant = "assistant"
+    system = "system"
+    tool = "tool"
+
+
+NAMESPACE_RE = re.compile(r"^(default|(project|client):[A-Za-z0-9][A-Za-z0-9._\-]{0,63})$")
+FACT_KEY_RE = re.compile(r"^[a-z_]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$")
+DIGEST_MAX_CHARS = 500
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def normalize_text(text: str) -> str:
+    """Case-, width- and whitespace-folded form used for content hashes."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(text.split())
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalize_text(text).encode()).hexdigest()[:32]
+
+
+class Memory(BaseModel):
+    """One durable memory, as stored (DESIGN §3)."""
+
+    model_config = ConfigDict(use_enum_values=False)
+
+    id: str
+    content: str
+    user_id: str
+    namespace: str = "default"
+    kind: Kind = Kind.fact
+    category: Category | None = None
+    fact_key: str | None = None
+    lang: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    source_client: str | None = None
+    source_ids: list[str] = Field(default_factory=list)
+    importance: float = 0.5
+    confidence: float = 1.0
+    pinned: bool = False
+    status: Status = Status.active
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expire_at: datetime | None = None
+    created_at: datetime
+    updated_at: datetime
+    seen_count: int = 1
+    last_seen_at: datetime | None = None
+    hit_count: int = 0
+    last_access_at: datetime | None = None
+    content_hash: str = ""
+    # glossary entries: the term's other names (the term itself is `title`)
+    title: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+
+
+class MemoryIn(BaseModel):
+    """What a caller may say when creating or upserting a memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1, max_length=8000)
+    namespace: str = "default"
+    kind: Kind = Kind.fact
+    category: Category | None = None
+    fact_key: str | None = None
+    lang: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+    importance: float = Field(0.5, ge=0, le=1)
+    confidence: float = Field(1.0, ge=0, le=1)
+    pinned: bool = False
+    status: Status = Status.active
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expire_at: datetime | None = None
+    title: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be blank")
+        return v
+
+    @field_validator("status")
+    @classmethod
+    def _creatable(cls, v: Status) -> Status:
+        if v not in (Status.active, Status.candidate):
+            raise ValueError("new memories are 'active' or 'candidate'")
+        return v
+
+
+class MemoryPatch(BaseModel):
+    """Fields a caller may change in place (content changes of keyed facts go through supersede)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str | None = Field(None, min_length=1, max_length=8000)
+    category: Category | None = None
+    tags: list[str] | None = None
+    importance: float | None = Field(None, ge=0, le=1)
+    confidence: float | None = Field(None, ge=0, le=1)
+    pinned: bool | None = None
+    expire_at: datetime | None = None
+    valid_to: datetime | None = None
+
+
+class Message(BaseModel):
+    """One turn of a conversation, as captured."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200)
+    role: Role
+    content: str = Field(min_length=1)
+    client: str | None = None
+    session: str | None = None
+    author: str | None = None  # who spoke, when known (a name, not a user id)
+    created_at: datetime
+
+
+class Event(BaseModel):
+    """One entry of the audit trail."""
+
+    id: str
+    user_id: str
+    action: str  # create, seen, supersede, update, archive, delete, pin, import, ...
+    actor: str
+    client: str | None = None
+    memory_ids: list[str] = Field(default_factory=list)
+    at: datetime
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class WriteResult(BaseModel):
+    """Outcome of one write: what happened and the record now active."""
+
+    action: str  # created | seen | superseded | deduplicated
+    memory: Memory
+    previous: Memory | None = None
+
+
+class Page(BaseModel):
+    items: list[Memory]
+    next_cursor: str | None = None

@@ -1,0 +1,44 @@
+"""RecallConfig and its named presets."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from .fusion import BoostConfig
+
+
+class RecallConfig(BaseModel):
+    k_dense: int = 40  # per dense arm
+    k_lexical: int = 40  # per lexical arm
+    top_k: int = 10  # items returned by search / injected by recall
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 1.0, "msg_dense": 0.8, "msg_lexical": 1.0}
+    )
+    rrf_k: int = 60
+    include_messages: bool = True  # the episodic arm: raw turns not yet extracted
+    message_window_days: float | None = None  # None: every stored message
+    context_turns: int = 3  # how many recent turns shape the query
+    min_score: float = 0.0  # fused-score floor (after boosts)
+    dedup_threshold: float = 0.85
+    budget_tokens: int = 600
+    boosts: BoostConfig = Field(default_factory=BoostConfig)
+    rerank: bool = False
+    rerank_timeout_s: float = 1.0
+    compress: bool = False
+    compress_timeout_s: float = 3.0
+    compress_max_chars: int = 200
+
+    model_config = {"arbitrary_types_allowed": True}
+
+
+PRESETS: dict[str, RecallConfig] = {
+    "fast": RecallConfig(k_dense=20, k_lexical=20, top_k=6, include_messages=False, budget_tokens=400),
+    "balanced": RecallConfig(),
+    "thorough": RecallConfig(k_dense=80, k_lexical=80, top_k=20, budget_tokens=1200, rerank=True),
+}
+
+
+def preset(name: str, **overrides) -> RecallConfig:
+    if name not in PRESETS:
+        raise KeyError(f"unknown recall preset {name!r}; choose one of {sorted(PRESETS)}")
+    return PRESETS[name].model_copy(update=overrides)

@@ -1,0 +1,98 @@
+"""Reciprocal-rank fusion and score boosts. Pure: values in, values out; time is an argument."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One retrievable record as recall sees it (a memory or a raw message)."""
+
+    id: str
+    text: str
+    source: str  # "memory" | "message"
+    created_at: datetime
+    kind: str = "message"
+    importance: float = 0.5
+    pinned: bool = False
+    keyed: bool = False
+    client: str | None = None
+    author: str | None = None
+    score: float = 0.0
+    arms: tuple[str, ...] = field(default=())
+
+
+def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60) -> dict[str, float]:
+    """Weighted reciprocal-rank fusion: score(d) = sum over arms of w_arm / (k + rank_arm(d))."""
+    scores: dict[str, float] = {}
+    for arm, ids in rankings.items():
+        w = weights.get(arm, 1.0)
+        for rank, doc_id in enumerate(ids, start=1):
+            scores[doc_id] = scores.get(doc_id, 0.0) + w / (k + rank)
+    return scores
+
+
+@dataclass(frozen=True)
+class BoostConfig:
+    importance: float = 0.15  # multiplier at importance 1.0 vs 0.5
+    pinned: float = 0.25
+    keyed_fact: float = 0.10  # active keyed facts over raw turns
+    memory_over_message: float = 0.05
+    recency_half_life_days: float = 90.0
+    recency_weight: float = 0.10
+
+
+def boost(c: Candidate, base: float, now: datetime, cfg: BoostConfig) -> float:
+    """Multiplicative boosts on a fused score; a bounded nudge, never a reordering by itself."""
+    factor = 1.0 + cfg.importance * (c.importance - 0.5) * 2
+    if c.pinned:
+        factor += cfg.pinned
+    if c.keyed:
+        factor += cfg.keyed_fact
+    if c.source == "memory":
+        factor += cfg.memory_over_message
+    age_days = max(0.0, (now - c.created_at).total_seconds() / 86400)
+    factor += cfg.recency_weight * math.exp(-math.log(2) * age_days / cfg.recency_half_life_days)
+    return base * factor
+
+
+def fuse(
+    candidates: Mapping[str, Candidate],
+    rankings: Mapping[str, Sequence[str]],
+    weights: Mapping[str, float],
+    now: datetime,
+    cfg: BoostConfig,
+    rrf_k: int = 60,
+) -> list[Candidate]:
+    """Fuse the arms, apply boosts, and return candidates best first, each with its score and arms."""
+    fused = rrf(rankings, weights, rrf_k)
+    arms_of: dict[str, list[str]] = {}
+    for arm, ids in rankings.items():
+        for doc_id in ids:
+            arms_of.setdefault(doc_id, []).append(arm)
+    out = [
+        replace(candidates[d], score=boost(candidates[d], s, now, cfg), arms=tuple(arms_of[d]))
+        for d, s in fused.items()
+        if d in candidates
+    ]
+    out.sort(key=lambda c: (-c.score, c.id))
+    return out
+
+
+def dedup(items: Sequence[Candidate], threshold: float = 0.85) -> list[Candidate]:
+    """Drop items whose word set is near-identical (Jaccard >= threshold) to a better-ranked one."""
+    from .lexical import tokenize
+
+    kept: list[Candidate] = []
+    seen: list[set[str]] = []
+    for c in items:
+        toks = set(tokenize(c.text))
+        if toks and any(len(toks & s) / len(toks | s) >= threshold for s in seen):
+            continue
+        kept.append(c)
+        seen.append(toks)
+    return kept

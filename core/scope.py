@@ -1,0 +1,157 @@
+"""The authority on who may see what.
+
+Every face turns its host's notion of identity into an `Actor`, and only this module turns an
+Actor into a `Scope`. A Scope names one user; the store opens that user's collections only, so
+a query cannot reach another user's records. The `where` filters used inside a user's
+collections are built here too and nowhere else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .errors import InvalidInput
+from .model import NAMESPACE_RE, Status
+
+USER_ID_MAX = 256
+_USER_ID_RE = re.compile(r"^[^\x00-\x1f]{1,256}$")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: the user whose memory is touched, through which client, on whose authority."""
+
+    user_id: str
+    client: str | None = None
+    via: str = "service"  # key name, "litellm", "openwebui", "cli", ...
+
+
+@dataclass(frozen=True)
+class Scope:
+    user_id: str
+    client: str | None
+    actor: str
+    read_namespaces: tuple[str, ...] = ("default",)
+    write_namespace: str = "default"
+    _token: object = field(default=None, repr=False, compare=False)
+
+
+_SCOPE_TOKEN = object()
+
+
+def validate_user_id(user_id: str) -> str:
+    if not isinstance(user_id, str) or not _USER_ID_RE.match(user_id) or not user_id.strip():
+        raise InvalidInput("user_id", "must be 1-256 printable characters")
+    return user_id
+
+
+def validate_namespace(namespace: str) -> str:
+    if not NAMESPACE_RE.match(namespace):
+        raise InvalidInput("namespace", f"{namespace!r} is not 'default', 'project:<name>' or 'client:<name>'")
+    return namespace
+
+
+def scope_for(
+    actor: Actor, *, project: str | None = None, write_namespace: str | None = None, extra: Iterable[str] = ()
+) -> Scope:
+    """Recall reads `default` plus the active project and client namespaces; writes go to one namespace."""
+    validate_user_id(actor.user_id)
+    reads = ["default"]
+    if project:
+        reads.append(validate_namespace(f"project:{project}"))
+    if actor.client:
+        reads.append(validate_namespace(f"client:{_slug(actor.client)}"))
+    for ns in extra:
+        if validate_namespace(ns) not in reads:
+            reads.append(ns)
+    write = validate_namespace(write_namespace) if write_namespace else "default"
+    return Scope(
+        user_id=actor.user_id,
+        client=actor.client,
+        actor=actor.via,
+        read_namespaces=tuple(reads),
+        write_namespace=write,
+        _token=_SCOPE_TOKEN,
+    )
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._\-]+", "-", name).strip("-._")[:64]
+    return slug or "unknown"
+
+
+def _user_hash(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode()).hexdigest()[:24]
+
+
+def memory_collection(scope: Scope) -> str:
+    return f"amber_mem_{_user_hash(scope.user_id)}"
+
+
+def message_collection(scope: Scope) -> str:
+    return f"amber_msg_{_user_hash(scope.user_id)}"
+
+
+def event_collection(scope: Scope) -> str:
+    return f"amber_evt_{_user_hash(scope.user_id)}"
+
+
+def user_hash(user_id: str) -> str:
+    """Short stable pseudonym for logs."""
+    return _user_hash(user_id)[:10]
+
+
+def _and(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def memory_where(
+    scope: Scope,
+    *,
+    statuses: Iterable[Status] | None = (Status.active,),
+    namespaces: Iterable[str] | None = None,
+    kinds: Iterable[str] | None = None,
+    category: str | None = None,
+    fact_key: str | None = None,
+    content_hash: str | None = None,
+    all_namespaces: bool = False,
+) -> dict[str, Any] | None:
+    """A Chroma `where` over one user's memory collection.
+
+    By default: active records in the namespaces this scope reads. `statuses=None` means any status.
+    """
+    clauses: list[dict[str, Any]] = []
+    if statuses is not None:
+        values = [s.value if isinstance(s, Status) else str(s) for s in statuses]
+        clauses.append({"status": values[0]} if len(values) == 1 else {"status": {"$in": values}})
+    if not all_namespaces:
+        ns = list(namespaces) if namespaces is not None else list(scope.read_namespaces)
+        clauses.append({"namespace": ns[0]} if len(ns) == 1 else {"namespace": {"$in": ns}})
+    if kinds:
+        kl = [getattr(k, "value", k) for k in kinds]
+        clauses.append({"kind": kl[0]} if len(kl) == 1 else {"kind": {"$in": kl}})
+    if category:
+        clauses.append({"category": category})
+    if fact_key:
+        clauses.append({"fact_key": fact_key})
+    if content_hash:
+        clauses.append({"content_hash": content_hash})
+    return _and(clauses)
+
+
+def message_where(
+    *, since: float | None = None, until: float | None = None, session: str | None = None
+) -> dict[str, Any] | None:
+    clauses: list[dict[str, Any]] = []
+    if since is not None:
+        clauses.append({"ts": {"$gte": since}})
+    if until is not None:
+        clauses.append({"ts": {"$lt": until}})
+    if session is not None:
+        clauses.append({"session": session})
+    return _and(clauses)

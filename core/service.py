@@ -1,0 +1,604 @@
+"""MemoryService: the one facade every face calls. Synchronous; `AsyncMemory` wraps it for async hosts.
+
+Every method takes a `Scope` (from `core.scope`), so it can only touch that user's collections.
+Writes are serialized per user, recorded in the audit trail, and keep the recall indexes current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Sequence
+
+from .errors import Immutable, InvalidInput, NotFound
+from .model import (
+    DIGEST_MAX_CHARS,
+    FACT_KEY_RE,
+    Category,
+    Event,
+    Kind,
+    Memory,
+    MemoryIn,
+    MemoryPatch,
+    Message,
+    Page,
+    Status,
+    WriteResult,
+    content_hash,
+    normalize_text,
+)
+from .ports import Clock, Embedder
+from .recall.config import RecallConfig, preset
+from .recall.fusion import Candidate
+from .recall.pipeline import Recaller, RecallResult, build_result, message_index_text
+from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
+from .store import ChromaStore
+
+log = logging.getLogger("amber.service")
+
+EXPORT_VERSION = 1
+
+
+def _id(*parts: str) -> str:
+    return "m_" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+
+class MemoryService:
+    def __init__(self, store: ChromaStore, embedder: Embedder, clock: Clock, *, recall_preset: str = "balanced", remote_store: bool = False):
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.recall_preset = recall_preset
+        self._remote_store = remote_store
+        self._user_locks: dict[str, threading.RLock] = {}
+        self._locks_guard = threading.Lock()
+        self._revs: dict[str, int] = {}
+        self.recaller = Recaller(store, embedder, self.revision)
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
+
+    def close(self) -> None:
+        self._background.shutdown(wait=True)
+        self.store.close()
+
+    # ---- bookkeeping -------------------------------------------------------------------------
+
+    def _lock(self, scope: Scope) -> threading.RLock:
+        with self._locks_guard:
+            return self._user_locks.setdefault(scope.user_id, threading.RLock())
+
+    def revision(self, col: str) -> int:
+        """Collection revision: in process for an embedded store (one owner), from the registry otherwise."""
+        if col not in self._revs or self._remote_store:
+            self._revs[col] = int(self.store.reg_get(f"rev:{col}") or 0)
+        return self._revs[col]
+
+    def _bump(self, col: str) -> tuple[int, int]:
+        old = self.revision(col)
+        self._revs[col] = old + 1
+        self.store.reg_put(f"rev:{col}", old + 1, kind="rev")
+        return old, old + 1
+
+    def _register_user(self, scope: Scope) -> None:
+        key = f"user:{scope.user_id}"
+        if self.store.reg_get(key) is None:
+            self.store.reg_put(key, {"user_id": scope.user_id, "created_at": self.clock.now().isoformat()}, kind="user")
+
+    def users(self) -> list[str]:
+        return sorted(v["user_id"] for v in self.store.reg_find("user").values())
+
+    def _audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
+        now = self.clock.now()
+        ev_id = uuid.uuid4().hex
+        rows = []
+        for n, mid in enumerate(ids or [""]):
+            rows.append(
+                (
+                    f"{ev_id}:{n}",
+                    {
+                        "event": ev_id,
+                        "action": action,
+                        "actor": scope.actor,
+                        "client": scope.client or "",
+                        "memory_id": mid,
+                        "memory_ids": json.dumps(list(ids)),
+                        "at": now.timestamp(),
+                        "detail": json.dumps(detail, default=str, ensure_ascii=False),
+                    },
+                )
+            )
+        self.store.put_rows(event_collection(scope), rows)
+
+    def events(self, scope: Scope, memory_id: str | None = None, limit: int = 200) -> list[Event]:
+        where = {"memory_id": memory_id} if memory_id else None
+        rows = self.store.find_rows(event_collection(scope), where)
+        by_event: dict[str, Event] = {}
+        for r in rows:
+            if r["event"] in by_event:
+                continue
+            by_event[r["event"]] = Event(
+                id=r["event"],
+                user_id=scope.user_id,
+                action=r["action"],
+                actor=r["actor"],
+                client=r["client"] or None,
+                memory_ids=json.loads(r["memory_ids"]),
+                at=datetime.fromtimestamp(r["at"], tz=self.clock.now().tzinfo),
+                detail=json.loads(r["detail"]),
+            )
+        return sorted(by_event.values(), key=lambda e: (e.at, e.id), reverse=True)[:limit]
+
+    def _write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = ()) -> None:
+        """Persist memories (re-embedding those in `embed`) and keep the lexical index current."""
+        col = memory_collection(scope)
+        embed_ids = {m.id for m in embed}
+        fresh = [m for m in memories if m.id in embed_ids]
+        stale = [m for m in memories if m.id not in embed_ids]
+        if fresh:
+            self.store.put_memories(col, fresh, self.embedder.embed_documents([_embed_text(m) for m in fresh]))
+        if stale:
+            self.store.put_memories(col, stale, None)
+        old, new = self._bump(col)
+        self.recaller.note_memories(col, memories, old, new)
+
+    # ---- reads -------------------------------------------------------------------------------
+
+    def get(self, scope: Scope, memory_id: str) -> Memory:
+        found = self.store.get_memories(memory_collection(scope), [memory_id])
+        if not found:
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        return found[0]
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        namespace: str | None = None,
+        kind: Kind | str | None = None,
+        category: Category | str | None = None,
+        status: Status | str | None = Status.active,
+        text: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        if not 1 <= limit <= 500:
+            raise InvalidInput("limit", "must be between 1 and 500")
+        try:
+            offset = int(cursor or 0)
+        except ValueError:
+            raise InvalidInput("cursor", "is not a cursor this server issued") from None
+        where = memory_where(
+            scope,
+            statuses=None if status in (None, "any") else [Status(status)],
+            namespaces=[validate_namespace(namespace)] if namespace else None,
+            all_namespaces=namespace is None,
+            kinds=[Kind(kind).value] if kind else None,
+            category=Category(category).value if category else None,
+        )
+        items = self.store.find_memories(memory_collection(scope), where)
+        if text:
+            needle = normalize_text(text)
+            items = [m for m in items if needle in normalize_text(m.content + " " + (m.title or ""))]
+        items.sort(key=lambda m: (m.updated_at, m.id), reverse=True)
+        page = items[offset : offset + limit]
+        nxt = str(offset + limit) if offset + limit < len(items) else None
+        return Page(items=page, next_cursor=nxt)
+
+    def namespaces(self, scope: Scope) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for m in self.store.find_memories(memory_collection(scope), memory_where(scope, all_namespaces=True)):
+            counts[m.namespace] = counts.get(m.namespace, 0) + 1
+        return dict(sorted(counts.items()))
+
+    # ---- writes ------------------------------------------------------------------------------
+
+    def remember(self, scope: Scope, data: MemoryIn) -> WriteResult:
+        """Create or upsert a memory. Keyed facts: same value is 'seen', a new value supersedes.
+        Unkeyed: identical content (normalized) is 'seen' instead of duplicated."""
+        data = self._checked(scope, data)
+        now = self.clock.now()
+        with self._lock(scope):
+            self._register_user(scope)
+            col = memory_collection(scope)
+            h = content_hash(data.content)
+            live = [Status.active, Status.candidate]
+            if data.fact_key:
+                same_key = self.store.find_memories(
+                    col, memory_where(scope, statuses=[Status.active], namespaces=[data.namespace], fact_key=data.fact_key)
+                )
+                current = same_key[0] if same_key else None
+                if current and current.content_hash == h:
+                    return self._seen(scope, current, now)
+                if current and data.status == Status.active:
+                    return self._supersede(scope, current, data, now)
+                if data.status == Status.candidate:
+                    dup = self.store.find_memories(col, memory_where(scope, statuses=[Status.candidate], namespaces=[data.namespace], fact_key=data.fact_key, content_hash=h))
+                    if dup:
+                        return self._seen(scope, dup[0], now)
+            else:
+                dup = self.store.find_memories(col, memory_where(scope, statuses=live, namespaces=[data.namespace], content_hash=h))
+                if dup:
+                    return self._seen(scope, dup[0], now)
+            mem = self._new(scope, data, now)
+            self._write(scope, [mem], embed=[mem])
+            self._audit(scope, "create", [mem.id], kind=mem.kind.value, status=mem.status.value)
+            return WriteResult(action="created", memory=mem)
+
+    def _checked(self, scope: Scope, data: MemoryIn) -> MemoryIn:
+        if "namespace" not in data.model_fields_set:
+            data = data.model_copy(update={"namespace": scope.write_namespace})
+        validate_namespace(data.namespace)
+        if data.kind == Kind.digest:
+            raise InvalidInput("kind", "set the digest with digest_set")
+        if data.kind == Kind.glossary and not data.title:
+            raise InvalidInput("title", "a glossary entry needs its term as title")
+        if data.fact_key:
+            if not FACT_KEY_RE.match(data.fact_key):
+                raise InvalidInput("fact_key", f"{data.fact_key!r} is not '<category>.<topic>' in lowercase, e.g. 'preference.food'")
+            prefix = data.fact_key.split(".", 1)[0]
+            if prefix not in Category.__members__:
+                raise InvalidInput("fact_key", f"namespace {prefix!r} is not a category: use one of {', '.join(Category.__members__)}")
+            if data.category is None:
+                data = data.model_copy(update={"category": Category(prefix)})
+            elif data.category.value != prefix:
+                raise InvalidInput(
+                    "fact_key", f"{data.fact_key!r} belongs under category {prefix!r}, not {data.category.value!r}"
+                )
+        return data
+
+    def _new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None) -> Memory:
+        h = content_hash(data.content)
+        mid = _id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else _id(
+            scope.user_id, "precious", h
+        )
+        if self.store.get_memories(memory_collection(scope), [mid]):
+            # that id belongs to a retired record (a value came back after a detour): keep history intact
+            mid = _id(mid, now.isoformat())
+        fields = data.model_dump(exclude={"status"})
+        return Memory(
+            id=mid,
+            user_id=scope.user_id,
+            source_client=scope.client,
+            status=data.status,
+            supersedes=supersedes,
+            created_at=now,
+            updated_at=now,
+            last_seen_at=now,
+            valid_from=data.valid_from or now,
+            content_hash=h,
+            **{k: v for k, v in fields.items() if k != "valid_from"},
+        )
+
+    def _seen(self, scope: Scope, mem: Memory, now: datetime) -> WriteResult:
+        seen = mem.model_copy(update={"seen_count": mem.seen_count + 1, "last_seen_at": now})
+        self._write(scope, [seen])
+        self._audit(scope, "seen", [mem.id])
+        return WriteResult(action="seen", memory=seen)
+
+    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime) -> WriteResult:
+        if old.kind == Kind.precious:
+            raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
+        new = self._new(scope, data, now, supersedes=old.id)
+        retired = old.model_copy(
+            update={"status": Status.superseded, "superseded_by": new.id, "valid_to": now, "updated_at": now}
+        )
+        self._write(scope, [new], embed=[new])
+        self._write(scope, [retired])
+        self._audit(scope, "supersede", [old.id, new.id], fact_key=data.fact_key)
+        return WriteResult(action="superseded", memory=new, previous=retired)
+
+    def supersede(self, scope: Scope, old_id: str, data: MemoryIn) -> WriteResult:
+        """Replace a memory with a new version explicitly (keyed or not); the old one is never recalled again."""
+        data = self._checked(scope, data)
+        with self._lock(scope):
+            old = self.get(scope, old_id)
+            if old.status not in (Status.active, Status.candidate):
+                raise InvalidInput("target_id", f"memory {old_id} is {old.status.value}, not active")
+            return self._supersede(scope, old, data.model_copy(update={"fact_key": data.fact_key or old.fact_key}), self.clock.now())
+
+    def update(self, scope: Scope, memory_id: str, patch: MemoryPatch) -> Memory:
+        with self._lock(scope):
+            mem = self.get(scope, memory_id)
+            if mem.kind == Kind.precious:
+                raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be edited")
+            changes = patch.model_dump(exclude_unset=True)
+            if mem.fact_key and changes.get("content") not in (None, mem.content):
+                base = MemoryIn(**{**_as_input(mem), "content": changes.pop("content")})
+                result = self._supersede(scope, mem, base, self.clock.now())
+                if changes:
+                    return self.update(scope, result.memory.id, MemoryPatch(**changes))
+                return result.memory
+            if "category" in changes and mem.fact_key and changes["category"] is not None:
+                if Category(changes["category"]).value != mem.fact_key.split(".", 1)[0]:
+                    raise InvalidInput("category", f"memory is keyed {mem.fact_key!r}; its category is fixed")
+            now = self.clock.now()
+            if "content" in changes and changes["content"] is not None:
+                changes["content_hash"] = content_hash(changes["content"])
+            new = mem.model_copy(update={**{k: v for k, v in changes.items() if v is not None or k in ("expire_at", "valid_to")}, "updated_at": now})
+            self._write(scope, [new], embed=[new] if new.content != mem.content else ())
+            self._audit(scope, "update", [memory_id], fields=sorted(changes))
+            return new
+
+    def _set_status(self, scope: Scope, memory_id: str, status: Status, action: str) -> Memory:
+        with self._lock(scope):
+            mem = self.get(scope, memory_id)
+            if mem.kind == Kind.precious and status in (Status.deleted, Status.archived, Status.expired):
+                raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be {action}d")
+            new = mem.model_copy(update={"status": status, "updated_at": self.clock.now()})
+            self._write(scope, [new])
+            self._audit(scope, action, [memory_id])
+            return new
+
+    def delete(self, scope: Scope, memory_id: str) -> Memory:
+        """Soft delete: never recalled again; hard-deleted by retention later."""
+        return self._set_status(scope, memory_id, Status.deleted, "delete")
+
+    def archive(self, scope: Scope, memory_id: str) -> Memory:
+        return self._set_status(scope, memory_id, Status.archived, "archive")
+
+    def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> Memory:
+        with self._lock(scope):
+            mem = self.get(scope, memory_id)
+            new = mem.model_copy(update={"pinned": pinned, "updated_at": self.clock.now()})
+            self._write(scope, [new])
+            self._audit(scope, "pin" if pinned else "unpin", [memory_id])
+            return new
+
+    # ---- review queue ------------------------------------------------------------------------
+
+    def candidates(self, scope: Scope, limit: int = 500) -> list[Memory]:
+        """The review queue: memories waiting for approve / discard / merge / supersede."""
+        return self.list(scope, status=Status.candidate, limit=limit).items
+
+    def approve(self, scope: Scope, memory_id: str) -> WriteResult:
+        with self._lock(scope):
+            cand = self._candidate(scope, memory_id)
+            self._set_status(scope, memory_id, Status.deleted, "approve")
+            data = MemoryIn(**{**_as_input(cand), "status": Status.active})
+            return self.remember(scope, data)
+
+    def discard(self, scope: Scope, memory_id: str) -> Memory:
+        with self._lock(scope):
+            self._candidate(scope, memory_id)
+            return self._set_status(scope, memory_id, Status.deleted, "discard")
+
+    def merge(self, scope: Scope, memory_id: str, target_id: str) -> Memory:
+        """Fold a candidate into an existing memory: the target is marked seen, the candidate retired."""
+        with self._lock(scope):
+            cand = self._candidate(scope, memory_id)
+            target = self.get(scope, target_id)
+            if target.status != Status.active:
+                raise InvalidInput("target_id", f"memory {target_id} is {target.status.value}, not active")
+            seen = self._seen(scope, target, self.clock.now()).memory
+            sources = sorted(set(seen.source_ids) | set(cand.source_ids))
+            seen = seen.model_copy(update={"source_ids": sources})
+            self._write(scope, [seen])
+            self._set_status(scope, memory_id, Status.deleted, "merge")
+            return seen
+
+    def supersede_with_candidate(self, scope: Scope, memory_id: str, target_id: str) -> WriteResult:
+        with self._lock(scope):
+            cand = self._candidate(scope, memory_id)
+            self._set_status(scope, memory_id, Status.deleted, "approve")
+            return self.supersede(scope, target_id, MemoryIn(**{**_as_input(cand), "status": Status.active}))
+
+    def _candidate(self, scope: Scope, memory_id: str) -> Memory:
+        mem = self.get(scope, memory_id)
+        if mem.status != Status.candidate:
+            raise InvalidInput("id", f"memory {memory_id} is {mem.status.value}, not a candidate")
+        return mem
+
+    # ---- glossary, digest, precious ----------------------------------------------------------
+
+    def glossary_set(self, scope: Scope, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
+        term = term.strip()
+        if not term:
+            raise InvalidInput("term", "must not be blank")
+        key = "world.term_" + hashlib.sha256(term.casefold().encode()).hexdigest()[:12]
+        return self.remember(
+            scope,
+            MemoryIn(
+                content=f"{term}: {definition.strip()}",
+                kind=Kind.glossary,
+                title=term,
+                aliases=[a.strip() for a in aliases if a.strip()],
+                fact_key=key,
+                importance=0.7,
+            ),
+        )
+
+    def glossary_get(self, scope: Scope, term: str | None = None) -> list[Memory]:
+        entries = self.store.find_memories(memory_collection(scope), memory_where(scope, kinds=[Kind.glossary.value]))
+        if term is None:
+            return sorted(entries, key=lambda m: (m.title or "").casefold())
+        needle = term.strip().casefold()
+        return [m for m in entries if needle in {(m.title or "").casefold(), *(a.casefold() for a in m.aliases)}]
+
+    def digest_get(self, scope: Scope) -> Memory | None:
+        found = self.store.find_memories(
+            memory_collection(scope), memory_where(scope, kinds=[Kind.digest.value], namespaces=[scope.write_namespace])
+        )
+        return max(found, key=lambda m: m.updated_at) if found else None
+
+    def digest_set(self, scope: Scope, text: str) -> Memory:
+        text = text.strip()
+        if not text:
+            raise InvalidInput("text", "must not be blank")
+        if len(text) > DIGEST_MAX_CHARS:
+            raise InvalidInput("text", f"a digest holds at most {DIGEST_MAX_CHARS} characters, got {len(text)}")
+        with self._lock(scope):
+            self._register_user(scope)
+            now = self.clock.now()
+            old = self.digest_get(scope)
+            if old and old.content_hash == content_hash(text):
+                return old
+            data = MemoryIn(content=text, namespace=scope.write_namespace, importance=0.8)
+            new = self._new(scope, data, now, supersedes=old.id if old else None).model_copy(
+                update={"kind": Kind.digest, "id": _id(scope.user_id, "digest", now.isoformat(), text)}
+            )
+            writes = [new]
+            if old:
+                writes.append(old.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "updated_at": now}))
+            self._write(scope, [new], embed=[new])
+            if old:
+                self._write(scope, writes[1:])
+            self._audit(scope, "digest", [m.id for m in writes])
+            return new
+
+    def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
+        return self.remember(scope, MemoryIn(content=quote, kind=Kind.precious, source_ids=list(source_ids), importance=importance))
+
+    # ---- messages ----------------------------------------------------------------------------
+
+    def ingest(self, scope: Scope, messages: Sequence[Message]) -> int:
+        """Append turns to the user's log; a message id already stored is skipped. Returns how many were new."""
+        if not messages:
+            return 0
+        ids = [m.id for m in messages]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("messages", "message ids repeat within one request")
+        with self._lock(scope):
+            self._register_user(scope)
+            col = message_collection(scope)
+            known = self.store.existing_ids(col, ids)
+            new = sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
+            if not new:
+                return 0
+            prev: dict[str, Message] = {}
+            texts = []
+            for m in new:
+                key = m.session or ""
+                if key not in prev:
+                    earlier = self.store.find_messages(col, message_where(session=m.session or "", until=m.created_at.timestamp()))
+                    if earlier:
+                        prev[key] = earlier[-1][0]
+                texts.append(message_index_text(m, prev.get(key)))
+                prev[key] = m
+            self.store.put_messages(col, new, [m.content for m in new], self.embedder.embed_documents(texts))
+            old, rev = self._bump(col)
+            self.recaller.note_messages(col, new, old, rev)
+            return len(new)
+
+    def messages(
+        self, scope: Scope, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None
+    ) -> list[Message]:
+        where = message_where(
+            since=since.timestamp() if since else None, until=until.timestamp() if until else None, session=session
+        )
+        return [m for m, _ in self.store.find_messages(message_collection(scope), where)]
+
+    # ---- recall ------------------------------------------------------------------------------
+
+    def recall_config(self, name: str | None = None, **overrides: Any) -> RecallConfig:
+        return preset(name or self.recall_preset, **overrides)
+
+    def search(self, scope: Scope, query: str, cfg: RecallConfig | None = None) -> list[Candidate]:
+        return self.recaller.search(scope, query, cfg or self.recall_config(), self.clock.now())
+
+    def recall(self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None) -> RecallResult:
+        """The injectable block for a query: search, fit to the budget, render; access counted in the background."""
+        cfg = cfg or self.recall_config()
+        items = self.search(scope, query, cfg)
+        result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
+        used = [c.id for c in result.items if c.source == "memory"]
+        if used:
+            self._background.submit(self._note_access, scope, used)
+        return result
+
+    def _note_access(self, scope: Scope, ids: Sequence[str]) -> None:
+        try:
+            with self._lock(scope):
+                now = self.clock.now()
+                mems = self.store.get_memories(memory_collection(scope), ids)
+                touched = [m.model_copy(update={"hit_count": m.hit_count + 1, "last_access_at": now}) for m in mems]
+                self.store.put_memories(memory_collection(scope), touched, None)
+        except Exception as e:  # bookkeeping must never hurt recall
+            log.warning("could not record memory access: %s", e)
+
+    def flush(self) -> None:
+        """Wait for background bookkeeping (tests and shutdown)."""
+        self._background.submit(lambda: None).result()
+
+    # ---- export / import ---------------------------------------------------------------------
+
+    def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        yield {"type": "header", "format": "amber-export", "version": EXPORT_VERSION, "user_id": scope.user_id,
+               "embedder": self.embedder.id, "exported_at": self.clock.now().isoformat()}
+        mems = self.store.find_memories(memory_collection(scope), None)
+        for m in sorted(mems, key=lambda m: (m.created_at, m.id)):
+            yield {"type": "memory", **m.model_dump(mode="json")}
+        for msg in self.messages(scope):
+            yield {"type": "message", **msg.model_dump(mode="json")}
+
+    def import_(self, scope: Scope, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+        """Load an export. Ids are kept, so importing twice gives the same state. Vectors are recomputed
+        with the configured embedder. Every line is validated before anything is written."""
+        mems: list[Memory] = []
+        msgs: list[Message] = []
+        for n, line in enumerate(lines, start=1):
+            kind = line.get("type") if isinstance(line, dict) else None
+            body = {k: v for k, v in line.items() if k != "type"} if isinstance(line, dict) else {}
+            try:
+                if kind == "memory":
+                    mems.append(Memory.model_validate({**body, "user_id": scope.user_id}))
+                elif kind == "message":
+                    msgs.append(Message.model_validate(body))
+                elif kind == "header":
+                    if body.get("format") != "amber-export":
+                        raise ValueError("not an Amber export")
+                else:
+                    raise ValueError(f"unknown line type {kind!r}")
+            except ValueError as e:
+                raise InvalidInput(f"line {n}", str(e)) from None
+        with self._lock(scope):
+            self._register_user(scope)
+            for i in range(0, len(mems), 256):
+                batch = mems[i : i + 256]
+                self._write(scope, batch, embed=batch)
+            col = message_collection(scope)
+            for i in range(0, len(msgs), 256):
+                batch = msgs[i : i + 256]
+                self.store.put_messages(col, batch, [m.content for m in batch], self.embedder.embed_documents([message_index_text(m) for m in batch]))
+            if msgs:
+                self._bump(col)
+                self.recaller.drop_indexes(col)
+            self._audit(scope, "import", [m.id for m in mems][:1000], memories=len(mems), messages=len(msgs))
+        return {"memories": len(mems), "messages": len(msgs)}
+
+    def reindex(self, scope: Scope) -> dict[str, int]:
+        """Re-embed every record of this user with the configured embedder."""
+        lines = list(self.export(scope))
+        for col in (memory_collection(scope), message_collection(scope)):
+            self.store.drop(col)
+            self.recaller.drop_indexes(col)
+        return self.import_(scope, lines)
+
+    # ---- health ------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"store": {"ok": True, "location": self.store.location}, "embedder": {"ok": True, "id": self.embedder.id}}
+        try:
+            self.store.ping()
+        except Exception as e:
+            out["store"] = {"ok": False, "error": str(e)}
+        try:
+            self.embedder.embed_query("health")
+        except Exception as e:
+            out["embedder"] = {"ok": False, "id": self.embedder.id, "error": str(e)}
+        out["ok"] = out["store"]["ok"] and out["embedder"]["ok"]
+        return out
+
+
+def _embed_text(m: Memory) -> str:
+    if m.kind == Kind.glossary:
+        return " ".join([m.title or "", *m.aliases, m.content])
+    return m.content
+
+
+def _as_input(m: Memory) -> dict[str, Any]:
+    keep = set(MemoryIn.model_fields) - {"status"}
+    return {k: v for k, v in m.model_dump().items() if k in keep}

@@ -1,0 +1,5 @@
+"""Chroma access. The only package in Amber that imports chromadb."""
+
+from .chroma import ChromaStore
+
+__all__ = ["ChromaStore"]

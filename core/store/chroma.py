@@ -1,0 +1,216 @@
+"""ChromaStore: per-user collections of memories, messages and audit events, plus a registry.
+
+Embedded (`PersistentClient` under `<data_dir>/chroma`, guarded by a lock file) or client/server
+(`HttpClient` at `chroma_url`). Vectors are computed by Amber's embedder and passed in; each
+vector collection records the embedder's id and dimension, and refuses to open under another.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlparse
+
+import chromadb
+from chromadb.config import Settings as ChromaSettings
+
+from ..errors import AmberError, EmbedderMismatch, StoreUnavailable
+from ..model import Memory, Message
+from .codec import memory_from, memory_metadata, message_from, message_metadata
+from .lock import DirectoryLock
+
+log = logging.getLogger("amber.store")
+
+REGISTRY = "amber_registry"
+_UNIT = [1.0]  # registry and audit rows carry no meaningful vector
+_MAX_BATCH = 5000  # Chroma caps a batch at 5461
+
+
+class ChromaStore:
+    def __init__(self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int):
+        self.embedder_id = embedder_id
+        self.dim = dim
+        self._lock: DirectoryLock | None = None
+        self._cols: dict[str, Any] = {}
+        self._mutex = threading.RLock()
+        try:
+            if chroma_url:
+                u = urlparse(chroma_url)
+                self.client = chromadb.HttpClient(
+                    host=u.hostname or "127.0.0.1",
+                    port=u.port or 8000,
+                    ssl=u.scheme == "https",
+                    settings=ChromaSettings(anonymized_telemetry=False),
+                )
+                self.location = chroma_url
+            else:
+                assert data_dir is not None
+                path = Path(data_dir) / "chroma"
+                self._lock = DirectoryLock(Path(data_dir))
+                self._lock.acquire()
+                self.client = chromadb.PersistentClient(
+                    path=str(path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+                )
+                self.location = str(path)
+        except Exception as e:
+            if self._lock:
+                self._lock.release()
+            if isinstance(e, AmberError):
+                raise
+            raise StoreUnavailable(f"cannot open Chroma at {chroma_url or data_dir}: {e}") from e
+
+    def close(self) -> None:
+        self._cols.clear()
+        if self._lock:
+            self._lock.release()
+            self._lock = None
+
+    # ---- collections -------------------------------------------------------------------------
+
+    def _collection(self, name: str, *, vectors: bool) -> Any:
+        col = self._cols.get(name)
+        if col is not None:
+            return col
+        with self._mutex:
+            meta = {"amber:embedder": self.embedder_id, "amber:dim": self.dim} if vectors else {"amber:vectors": "none"}
+            try:
+                col = self.client.get_or_create_collection(
+                    name, metadata=meta, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+            except Exception as e:
+                raise StoreUnavailable(f"Chroma collection {name}: {e}") from e
+            if vectors:
+                found = (col.metadata or {}).get("amber:embedder")
+                if found and found != self.embedder_id:
+                    raise EmbedderMismatch(
+                        f"collection {name} was built with embedder {found!r}, but Amber is configured with "
+                        f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
+                    )
+            self._cols[name] = col
+            return col
+
+    def collection_embedder(self, name: str) -> str | None:
+        try:
+            col = self.client.get_collection(name, embedding_function=None)
+        except Exception:
+            return None
+        return (col.metadata or {}).get("amber:embedder")
+
+    def drop(self, name: str) -> None:
+        with self._mutex:
+            self._cols.pop(name, None)
+            try:
+                self.client.delete_collection(name)
+            except Exception:
+                pass
+
+    def list_collections(self) -> list[str]:
+        return [c.name if hasattr(c, "name") else str(c) for c in self.client.list_collections()]
+
+    # ---- memories ----------------------------------------------------------------------------
+
+    def put_memories(self, col: str, memories: Sequence[Memory], embeddings: Sequence[Sequence[float]] | None) -> None:
+        c = self._collection(col, vectors=True)
+        for i in range(0, len(memories), _MAX_BATCH):
+            batch = memories[i : i + _MAX_BATCH]
+            ids, metas = [m.id for m in batch], [memory_metadata(m) for m in batch]
+            if embeddings is not None:
+                vectors = [list(v) for v in embeddings[i : i + _MAX_BATCH]]
+                c.upsert(ids=ids, documents=[m.content for m in batch], metadatas=metas, embeddings=vectors)
+            else:
+                c.update(ids=ids, metadatas=metas)  # content unchanged: document and vector stay
+
+    def get_memories(self, col: str, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
+        by_id = {i: memory_from(m) for i, m in zip(r["ids"], r["metadatas"])}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def find_memories(self, col: str, where: dict | None, *, limit: int | None = None) -> list[Memory]:
+        r = self._collection(col, vectors=True).get(where=where, limit=limit, include=["metadatas"])
+        return [memory_from(m) for m in r["metadatas"]]
+
+    def query_memories(self, col: str, embedding: Sequence[float], k: int, where: dict | None) -> list[tuple[Memory, float]]:
+        c = self._collection(col, vectors=True)
+        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=where, include=["metadatas", "distances"])
+        return [(memory_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
+
+    def memory_embeddings(self, col: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        r = self._collection(col, vectors=True).get(ids=list(ids), include=["embeddings"])
+        return {i: list(map(float, e)) for i, e in zip(r["ids"], r["embeddings"])}
+
+    def delete_records(self, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
+        if ids:
+            self._collection(col, vectors=vectors).delete(ids=list(ids))
+
+    def count(self, col: str, *, vectors: bool = True) -> int:
+        return self._collection(col, vectors=vectors).count()
+
+    # ---- messages ----------------------------------------------------------------------------
+
+    def put_messages(self, col: str, messages: Sequence[Message], texts: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
+        c = self._collection(col, vectors=True)
+        for i in range(0, len(messages), _MAX_BATCH):
+            batch = messages[i : i + _MAX_BATCH]
+            c.upsert(
+                ids=[m.id for m in batch],
+                documents=list(texts[i : i + _MAX_BATCH]),
+                metadatas=[message_metadata(m) for m in batch],
+                embeddings=[list(v) for v in embeddings[i : i + _MAX_BATCH]],
+            )
+
+    def existing_ids(self, col: str, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        return set(self._collection(col, vectors=True).get(ids=list(ids), include=[])["ids"])
+
+    def find_messages(self, col: str, where: dict | None) -> list[tuple[Message, str]]:
+        r = self._collection(col, vectors=True).get(where=where, include=["metadatas", "documents"])
+        out = [(message_from(m), d) for m, d in zip(r["metadatas"], r["documents"])]
+        out.sort(key=lambda x: (x[0].created_at, x[0].id))
+        return out
+
+    def query_messages(self, col: str, embedding: Sequence[float], k: int, where: dict | None = None) -> list[tuple[Message, float]]:
+        c = self._collection(col, vectors=True)
+        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=where, include=["metadatas", "distances"])
+        return [(message_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
+
+    # ---- audit events ------------------------------------------------------------------------
+
+    def put_rows(self, col: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Metadata-only rows (audit events): (id, flat metadata)."""
+        if rows:
+            c = self._collection(col, vectors=False)
+            c.upsert(ids=[r[0] for r in rows], metadatas=[r[1] for r in rows], embeddings=[_UNIT] * len(rows))
+
+    def find_rows(self, col: str, where: dict | None, limit: int | None = None) -> list[dict[str, Any]]:
+        r = self._collection(col, vectors=False).get(where=where, limit=limit, include=["metadatas"])
+        return [dict(m, id=i) for i, m in zip(r["ids"], r["metadatas"])]
+
+    # ---- registry: users, cursors, revisions, leases, client cache ----------------------------
+
+    def reg_get(self, key: str) -> Any | None:
+        r = self._collection(REGISTRY, vectors=False).get(ids=[key], include=["metadatas"])
+        return json.loads(r["metadatas"][0]["value"]) if r["ids"] else None
+
+    def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None:
+        self.put_rows(REGISTRY, [(key, {"value": json.dumps(value, default=str), "kind": kind, "owner": owner})])
+
+    def reg_delete(self, keys: Iterable[str]) -> None:
+        self.delete_records(REGISTRY, list(keys), vectors=False)
+
+    def reg_find(self, kind: str, owner: str | None = None) -> dict[str, Any]:
+        where: dict[str, Any] = {"kind": kind} if owner is None else {"$and": [{"kind": kind}, {"owner": owner}]}
+        return {row["id"]: json.loads(row["value"]) for row in self.find_rows(REGISTRY, where)}
+
+    def ping(self) -> None:
+        try:
+            self.client.heartbeat()
+        except Exception as e:
+            raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
