@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Iterable, Iterator, Sequence
 
+from .commands import parse_command
 from .errors import Immutable, InvalidInput, NotFound
 from .model import (
     DIGEST_MAX_CHARS,
@@ -35,6 +36,7 @@ from .model import (
 from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
+from .recall.lexical import tokenize
 from .recall.pipeline import Recaller, RecallResult, build_result, message_index_text
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
@@ -451,6 +453,35 @@ class MemoryService:
 
     def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
         return self.remember(scope, MemoryIn(content=quote, kind=Kind.precious, source_ids=list(source_ids), importance=importance))
+
+    # ---- explicit commands -------------------------------------------------------------------
+
+    def apply_commands(self, scope: Scope, text: str, *, source_id: str | None = None) -> list[tuple[str, Memory]]:
+        """Carry out "remember ..." / "记住 ..." / "forget ..." in a user message at once.
+        Returns what was done: ("remember", memory) or ("forget", memory) per record touched."""
+        cmd = parse_command(text)
+        if cmd is None:
+            return []
+        if cmd.action == "remember":
+            data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
+            return [("remember", self.remember(scope, data).memory)]
+        done = []
+        for m in self._matching(scope, cmd.text):
+            if m.kind != Kind.precious:
+                done.append(("forget", self.delete(scope, m.id)))
+        return done
+
+    def _matching(self, scope: Scope, text: str) -> list[Memory]:
+        """Active memories a "forget" names: those containing the words, else the closest near-match."""
+        needle = normalize_text(text)
+        mems = self.store.find_memories(memory_collection(scope), memory_where(scope))
+        exact = [m for m in mems if needle in normalize_text(m.content)]
+        if exact:
+            return exact
+        want = set(tokenize(text))
+        scored = [(len(want & set(tokenize(m.content))) / max(1, len(want | set(tokenize(m.content)))), m) for m in mems]
+        best = max(scored, key=lambda x: x[0], default=(0.0, None))
+        return [best[1]] if best[1] is not None and best[0] >= 0.5 else []
 
     # ---- messages ----------------------------------------------------------------------------
 
