@@ -4,6 +4,7 @@ Faces import from here only; see DESIGN §2.
 """
 
 from .asyncio_api import AsyncMemory
+from .client import RemoteMemory
 from .clock import SystemClock
 from .compose import build_embedder, build_service
 from .config import ApiKeyConfig, Settings
@@ -22,6 +23,8 @@ from .errors import (
     Timeout,
     TransientError,
 )
+from .inventory import active_memories, kind_counts, known_message_ids, vector_health
+from .kvcache import ClientCache
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Role, Status, WriteResult
 from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
@@ -38,6 +41,7 @@ __all__ = [
     "AsyncMemory",
     "Candidate",
     "Category",
+    "ClientCache",
     "EmbedderMismatch",
     "EmbedderUnavailable",
     "Event",
@@ -56,6 +60,7 @@ __all__ = [
     "PermanentError",
     "RecallConfig",
     "RecallResult",
+    "RemoteMemory",
     "Role",
     "Scope",
     "Settings",
@@ -66,10 +71,14 @@ __all__ = [
     "Timeout",
     "TransientError",
     "WriteResult",
+    "active_memories",
     "build_embedder",
     "build_service",
     "estimate_tokens",
+    "kind_counts",
+    "known_message_ids",
     "scope_for",
     "strip_patch",
     "user_hash",
+    "vector_health",
 ]

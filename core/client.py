@@ -1,0 +1,299 @@
+"""RemoteMemory: the memory port over HTTP, for processes that do not own the store.
+
+The LiteLLM hook in remote mode and the stdio MCP bridge (`amber mcp --url`) use it to reach the
+memory host's REST API (`/v1/*`). It returns the same core types as the in-process service
+(RecallResult, Candidate, Memory, WriteResult, Page, Message, Event) and raises the same errors:
+the host's 4xx answers become PermanentError subclasses, and an unreachable or failing host a
+TransientError, so callers degrade exactly as they would locally.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote as _q
+from datetime import datetime
+from typing import Any, AsyncIterator, Iterable, Sequence
+
+import httpx
+
+from .errors import (
+    EmbedderMismatch,
+    EmbedderUnavailable,
+    Forbidden,
+    Immutable,
+    InvalidInput,
+    LLMError,
+    NotFound,
+    PermanentError,
+    StoreLocked,
+    StoreUnavailable,
+    Timeout,
+)
+from .model import Event, Memory, MemoryIn, MemoryPatch, Message, Page, WriteResult
+from .recall.fusion import Candidate
+from .recall.pipeline import RecallResult
+
+# error codes the memory server puts in `{"error": code, "field": ..., "detail": ...}`
+_BY_CODE: dict[str, type[Exception]] = {
+    "not_found": NotFound,
+    "forbidden": Forbidden,
+    "unauthenticated": Forbidden,
+    "immutable": Immutable,
+    "embedder_mismatch": EmbedderMismatch,
+    "store_locked": StoreLocked,
+    "store_unavailable": StoreUnavailable,
+    "embedder_unavailable": EmbedderUnavailable,
+    "llm_error": LLMError,
+    "timeout": Timeout,
+}
+
+
+def _error(r: httpx.Response) -> Exception:
+    try:
+        body = r.json()
+    except ValueError:
+        body = {}
+    body = body if isinstance(body, dict) else {}
+    code, detail = str(body.get("error") or ""), str(body.get("detail") or r.text[:300] or r.reason_phrase)
+    if code == "invalid_input" or r.status_code in (400, 422):
+        return InvalidInput(str(body.get("field") or "request"), detail)
+    cls = _BY_CODE.get(code)
+    if cls is not None:
+        return cls(detail)
+    if r.status_code in (401, 403):
+        return Forbidden(detail)
+    if r.status_code == 404:
+        return NotFound(detail)
+    if r.status_code >= 500:
+        return StoreUnavailable(f"Amber host answered {r.status_code}: {detail}")
+    return PermanentError(f"Amber host answered {r.status_code}: {detail}")
+
+
+def _candidate(d: dict[str, Any]) -> Candidate:
+    return Candidate(
+        id=d["id"],
+        text=d["text"],
+        source=d.get("source", "memory"),
+        created_at=datetime.fromisoformat(d["created_at"]),
+        kind=d.get("kind") or "fact",
+        score=float(d.get("score") or 0.0),
+    )
+
+
+def _memory(d: dict[str, Any] | None) -> Memory | None:
+    return Memory.model_validate(d) if d else None
+
+
+class RemoteMemory:
+    """Async client of an Amber host. `user` is sent as X-Amber-User (for trusted-client or admin keys)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        user: str | None = None,
+        timeout: float = 10.0,
+        *,
+        client_name: str | None = None,
+        http: httpx.AsyncClient | None = None,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.user = user
+        self.client_name = client_name
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = http or httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout)
+
+    def for_user(self, user: str) -> "RemoteMemory":
+        """The same connection acting for another user (needs a trusted-client or admin key)."""
+        return RemoteMemory(self.base_url, user=user, client_name=self.client_name, http=self._http)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "RemoteMemory":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    # ---- transport ---------------------------------------------------------------------------
+
+    def _headers(self, user: str | None) -> dict[str, str]:
+        h = {}
+        if user or self.user:
+            h["X-Amber-User"] = user or self.user or ""
+        if self.client_name:
+            h["X-Amber-Client"] = self.client_name
+        return h
+
+    async def _send(self, method: str, path: str, *, user: str | None = None, **kw: Any) -> httpx.Response:
+        try:
+            headers = {**self._headers(user), **kw.pop("headers", {})}
+            r = await self._http.request(method, path, headers=headers, **kw)
+        except httpx.TimeoutException as e:
+            raise Timeout(f"Amber host at {self.base_url} did not answer in time") from e
+        except httpx.HTTPError as e:
+            raise StoreUnavailable(f"Amber host at {self.base_url} is unreachable: {type(e).__name__}: {e}") from e
+        if r.status_code >= 400:
+            raise _error(r)
+        return r
+
+    async def _json(self, method: str, path: str, *, user: str | None = None, **kw: Any) -> Any:
+        r = await self._send(method, path, user=user, **kw)
+        try:
+            return r.json() if r.content else None
+        except ValueError as e:
+            raise StoreUnavailable(f"Amber host at {self.base_url} sent something that is not JSON") from e
+
+    # ---- recall and capture (the hot path) ------------------------------------------------------
+
+    async def recall(self, query: str, *, user: str | None = None, **kw: Any) -> RecallResult:
+        """kw: namespace, project, budget_tokens, top_k, preset."""
+        body = {"query": query, **{k: v for k, v in kw.items() if v is not None}}
+        d = await self._json("POST", "/v1/recall", json=body, user=user)
+        return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))
+
+    async def search(
+        self, query: str, *, top_k: int | None = None, filter: bool = True, user: str | None = None, **kw: Any
+    ) -> list[Candidate]:
+        body = {"query": query, "filter": filter, **({"top_k": top_k} if top_k else {}), **{k: v for k, v in kw.items() if v is not None}}
+        d = await self._json("POST", "/v1/search", json=body, user=user)
+        return [_candidate(i) for i in d["hits"]]
+
+    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True, *, user: str | None = None) -> dict[str, Any]:
+        """Append turns (idempotent by id). Returns {"ingested": n, "commands": [{"action", "memory_id"}]}."""
+        msgs = [m.model_dump(mode="json") if isinstance(m, Message) else m for m in messages]
+        return await self._json("POST", "/v1/messages", json={"messages": msgs, "commands": commands}, user=user)
+
+    async def messages(self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None) -> list[Message]:
+        params = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in (("since", since), ("until", until), ("session", session)) if v is not None}
+        d = await self._json("GET", "/v1/messages", params=params)
+        return [Message.model_validate(m) for m in d["messages"]]
+
+    async def remember(self, data: MemoryIn, *, user: str | None = None) -> WriteResult:
+        d = await self._json("POST", "/v1/memories", json=data.model_dump(mode="json", exclude_unset=True), user=user)
+        return WriteResult.model_validate(d)
+
+    # ---- memories ------------------------------------------------------------------------------
+
+    async def list(self, **filters: Any) -> Page:
+        params = {k: getattr(v, "value", v) for k, v in filters.items() if v is not None}
+        return Page.model_validate(await self._json("GET", "/v1/memories", params=params))
+
+    async def get(self, memory_id: str) -> Memory:
+        return Memory.model_validate(await self._json("GET", f"/v1/memories/{memory_id}"))
+
+    async def update(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        body = patch.model_dump(mode="json", exclude_unset=True)
+        return Memory.model_validate(await self._json("PATCH", f"/v1/memories/{memory_id}", json=body))
+
+    async def delete(self, memory_id: str) -> Memory:
+        return Memory.model_validate(await self._json("DELETE", f"/v1/memories/{memory_id}"))
+
+    async def archive(self, memory_id: str) -> Memory:
+        return Memory.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/archive"))
+
+    async def pin(self, memory_id: str, pinned: bool = True) -> Memory:
+        verb = "pin" if pinned else "unpin"
+        return Memory.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/{verb}"))
+
+    async def supersede(self, memory_id: str, data: MemoryIn) -> WriteResult:
+        body = data.model_dump(mode="json", exclude_unset=True)
+        return WriteResult.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/supersede", json=body))
+
+    async def namespaces(self) -> dict[str, int]:
+        return (await self._json("GET", "/v1/namespaces"))["namespaces"]
+
+    async def events(self, memory_id: str | None = None, limit: int = 200) -> list[Event]:
+        params = {"limit": limit, **({"memory_id": memory_id} if memory_id else {})}
+        return [Event.model_validate(e) for e in (await self._json("GET", "/v1/events", params=params))["events"]]
+
+    # ---- boot pack, precious, glossary, digest ------------------------------------------------
+
+    async def boot(self) -> dict[str, Any]:
+        d = await self._json("GET", "/v1/boot")
+        for key in ("digest", "daily_log"):
+            d[key] = _memory(d.get(key))
+        for key in ("precious", "glossary", "pinned"):
+            d[key] = [Memory.model_validate(m) for m in d.get(key) or []]
+        d["today"] = [Message.model_validate(m) for m in d.get("today") or []]
+        return d
+
+    async def precious_list(self) -> list[Memory]:
+        return [Memory.model_validate(m) for m in (await self._json("GET", "/v1/precious"))["items"]]
+
+    async def precious_add(self, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
+        body = {"quote": quote, "source_ids": list(source_ids), "importance": importance}
+        return WriteResult.model_validate(await self._json("POST", "/v1/precious", json=body))
+
+    async def glossary_get(self, term: str | None = None) -> list[Memory]:
+        if term is None:
+            d = await self._json("GET", "/v1/glossary")
+        else:
+            try:
+                d = await self._json("GET", f"/v1/glossary/{_q(term, safe='')}")
+            except NotFound:
+                return []
+        return [Memory.model_validate(m) for m in d["entries"]]
+
+    async def glossary_set(self, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
+        body = {"term": term, "definition": definition, "aliases": list(aliases)}
+        return WriteResult.model_validate(await self._json("POST", "/v1/glossary", json=body))
+
+    async def glossary_delete(self, term: str) -> list[Memory]:
+        return [Memory.model_validate(m) for m in (await self._json("DELETE", f"/v1/glossary/{_q(term, safe='')}"))["entries"]]
+
+    async def digest_get(self) -> Memory | None:
+        return _memory((await self._json("GET", "/v1/digest"))["digest"])
+
+    async def digest_set(self, text: str) -> Memory:
+        return Memory.model_validate((await self._json("PUT", "/v1/digest", json={"text": text}))["digest"])
+
+    # ---- review queue ------------------------------------------------------------------------
+
+    async def candidates(self) -> list[Memory]:
+        return [Memory.model_validate(m) for m in (await self._json("GET", "/v1/candidates"))["candidates"]]
+
+    async def candidate(self, memory_id: str, action: str, target_id: str | None = None) -> dict[str, Any]:
+        """approve | discard | merge | supersede. Returns {"action", "memory", "previous"}."""
+        body = {"target_id": target_id} if target_id else None
+        d = await self._json("POST", f"/v1/candidates/{memory_id}/{action}", json=body)
+        return {"action": d["action"], "memory": _memory(d["memory"]), "previous": _memory(d.get("previous"))}
+
+    # ---- export / import, cache, health --------------------------------------------------------
+
+    async def export(self) -> AsyncIterator[dict[str, Any]]:
+        try:
+            async with self._http.stream("GET", "/v1/export", headers=self._headers(None)) as r:
+                if r.status_code >= 400:
+                    await r.aread()
+                    raise _error(r)
+                async for line in r.aiter_lines():
+                    if line.strip():
+                        yield json.loads(line)
+        except httpx.HTTPError as e:
+            raise StoreUnavailable(f"Amber host at {self.base_url} is unreachable: {e}") from e
+
+    async def import_(self, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+        body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines).encode()
+        return await self._json("POST", "/v1/import", content=body, headers={"Content-Type": "application/x-ndjson"})
+
+    async def cache_get(self, namespace: str, key: str) -> dict[str, Any]:
+        return await self._json("GET", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}")
+
+    async def cache_put(self, namespace: str, key: str, value: Any, ttl_s: float | None = None) -> dict[str, Any]:
+        return await self._json("PUT", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}", json={"value": value, "ttl_s": ttl_s})
+
+    async def cache_delete(self, namespace: str, key: str) -> None:
+        await self._send("DELETE", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}")
+
+    async def health(self) -> dict[str, Any]:
+        """The host's /health. Raises TransientError if it cannot be reached."""
+        return await self._json("GET", "/health")
+
+    async def vectors_health(self) -> dict[str, Any]:
+        return await self._json("GET", "/v1/vectors/health")
+
+    async def reindex(self, user: str | None = None) -> dict[str, Any]:
+        return await self._json("POST", "/v1/reindex", json={"user": user} if user else {})
+

@@ -1,0 +1,137 @@
+"""Who is calling: API keys (kept only as sha256 hashes) resolved to an `Identity`.
+
+Rules (DESIGN §4):
+- a key bound to a user acts for that user only; naming another in `X-Amber-User` is refused;
+- a trusted-client key (the Open WebUI filter) acts for the user named in `X-Amber-User`;
+- an admin key (scope memory:admin, no user) may act for any user named in `X-Amber-User`;
+- with no keys configured, the server is a single-user local service: callers on the loopback
+  interface act as `settings.default_user` (else "local") with every scope; anyone else is refused.
+
+The identity of the request being served lives in a contextvar, never on a shared object.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import hmac
+import logging
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from core import ApiKeyConfig, Forbidden, InvalidInput, Settings
+
+log = logging.getLogger("amber.server.auth")
+
+READ, WRITE, ADMIN = "memory:read", "memory:write", "memory:admin"
+USER_HEADER = "x-amber-user"
+CLIENT_HEADER = "x-amber-client"
+LOCAL_USER = "local"
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+class Unauthenticated(Exception):
+    """No key, or a key nobody configured: HTTP 401."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    key_name: str
+    user_id: str | None  # the user this request acts for; None only for an admin key naming nobody
+    scopes: frozenset[str]
+    client: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return ADMIN in self.scopes
+
+    def allows(self, scope: str) -> bool:
+        # admin implies read and write
+        return scope in self.scopes or self.is_admin
+
+    def require(self, scope: str) -> None:
+        if not self.allows(scope):
+            raise Forbidden(f"key {self.key_name!r} lacks scope {scope}")
+
+    def user(self) -> str:
+        if self.user_id is None:
+            raise InvalidInput("X-Amber-User", "an admin key must name the user it acts for in the X-Amber-User header")
+        return self.user_id
+
+
+current_identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar("amber_identity", default=None)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Key:
+    name: str
+    digest: str
+    user: str | None
+    scopes: frozenset[str]
+    trusted_client: bool
+
+
+class KeyRing:
+    """The configured keys, by hash. An empty ring means local mode (loopback only)."""
+
+    def __init__(self, keys: Iterable[ApiKeyConfig], local_user: str = LOCAL_USER):
+        self._keys: list[_Key] = []
+        for k in keys:
+            if not k.secret:
+                log.warning("API key %r has an empty secret (is its environment variable set?); it is ignored", k.name)
+                continue
+            self._keys.append(_Key(k.name, hash_secret(k.secret), k.user, frozenset(k.scopes), k.trusted_client))
+        self.local_user = local_user
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "KeyRing":
+        ring = cls(settings.api_keys, settings.default_user or LOCAL_USER)
+        if not ring.local_mode:
+            log.info("memory server: %d API key(s) configured", len(ring._keys))
+        elif settings.api_keys:
+            log.warning("memory server: every configured API key is empty; running in local mode")
+        if ring.local_mode:
+            log.info(
+                "memory server: no API keys configured (AMBER_API_KEYS); local mode: only loopback clients, "
+                "acting as user %r", ring.local_user
+            )
+        return ring
+
+    @property
+    def local_mode(self) -> bool:
+        return not self._keys
+
+    def _match(self, secret: str) -> _Key | None:
+        digest = hash_secret(secret)
+        found = None
+        for k in self._keys:  # compare against every key, in constant time each
+            if hmac.compare_digest(k.digest, digest):
+                found = k
+        return found
+
+    def identify(self, secret: str | None, headers: Mapping[str, str], client_host: str | None) -> Identity:
+        """Resolve a request's key and headers to the identity it acts as; raises Unauthenticated/Forbidden."""
+        named = (headers.get(USER_HEADER) or "").strip() or None
+        client = (headers.get(CLIENT_HEADER) or "").strip()[:64] or None
+        if self.local_mode:
+            if client_host not in LOOPBACK:
+                raise Forbidden("no API keys are configured, so only clients on this machine may connect")
+            if named and named != self.local_user:
+                raise Forbidden(f"this local server acts only for user {self.local_user!r}")
+            return Identity("local", self.local_user, frozenset({READ, WRITE, ADMIN}), client)
+        if not secret:
+            raise Unauthenticated("send an API key: 'Authorization: Bearer <key>' or '?token=<key>'")
+        key = self._match(secret)
+        if key is None:
+            raise Unauthenticated("unknown API key")
+        if key.user is not None:
+            if named and named != key.user:
+                raise Forbidden(f"key {key.name!r} acts only for its own user")
+            return Identity(key.name, key.user, key.scopes, client)
+        if key.trusted_client or ADMIN in key.scopes:
+            return Identity(key.name, named, key.scopes, client)
+        raise Forbidden(f"key {key.name!r} is bound to no user and is neither admin nor a trusted client")
