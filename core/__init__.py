@@ -4,6 +4,9 @@ Faces import from here only; see DESIGN §2.
 """
 
 from .asyncio_api import AsyncMemory
+from .cache_plan import Planned, count_marks
+from .cache_plan import Target as CacheTarget
+from .cache_plan import plan as plan_cache
 from .client import RemoteMemory
 from .clock import SystemClock
 from .compose import build_embedder, build_service
@@ -34,11 +37,11 @@ from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
 
 __all__ = [
-    "PRESETS",
     "Actor",
     "AmberError",
     "ApiKeyConfig",
     "AsyncMemory",
+    "CacheTarget",
     "Candidate",
     "Category",
     "ClientCache",
@@ -56,8 +59,10 @@ __all__ = [
     "MemoryService",
     "Message",
     "NotFound",
+    "PRESETS",
     "Page",
     "PermanentError",
+    "Planned",
     "RecallConfig",
     "RecallResult",
     "RemoteMemory",
@@ -74,9 +79,11 @@ __all__ = [
     "active_memories",
     "build_embedder",
     "build_service",
+    "count_marks",
     "estimate_tokens",
     "kind_counts",
     "known_message_ids",
+    "plan_cache",
     "scope_for",
     "strip_patch",
     "user_hash",

@@ -198,3 +198,21 @@ class WriteResult(BaseModel):
 class Page(BaseModel):
     items: list[Memory]
     next_cursor: str | None = None
+
+
+def memory_id(*parts: str) -> str:
+    """Ids derive from content, so a retried write converges on the same record."""
+    return "m_" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
+
+
+def embed_text(m: Memory) -> str:
+    """What a memory is embedded as: glossary entries carry their term and aliases too."""
+    if m.kind == Kind.glossary:
+        return " ".join([m.title or "", *m.aliases, m.content])
+    return m.content
+
+
+def as_input(m: Memory) -> dict[str, Any]:
+    """A stored memory's fields that a new version (supersede, approve) carries over."""
+    keep = set(MemoryIn.model_fields) - {"status"}
+    return {k: v for k, v in m.model_dump().items() if k in keep}

@@ -6,19 +6,21 @@ Writes are serialized per user, recorded in the audit trail, and keep the recall
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
 from .commands import parse_command
+from .curated import Curated
+from .portability import Portability
+from .review import ReviewQueue
 from .errors import Immutable, InvalidInput, NotFound
 from .model import (
-    DIGEST_MAX_CHARS,
     FACT_KEY_RE,
     Category,
     Event,
@@ -30,7 +32,10 @@ from .model import (
     Page,
     Status,
     WriteResult,
+    as_input,
     content_hash,
+    embed_text,
+    memory_id,
     normalize_text,
 )
 from .ports import Clock, Embedder
@@ -43,14 +48,8 @@ from .store import ChromaStore
 
 log = logging.getLogger("amber.service")
 
-EXPORT_VERSION = 1
 
-
-def _id(*parts: str) -> str:
-    return "m_" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
-
-
-class MemoryService:
+class MemoryService(Curated, ReviewQueue, Portability):
     def __init__(self, store: ChromaStore, embedder: Embedder, clock: Clock, *, recall_preset: str = "balanced", remote_store: bool = False):
         self.store = store
         self.embedder = embedder
@@ -95,7 +94,7 @@ class MemoryService:
 
     def _audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
         now = self.clock.now()
-        ev_id = uuid.uuid4().hex
+        ev_id = f"{time.time_ns():020d}{uuid.uuid4().hex[:8]}"  # sortable: ties on `at` keep write order
         rows = []
         for n, mid in enumerate(ids or [""]):
             rows.append(
@@ -141,7 +140,7 @@ class MemoryService:
         fresh = [m for m in memories if m.id in embed_ids]
         stale = [m for m in memories if m.id not in embed_ids]
         if fresh:
-            self.store.put_memories(col, fresh, self.embedder.embed_documents([_embed_text(m) for m in fresh]))
+            self.store.put_memories(col, fresh, self.embedder.embed_documents([embed_text(m) for m in fresh]))
         if stale:
             self.store.put_memories(col, stale, None)
         old, new = self._bump(col)
@@ -254,12 +253,12 @@ class MemoryService:
 
     def _new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None) -> Memory:
         h = content_hash(data.content)
-        mid = _id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else _id(
+        mid = memory_id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else memory_id(
             scope.user_id, "precious", h
         )
         if self.store.get_memories(memory_collection(scope), [mid]):
             # that id belongs to a retired record (a value came back after a detour): keep history intact
-            mid = _id(mid, now.isoformat())
+            mid = memory_id(mid, now.isoformat())
         fields = data.model_dump(exclude={"status"})
         return Memory(
             id=mid,
@@ -309,7 +308,7 @@ class MemoryService:
                 raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be edited")
             changes = patch.model_dump(exclude_unset=True)
             if mem.fact_key and changes.get("content") not in (None, mem.content):
-                base = MemoryIn(**{**_as_input(mem), "content": changes.pop("content")})
+                base = MemoryIn(**{**as_input(mem), "content": changes.pop("content")})
                 result = self._supersede(scope, mem, base, self.clock.now())
                 if changes:
                     return self.update(scope, result.memory.id, MemoryPatch(**changes))
@@ -349,110 +348,6 @@ class MemoryService:
             self._write(scope, [new])
             self._audit(scope, "pin" if pinned else "unpin", [memory_id])
             return new
-
-    # ---- review queue ------------------------------------------------------------------------
-
-    def candidates(self, scope: Scope, limit: int = 500) -> list[Memory]:
-        """The review queue: memories waiting for approve / discard / merge / supersede."""
-        return self.list(scope, status=Status.candidate, limit=limit).items
-
-    def approve(self, scope: Scope, memory_id: str) -> WriteResult:
-        with self._lock(scope):
-            cand = self._candidate(scope, memory_id)
-            self._set_status(scope, memory_id, Status.deleted, "approve")
-            data = MemoryIn(**{**_as_input(cand), "status": Status.active})
-            return self.remember(scope, data)
-
-    def discard(self, scope: Scope, memory_id: str) -> Memory:
-        with self._lock(scope):
-            self._candidate(scope, memory_id)
-            return self._set_status(scope, memory_id, Status.deleted, "discard")
-
-    def merge(self, scope: Scope, memory_id: str, target_id: str) -> Memory:
-        """Fold a candidate into an existing memory: the target is marked seen, the candidate retired."""
-        with self._lock(scope):
-            cand = self._candidate(scope, memory_id)
-            target = self.get(scope, target_id)
-            if target.status != Status.active:
-                raise InvalidInput("target_id", f"memory {target_id} is {target.status.value}, not active")
-            seen = self._seen(scope, target, self.clock.now()).memory
-            sources = sorted(set(seen.source_ids) | set(cand.source_ids))
-            seen = seen.model_copy(update={"source_ids": sources})
-            self._write(scope, [seen])
-            self._set_status(scope, memory_id, Status.deleted, "merge")
-            return seen
-
-    def supersede_with_candidate(self, scope: Scope, memory_id: str, target_id: str) -> WriteResult:
-        with self._lock(scope):
-            cand = self._candidate(scope, memory_id)
-            self._set_status(scope, memory_id, Status.deleted, "approve")
-            return self.supersede(scope, target_id, MemoryIn(**{**_as_input(cand), "status": Status.active}))
-
-    def _candidate(self, scope: Scope, memory_id: str) -> Memory:
-        mem = self.get(scope, memory_id)
-        if mem.status != Status.candidate:
-            raise InvalidInput("id", f"memory {memory_id} is {mem.status.value}, not a candidate")
-        return mem
-
-    # ---- glossary, digest, precious ----------------------------------------------------------
-
-    def glossary_set(self, scope: Scope, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
-        term = term.strip()
-        if not term:
-            raise InvalidInput("term", "must not be blank")
-        key = "world.term_" + hashlib.sha256(term.casefold().encode()).hexdigest()[:12]
-        return self.remember(
-            scope,
-            MemoryIn(
-                content=f"{term}: {definition.strip()}",
-                kind=Kind.glossary,
-                title=term,
-                aliases=[a.strip() for a in aliases if a.strip()],
-                fact_key=key,
-                importance=0.7,
-            ),
-        )
-
-    def glossary_get(self, scope: Scope, term: str | None = None) -> list[Memory]:
-        entries = self.store.find_memories(memory_collection(scope), memory_where(scope, kinds=[Kind.glossary.value]))
-        if term is None:
-            return sorted(entries, key=lambda m: (m.title or "").casefold())
-        needle = term.strip().casefold()
-        return [m for m in entries if needle in {(m.title or "").casefold(), *(a.casefold() for a in m.aliases)}]
-
-    def digest_get(self, scope: Scope) -> Memory | None:
-        found = self.store.find_memories(
-            memory_collection(scope), memory_where(scope, kinds=[Kind.digest.value], namespaces=[scope.write_namespace])
-        )
-        return max(found, key=lambda m: m.updated_at) if found else None
-
-    def digest_set(self, scope: Scope, text: str) -> Memory:
-        text = text.strip()
-        if not text:
-            raise InvalidInput("text", "must not be blank")
-        if len(text) > DIGEST_MAX_CHARS:
-            raise InvalidInput("text", f"a digest holds at most {DIGEST_MAX_CHARS} characters, got {len(text)}")
-        with self._lock(scope):
-            self._register_user(scope)
-            now = self.clock.now()
-            old = self.digest_get(scope)
-            if old and old.content_hash == content_hash(text):
-                return old
-            data = MemoryIn(content=text, namespace=scope.write_namespace, importance=0.8)
-            new = self._new(scope, data, now, supersedes=old.id if old else None).model_copy(
-                update={"kind": Kind.digest, "id": _id(scope.user_id, "digest", now.isoformat(), text)}
-            )
-            writes = [new]
-            if old:
-                writes.append(old.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "updated_at": now}))
-            self._write(scope, [new], embed=[new])
-            if old:
-                self._write(scope, writes[1:])
-            self._audit(scope, "digest", [m.id for m in writes])
-            return new
-
-    def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
-        return self.remember(scope, MemoryIn(content=quote, kind=Kind.precious, source_ids=list(source_ids), importance=importance))
 
     # ---- explicit commands -------------------------------------------------------------------
 
@@ -499,17 +394,24 @@ class MemoryService:
             new = sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
             if not new:
                 return 0
-            prev: dict[str, Message] = {}
-            texts = []
+            # A turn is embedded with its neighbours in the session (date, previous turn, the turn, the
+            # next turn): a reply like "yes, last Tuesday" means nothing alone. The next turn is known
+            # for all but a batch's last turn; that one is re-embedded when its successor arrives.
+            by_session: dict[str, list[Message]] = {}
             for m in new:
-                key = m.session or ""
-                if key not in prev:
-                    earlier = self.store.find_messages(col, message_where(session=m.session or "", until=m.created_at.timestamp()))
-                    if earlier:
-                        prev[key] = earlier[-1][0]
-                texts.append(message_index_text(m, prev.get(key)))
-                prev[key] = m
+                by_session.setdefault(m.session or "", []).append(m)
+            ctx: dict[str, tuple[Message | None, Message | None]] = {}
+            redo: list[Message] = []
+            for key, turns in by_session.items():
+                earlier = self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))
+                chain = [x for x, _ in earlier[-2:]] + turns
+                redo.extend(chain[: len(chain) - len(turns)][-1:])
+                for i, x in enumerate(chain):
+                    ctx[x.id] = (chain[i - 1] if i else None, chain[i + 1] if i + 1 < len(chain) else None)
+            texts = [message_index_text(m, *ctx[m.id]) for m in new]
             self.store.put_messages(col, new, [m.content for m in new], self.embedder.embed_documents(texts))
+            if redo:
+                self.store.put_messages(col, redo, [m.content for m in redo], self.embedder.embed_documents([message_index_text(m, *ctx[m.id]) for m in redo]))
             old, rev = self._bump(col)
             self.recaller.note_messages(col, new, old, rev)
             return len(new)
@@ -554,60 +456,6 @@ class MemoryService:
         """Wait for background bookkeeping (tests and shutdown)."""
         self._background.submit(lambda: None).result()
 
-    # ---- export / import ---------------------------------------------------------------------
-
-    def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
-        yield {"type": "header", "format": "amber-export", "version": EXPORT_VERSION, "user_id": scope.user_id,
-               "embedder": self.embedder.id, "exported_at": self.clock.now().isoformat()}
-        mems = self.store.find_memories(memory_collection(scope), None)
-        for m in sorted(mems, key=lambda m: (m.created_at, m.id)):
-            yield {"type": "memory", **m.model_dump(mode="json")}
-        for msg in self.messages(scope):
-            yield {"type": "message", **msg.model_dump(mode="json")}
-
-    def import_(self, scope: Scope, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
-        """Load an export. Ids are kept, so importing twice gives the same state. Vectors are recomputed
-        with the configured embedder. Every line is validated before anything is written."""
-        mems: list[Memory] = []
-        msgs: list[Message] = []
-        for n, line in enumerate(lines, start=1):
-            kind = line.get("type") if isinstance(line, dict) else None
-            body = {k: v for k, v in line.items() if k != "type"} if isinstance(line, dict) else {}
-            try:
-                if kind == "memory":
-                    mems.append(Memory.model_validate({**body, "user_id": scope.user_id}))
-                elif kind == "message":
-                    msgs.append(Message.model_validate(body))
-                elif kind == "header":
-                    if body.get("format") != "amber-export":
-                        raise ValueError("not an Amber export")
-                else:
-                    raise ValueError(f"unknown line type {kind!r}")
-            except ValueError as e:
-                raise InvalidInput(f"line {n}", str(e)) from None
-        with self._lock(scope):
-            self._register_user(scope)
-            for i in range(0, len(mems), 256):
-                batch = mems[i : i + 256]
-                self._write(scope, batch, embed=batch)
-            col = message_collection(scope)
-            for i in range(0, len(msgs), 256):
-                batch = msgs[i : i + 256]
-                self.store.put_messages(col, batch, [m.content for m in batch], self.embedder.embed_documents([message_index_text(m) for m in batch]))
-            if msgs:
-                self._bump(col)
-                self.recaller.drop_indexes(col)
-            self._audit(scope, "import", [m.id for m in mems][:1000], memories=len(mems), messages=len(msgs))
-        return {"memories": len(mems), "messages": len(msgs)}
-
-    def reindex(self, scope: Scope) -> dict[str, int]:
-        """Re-embed every record of this user with the configured embedder."""
-        lines = list(self.export(scope))
-        for col in (memory_collection(scope), message_collection(scope)):
-            self.store.drop(col)
-            self.recaller.drop_indexes(col)
-        return self.import_(scope, lines)
-
     # ---- health ------------------------------------------------------------------------------
 
     def health(self) -> dict[str, Any]:
@@ -624,12 +472,3 @@ class MemoryService:
         return out
 
 
-def _embed_text(m: Memory) -> str:
-    if m.kind == Kind.glossary:
-        return " ".join([m.title or "", *m.aliases, m.content])
-    return m.content
-
-
-def _as_input(m: Memory) -> dict[str, Any]:
-    keep = set(MemoryIn.model_fields) - {"status"}
-    return {k: v for k, v in m.model_dump().items() if k in keep}

@@ -99,6 +99,14 @@ class ChromaStore:
             return None
         return (col.metadata or {}).get("amber:embedder")
 
+    def read_raw(self, name: str) -> list[dict[str, Any]]:
+        """Every record's metadata, whatever embedder built the collection (for reindexing)."""
+        try:
+            col = self.client.get_collection(name, embedding_function=None)
+        except Exception:
+            return []
+        return list(col.get(include=["metadatas"])["metadatas"])
+
     def drop(self, name: str) -> None:
         with self._mutex:
             self._cols.pop(name, None)

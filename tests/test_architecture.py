@@ -1,0 +1,91 @@
+"""Imports point one way (DESIGN §2), checked on the source tree's AST."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FACES = ("litellm_hooks", "mcp_server", "openwebui_functions")
+PURE = [
+    "core/recall/fusion.py",
+    "core/recall/render.py",
+    "core/recall/lexical.py",
+    "core/commands.py",
+    "core/cache_plan.py",
+    "core/extraction/windows.py",
+    "core/extraction/parse.py",
+    "core/extraction/decide.py",
+]
+IO_MODULES = {"chromadb", "httpx", "litellm", "requests", "socket", "sqlite3", "subprocess", "aiohttp", "urllib", "os", "anyio", "asyncio"}
+
+
+def imports(path: Path) -> list[tuple[str, int]]:
+    """Absolute module names imported by a file (relative imports resolved against its package)."""
+    tree = ast.parse(path.read_text(), str(path))
+    pkg = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - node.level + 1]
+                name = ".".join([*base, node.module] if node.module else base)
+            else:
+                name = node.module or ""
+            out.append((name, node.lineno))
+    return out
+
+
+def py_files(top: str) -> list[Path]:
+    return sorted((ROOT / top).rglob("*.py"))
+
+
+def test_core_never_imports_a_face():
+    bad = [(str(p), n, line) for p in py_files("core") for n, line in imports(p) if n.split(".")[0] in FACES]
+    assert bad == []
+
+
+def test_only_core_store_imports_chromadb():
+    bad = []
+    for top in ("core", *FACES):
+        for p in py_files(top):
+            if "core/store/" in str(p.relative_to(ROOT)):
+                continue
+            bad += [(str(p), line) for n, line in imports(p) if n.split(".")[0] == "chromadb"]
+    assert bad == []
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_faces_use_only_the_public_core_api(face):
+    bad = []
+    for p in py_files(face):
+        for n, line in imports(p):
+            parts = n.split(".")
+            if parts[0] == "core" and len(parts) > 1:
+                bad.append((str(p.relative_to(ROOT)), n, line))
+            if parts[0] in FACES and parts[0] != face:
+                allowed = face == "litellm_hooks" and n.startswith("mcp_server.app")
+                if not allowed:
+                    bad.append((str(p.relative_to(ROOT)), n, line))
+    assert bad == []
+
+
+@pytest.mark.parametrize("rel", PURE)
+def test_pure_modules_import_no_io(rel):
+    path = ROOT / rel
+    if not path.exists():
+        pytest.fail(f"{rel} is listed as a pure module but does not exist")
+    bad = []
+    for n, line in imports(path):
+        if n.split(".")[0] in IO_MODULES or n.startswith(("core.store", "core.embed", "core.llm", "core.service")):
+            bad.append((n, line))
+    assert bad == []
+
+
+def test_modules_stay_small():
+    big = [(str(p.relative_to(ROOT)), len(p.read_text().splitlines())) for top in ("core", *FACES) for p in py_files(top)]
+    assert [b for b in big if b[1] > 600] == []
