@@ -1,0 +1,135 @@
+"""The LiteLLM callback: memory for every OpenAI or Anthropic client behind the proxy.
+
+config.yaml:
+    litellm_settings:
+      callbacks: ["litellm_hooks.amber.amber_memory"]
+
+Before a call (/chat/completions, /v1/messages, /responses; streaming or not): find the user,
+recall with a hard timeout, and let `core.cache_plan` place the patch and the Claude cache anchors.
+After a call: capture the user's turn (patch stripped) and the answer, and carry out explicit
+"remember ..." / "forget ..." commands at once. Nothing here may fail a request: every error is a
+log line and the request goes on as the client sent it.
+
+LiteLLM finds hooks on the registered class itself (not on intermediate bases), so both hooks are
+defined right here. The instance is a process singleton: no per-request state lives on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import logging
+import time
+from typing import Any
+
+from litellm.integrations.custom_logger import CustomLogger
+
+from core import Actor, CacheTarget, Message, strip_patch
+
+from . import capture, identity, request
+from .host import Host, describe, router
+from .targets import TargetResolver
+
+log = logging.getLogger("amber.litellm")
+
+
+class AmberMemory(CustomLogger):
+    def __init__(self, host: Host | None = None) -> None:
+        super().__init__()
+        self.host = host or Host()
+        self.targets = TargetResolver(router)
+
+    # ---- before the call -----------------------------------------------------------------------
+
+    async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict, call_type: Any) -> dict | None:
+        kind = request.kind_of(call_type)
+        if kind is None or not isinstance(data, dict) or request.is_internal(data):
+            return None
+        backend, settings = self.host.backend, self.host.settings
+        if backend is None or settings is None:
+            return None
+        started = time.perf_counter()
+        original = {k: copy.deepcopy(data.get(k)) for k in ("messages", "system", "input")}
+        try:
+            actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user)
+            if actor is None:
+                return None
+            meta = request.metadata_of(data, kind)
+            # capture needs the identity; LiteLLM copies this metadata into the success event
+            meta["amber_user"] = actor.user_id
+            meta["amber_client"] = actor.client
+            meta["amber_session"] = identity.session_of(data, meta)
+            query = request.last_user_text(data, kind)
+            patch, items, why = "", 0, ""
+            if query:
+                try:
+                    result = await asyncio.wait_for(backend.recall(actor, query), timeout=settings.recall_timeout_s)
+                    patch, items = result.text or "", len(result.items)
+                except asyncio.TimeoutError:
+                    why = f"recall timed out after {settings.recall_timeout_s}s"
+                except Exception as e:  # store, embedder, remote host: all mean "no memory this turn"
+                    why = f"recall failed: {type(e).__name__}: {e}"
+            boot = ""
+            if settings.boot_pack_in_system and kind != "responses":
+                boot = await self._boot_pack(backend, actor, settings.recall_timeout_s)
+            target = CacheTarget(
+                claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
+            )
+            planned = request.apply(data, kind, patch, target, boot_pack=boot)
+            log.info(
+                "amber pre-call %s %s memories=%d tokens~%d anchors=%s marks=%d %.0fms%s",
+                kind, describe(actor), items, len(patch) // 4, ",".join(planned.anchors) or "-",
+                planned.marks_total, (time.perf_counter() - started) * 1000, f" ({why})" if why else "",
+            )
+            return data
+        except Exception as e:  # fail open: the client's request exactly as it came
+            for k, v in original.items():
+                if v is not None:
+                    data[k] = v
+            log.warning("amber pre-call skipped: %s: %s", type(e).__name__, e)
+            return None
+
+    async def _boot_pack(self, backend: Any, actor: Any, timeout: float) -> str:
+        try:
+            return await asyncio.wait_for(backend.boot_pack(actor), timeout=timeout) or ""
+        except Exception as e:
+            log.warning("amber boot pack skipped: %s: %s", type(e).__name__, e)
+            return ""
+
+    # ---- after the call ------------------------------------------------------------------------
+
+    async def async_log_success_event(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        try:
+            await self._capture(kwargs, response_obj, start_time, end_time)
+        except Exception as e:  # capture must never disturb the proxy's logging worker
+            log.warning("amber capture skipped: %s: %s", type(e).__name__, e)
+
+    async def _capture(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        backend = self.host.backend
+        meta = capture.metadata(kwargs)
+        if backend is None or meta.get("amber_internal") or not meta.get("amber_user"):
+            return
+        turn = capture.turn(kwargs, response_obj)
+        if turn is None:
+            return
+        user_text, answer = strip_patch(turn.user), strip_patch(turn.assistant)
+        if not user_text and not answer:
+            return
+        actor = Actor(meta["amber_user"], client=meta.get("amber_client"), via="litellm")
+        call_id = str(kwargs.get("litellm_call_id") or meta.get("amber_request_id") or "")
+        base = hashlib.sha256(f"{actor.user_id}\x1f{call_id}".encode()).hexdigest()[:24]
+        session = meta.get("amber_session")
+        msgs = []
+        if user_text:
+            msgs.append(Message(id=f"lt_{base}_u", role="user", content=user_text, client=actor.client,
+                                session=session, created_at=capture.when(start_time)))
+        if answer:
+            msgs.append(Message(id=f"lt_{base}_a", role="assistant", content=answer, client=actor.client,
+                                session=session, created_at=capture.when(end_time)))
+        done = await backend.capture(actor, msgs, user_text, source_id=msgs[0].id)
+        log.info("amber capture %s turns=%d commands=%d", describe(actor), len(msgs), len(done))
+
+
+amber_memory = AmberMemory()
+amber_memory.host.start_soon()

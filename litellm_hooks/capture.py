@@ -1,0 +1,112 @@
+"""What a finished proxied call said: the user's last turn and the answer, from LiteLLM's log payload.
+
+The success event carries the request as forwarded (so the user's turn still holds Amber's patch,
+which the hook strips) and the response object, whose type depends on the route: a ModelResponse
+for chat completions (streams arrive assembled), a dict-like Anthropic message for /v1/messages,
+a ResponsesAPIResponse for /responses. `standard_logging_object` is the fallback for shapes not
+known here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .request import TEXT_TYPES, text_of
+
+
+@dataclass(frozen=True)
+class Turn:
+    user: str
+    assistant: str
+
+
+def metadata(kwargs: dict[str, Any]) -> dict[str, Any]:
+    params = kwargs.get("litellm_params") or {}
+    merged: dict[str, Any] = {}
+    for source in (params.get("metadata"), params.get("litellm_metadata"), kwargs.get("metadata"), kwargs.get("litellm_metadata")):
+        if isinstance(source, dict):
+            for k, v in source.items():
+                merged.setdefault(k, v)
+    return merged
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def _last_user(messages: Any) -> str:
+    if isinstance(messages, str):
+        return messages
+    for msg in reversed(messages or []):
+        if _get(msg, "role") == "user":
+            text = text_of(_get(msg, "content")).strip()
+            if text:
+                return text
+    return ""
+
+
+def user_text(kwargs: dict[str, Any]) -> str:
+    for key in ("messages", "input"):
+        value = kwargs.get(key)
+        if value:
+            found = _last_user(value)
+            if found:
+                return found
+    params = kwargs.get("additional_args") or {}
+    slo = kwargs.get("standard_logging_object") or {}
+    return _last_user(slo.get("messages")) if isinstance(slo, dict) else _last_user(params.get("messages"))
+
+
+def answer_text(response: Any) -> str:
+    """The assistant's text from a chat, Anthropic or Responses API result."""
+    if response is None:
+        return ""
+    choices = _get(response, "choices")
+    if choices:
+        msg = _get(choices[0], "message")
+        return text_of(_get(msg, "content")) if msg is not None else ""
+    content = _get(response, "content")
+    if isinstance(content, list):  # Anthropic message
+        return "\n".join(str(_get(b, "text") or "") for b in content if _get(b, "type") == "text").strip()
+    output = _get(response, "output")
+    if isinstance(output, list):  # Responses API
+        parts = []
+        for item in output:
+            for block in _get(item, "content") or []:
+                if _get(block, "type") in TEXT_TYPES:
+                    parts.append(str(_get(block, "text") or ""))
+        return "\n".join(p for p in parts if p).strip()
+    return ""
+
+
+def turn(kwargs: dict[str, Any], response: Any) -> Turn | None:
+    if os.environ.get("AMBER_DEBUG_CAPTURE"):
+        _dump(kwargs, response)
+    answer = answer_text(response)
+    if not answer:
+        slo = kwargs.get("standard_logging_object") or {}
+        answer = answer_text(slo.get("response")) if isinstance(slo, dict) else ""
+    user = user_text(kwargs)
+    return Turn(user, answer) if user or answer else None
+
+
+def when(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    return datetime.now(timezone.utc)
+
+
+def _dump(kwargs: dict[str, Any], response: Any) -> None:
+    import json
+
+    with open(os.environ["AMBER_DEBUG_CAPTURE"], "a") as f:
+        f.write(json.dumps({"keys": sorted(kwargs), "messages": kwargs.get("messages"), "input": kwargs.get("input"),
+                            "meta": metadata(kwargs), "response_type": type(response).__name__,
+                            "response": str(response)[:1500]}, default=str)[:20000] + "\n")

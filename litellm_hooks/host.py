@@ -1,0 +1,200 @@
+"""Amber inside the LiteLLM proxy: the memory backend the hook talks to, and the hosting duties.
+
+At proxy start (the callback module is imported while the proxy's loop runs its startup) this opens
+the store, mounts the memory server app at /memory with its lifespan running, and registers the
+jobs. In remote mode (`amber.server_url`) it opens nothing and talks to that host over REST.
+
+Until the start finishes, or if it fails, `Host.backend` is None and the hook passes requests
+through untouched: memory is optional, the proxy is not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from datetime import datetime
+from typing import Any, Sequence
+
+from core import AsyncMemory, Message, RecallResult, Settings, build_service, scope_for, user_hash
+
+log = logging.getLogger("amber.litellm")
+
+MOUNT_PATH = "/memory"
+
+
+class LocalBackend:
+    """The store lives in this process."""
+
+    def __init__(self, service: Any):
+        self.service = service
+        self.memory = AsyncMemory(service)
+
+    async def recall(self, actor: Any, query: str) -> RecallResult:
+        return await self.memory.recall(scope_for(actor), query)
+
+    async def boot_pack(self, actor: Any) -> str:
+        return ""  # the rendered boot pack arrives with the boot-pack issue; empty keeps the system prompt as is
+
+    async def capture(self, actor: Any, messages: Sequence[Message], command_text: str, source_id: str) -> list[Any]:
+        scope = scope_for(actor)
+        done = await self.memory.apply_commands(scope, command_text, source_id=source_id) if command_text else []
+        await self.memory.ingest(scope, list(messages))
+        return done
+
+
+class RemoteBackend:
+    """Another Amber host owns the store (several proxy workers share it)."""
+
+    def __init__(self, remote: Any):
+        self.remote = remote
+
+    async def recall(self, actor: Any, query: str) -> RecallResult:
+        return await self.remote.recall(query, user=actor.user_id)
+
+    async def boot_pack(self, actor: Any) -> str:
+        return ""
+
+    async def capture(self, actor: Any, messages: Sequence[Message], command_text: str, source_id: str) -> list[Any]:
+        result = await self.remote.ingest(list(messages), commands=bool(command_text), user=actor.user_id)
+        return list((result or {}).get("commands") or [])
+
+
+def _proxy_server() -> Any:
+    try:
+        from litellm.proxy import proxy_server
+    except Exception:  # not inside a proxy (unit tests, scripts)
+        return None
+    return proxy_server
+
+
+def router() -> Any:
+    ps = _proxy_server()
+    return getattr(ps, "llm_router", None) if ps else None
+
+
+class Host:
+    def __init__(self) -> None:
+        self.settings: Settings | None = None
+        self.backend: LocalBackend | RemoteBackend | None = None
+        self.service: Any = None
+        self.started: asyncio.Task | None = None
+        self._lifespan_task: asyncio.Task | None = None
+        self.scheduler: Any = None
+        self.jobs: list[str] = []
+
+    def start_soon(self) -> None:
+        """Called at import inside the proxy: start on its running loop; elsewhere do nothing."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.started is None:
+            self.started = loop.create_task(self.start(), name="amber-start")
+
+    async def start(self) -> None:
+        _quiet_logging()
+        try:
+            ps = _proxy_server()
+            config_path = getattr(ps, "user_config_file_path", None) if ps else None
+            if config_path and "AMBER_CONFIG" not in os.environ:
+                os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
+            self.settings = settings = Settings()
+            if settings.server_url:
+                self.backend = RemoteBackend(self._remote(settings))
+                log.info("amber: remote mode, memory host %s", settings.server_url)
+                return
+            self.service = await asyncio.to_thread(build_service, settings)
+            self.backend = LocalBackend(self.service)
+            await self._mount(settings)
+            await self._schedule(settings)
+            log.info("amber: memory ready at %s (store %s)", MOUNT_PATH, self.service.store.location)
+        except Exception as e:  # never take the proxy down: chat goes on without memory
+            log.error("amber: memory is off for this process: %s: %s", type(e).__name__, e)
+
+    def _remote(self, settings: Settings) -> Any:
+        from core import RemoteMemory
+
+        key = next((k.secret for k in settings.api_keys if k.trusted_client or "memory:admin" in k.scopes), None)
+        key = os.environ.get("AMBER_SERVER_KEY") or key
+        return RemoteMemory(settings.server_url, api_key=key, timeout=max(1.0, settings.recall_timeout_s * 2), client_name="litellm")
+
+    async def _mount(self, settings: Settings) -> None:
+        ps = _proxy_server()
+        if ps is None:
+            return
+        try:
+            from mcp_server.app import create_app
+        except ImportError as e:
+            log.warning("amber: memory server not installed, %s not mounted: %s", MOUNT_PATH, e)
+            return
+        sub = create_app(self.service, settings)
+        ps.app.mount(MOUNT_PATH, sub)
+        # Starlette does not run a mounted app's lifespan (MCP session manager, background work): hold it open here.
+        entered = asyncio.get_running_loop().create_future()
+        self._lifespan_task = asyncio.create_task(self._hold_lifespan(sub, entered), name="amber-lifespan")
+        await entered
+
+    async def _hold_lifespan(self, sub: Any, entered: asyncio.Future) -> None:
+        try:
+            async with sub.router.lifespan_context(sub):
+                entered.set_result(None)
+                await asyncio.Event().wait()  # until the proxy's loop cancels us at shutdown
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            if not entered.done():
+                entered.set_exception(e)
+            log.error("amber: memory server lifespan failed: %s", e)
+        finally:
+            if self.service is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.service.close)
+
+    async def _schedule(self, settings: Settings) -> None:
+        if not settings.jobs_enabled:
+            return
+        import core
+
+        register_jobs, llm_client = getattr(core, "register_jobs", None), getattr(core, "LiteLLMClient", None)
+        if register_jobs is None or llm_client is None:
+            log.info("amber: this core has no jobs to schedule")
+            return
+        ps = _proxy_server()
+        scheduler = await self._proxy_scheduler(ps)
+        if scheduler is None:
+            from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+            scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop())
+            scheduler.start()
+        self.scheduler = scheduler
+        llm = llm_client(settings.llm_model, router_getter=router, timeout=settings.llm_timeout_s)
+        self.jobs = list(register_jobs(scheduler, self.service, settings, llm=llm) or [])
+        log.info("amber: jobs scheduled: %s", ", ".join(self.jobs) or "none")
+
+    async def _proxy_scheduler(self, ps: Any) -> Any:
+        """LiteLLM's scheduler exists only with a database, and only once its startup is done."""
+        if ps is None or getattr(ps, "prisma_client", None) is None:
+            return None
+        for _ in range(120):
+            if getattr(ps, "scheduler", None) is not None:
+                return ps.scheduler
+            await asyncio.sleep(0.5)
+        return None
+
+
+def _quiet_logging() -> None:
+    """One INFO line per request on stderr next to LiteLLM's own, unless the host configured logging."""
+    amber = logging.getLogger("amber")
+    if not amber.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        amber.addHandler(handler)
+        amber.setLevel(logging.INFO)
+        amber.propagate = False
+
+
+def describe(actor: Any) -> str:
+    return f"user={user_hash(actor.user_id)} client={actor.client or '-'}"
+

@@ -1,0 +1,110 @@
+"""The real LiteLLM proxy as a subprocess on 127.0.0.1, configured against the fake upstreams.
+
+Used by the hook's end-to-end tests and by bench/cache_share.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from tests.fakes.upstreams import FakeUpstreams, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+MASTER_KEY = "sk-amber-test-master"
+CALLBACK = "litellm_hooks.amber.amber_memory"
+
+
+def proxy_config(up: FakeUpstreams, *, amber: dict[str, Any] | None = None, callback: bool = True) -> dict[str, Any]:
+    cfg: dict[str, Any] = {
+        "model_list": [
+            {"model_name": "gpt-4o-mini", "litellm_params": {"model": "openai/gpt-4o-mini", "api_base": up.openai_base, "api_key": "fake-openai"}},
+            {"model_name": "claude-sonnet", "litellm_params": {"model": "anthropic/claude-sonnet-4-5", "api_base": up.anthropic_base, "api_key": "fake-anthropic"}},
+        ],
+        "general_settings": {"master_key": "os.environ/LITELLM_MASTER_KEY"},
+        "litellm_settings": {"drop_params": True, "num_retries": 0},
+    }
+    if callback:
+        cfg["litellm_settings"]["callbacks"] = [CALLBACK]
+    if amber is not None:
+        cfg["amber"] = amber
+    return cfg
+
+
+class Proxy:
+    def __init__(self, config: dict[str, Any], workdir: Path, *, env: dict[str, str] | None = None):
+        self.workdir = workdir
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.config_path = workdir / "config.yaml"
+        self.config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+        self.log_path = workdir / "proxy.log"
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("AMBER_")}
+        self.env = {
+            **clean,
+            "LITELLM_MASTER_KEY": MASTER_KEY,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "OMP_WAIT_POLICY": "PASSIVE",
+            "AMBER_EMBEDDING_MODEL": "hash",
+            "AMBER_DATA_DIR": str(workdir / "data"),
+            "PYTHONPATH": str(ROOT),
+            **(env or {}),
+        }
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, *, wait_memory: bool = True, timeout: float = 120) -> "Proxy":
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "litellm"), "--config", str(self.config_path), "--host", "127.0.0.1", "--port", str(self.port)],
+            cwd=self.workdir, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
+        )
+        path = "/memory/health" if wait_memory else "/health/liveliness"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"proxy exited with {self.proc.returncode}:\n{self.log()[-4000:]}")
+            try:
+                if httpx.get(self.base + path, timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"proxy did not answer {path} within {timeout}s:\n{self.log()[-4000:]}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        if getattr(self, "_log", None):
+            self._log.close()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {MASTER_KEY}"}
+
+
+def wait_for(fn, timeout: float = 15.0, interval: float = 0.2):
+    """Poll until fn() returns something truthy (capture runs in LiteLLM's background worker)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    return last
