@@ -34,7 +34,9 @@ def build_embedder(name: str, **kwargs: Any) -> Embedder:
 def build_service(settings: Settings | None = None, *, embedder: Embedder | None = None, clock: Clock | None = None) -> MemoryService:
     """Open the store and build the service. Raises StoreLocked if another process owns the store."""
     settings = settings or Settings()
-    embedder = embedder or build_embedder(settings.embedding_model)
+    if embedder is None:
+        extra = {k: v for k, v in (("api_base", settings.embedding_api_base), ("api_key", settings.embedding_api_key)) if v}
+        embedder = build_embedder(settings.embedding_model, **extra)
     store = ChromaStore(
         data_dir=settings.data_dir if not settings.chroma_url else None,
         chroma_url=settings.chroma_url,

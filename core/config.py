@@ -39,6 +39,8 @@ class Settings(BaseSettings):
 
     # embedder: "local" (offline multilingual-e5-small), "hash" (tests only) or any LiteLLM embedding model
     embedding_model: str = "local"
+    embedding_api_base: str | None = None  # e.g. http://127.0.0.1:11434 for Ollama
+    embedding_api_key: str | None = None  # write `os.environ/NAME` in config.yaml
 
     # LLM used by jobs and optional recall stages (a LiteLLM model name or a proxy model group)
     llm_model: str = "gpt-4o-mini"
