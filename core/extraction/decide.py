@@ -1,0 +1,84 @@
+"""What to do with one extracted fact, given what the user's memory already holds. Pure.
+
+Values in, a Decision out; the caller computes the embeddings and looks up the neighbours.
+Order of the rules, and why:
+1. importance below the floor: dropped (small talk never reaches the store);
+2. the same key already holds a value: cosine >= 0.9 means the same value (seen), otherwise a
+   new value (supersede, or a candidate when the model is unsure: a doubtful change must not
+   retire a fact the user stated clearly);
+3. no holder for the key: a near-identical memory of the same kind (cosine >= 0.9) is seen;
+4. confidence below 0.76: candidate for the review queue; otherwise new.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from ..model import Memory, Status
+from .parse import Fact
+
+Action = Literal["new", "seen", "supersede", "candidate", "drop"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    seen_cosine: float = 0.9
+    candidate_below: float = 0.76
+    importance_floor: float = 0.3
+
+
+@dataclass(frozen=True)
+class Existing:
+    memory: Memory
+    vector: Sequence[float]
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    target_id: str | None = None
+    similarity: float | None = None
+    reason: str = ""
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def decide(
+    fact: Fact,
+    vector: Sequence[float],
+    same_key: Existing | None,
+    neighbours: Sequence[Existing],
+    policy: Policy = Policy(),
+) -> Decision:
+    if fact.importance < policy.importance_floor:
+        return Decision("drop", reason=f"importance {fact.importance:.2f} < {policy.importance_floor}")
+    unsure = fact.confidence < policy.candidate_below
+    if fact.fact_key and same_key is not None and same_key.memory.status == Status.active:
+        sim = cosine(vector, same_key.vector)
+        if sim >= policy.seen_cosine:
+            return Decision("seen", same_key.memory.id, sim, "same key, same value")
+        if unsure:
+            return Decision("candidate", same_key.memory.id, sim, "new value for a key, low confidence")
+        return Decision("supersede", same_key.memory.id, sim, "same key, new value")
+    best: tuple[float, Memory] | None = None
+    for n in neighbours:
+        m = n.memory
+        if m.status != Status.active or m.kind.value != fact.kind:
+            continue
+        if fact.fact_key and m.fact_key and m.fact_key != fact.fact_key:
+            continue  # a different key is a different statement, however similar the words
+        sim = cosine(vector, n.vector)
+        if best is None or sim > best[0]:
+            best = (sim, m)
+    if best is not None and best[0] >= policy.seen_cosine:
+        return Decision("seen", best[1].id, best[0], "near-duplicate of the same kind")
+    if unsure:
+        return Decision("candidate", None, best[0] if best else None, f"confidence {fact.confidence:.2f} < {policy.candidate_below}")
+    return Decision("new", None, best[0] if best else None, "")

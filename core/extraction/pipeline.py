@@ -1,0 +1,223 @@
+"""Extraction for one user: recover, plan windows, ask the model, decide, write, move the cursor.
+
+Store and embedder calls are synchronous and run in worker threads; only the model call is
+awaited on the loop. Crash safety comes from three things: windows are planned once and stored;
+each fact's write is linked to its window before the next one starts (a retried window skips
+what already landed); the cursor moves only after a window is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
+
+from .. import jobstate
+from ..errors import InvalidInput, LLMError
+from ..model import Kind, MemoryIn, Status, content_hash
+from ..ports import LLM
+from ..scope import Scope, memory_collection, memory_where
+from . import windows as W
+from .decide import Decision, Existing, Policy, decide
+from .parse import FACT_SCHEMA, Fact, parse_facts
+from .prompt import extraction_messages
+
+log = logging.getLogger("amber.extract")
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class ExtractOptions:
+    window_size: int = W.WINDOW_SIZE
+    max_window_chars: int = W.MAX_WINDOW_CHARS
+    max_retries: int = W.MAX_RETRIES
+    stuck_after: timedelta = W.STUCK_AFTER
+    policy: Policy = field(default_factory=Policy)
+    backfill: bool = False
+    neighbours: int = 5
+
+
+@dataclass
+class ExtractStats:
+    windows: dict[str, int] = field(default_factory=lambda: {"processed": 0, "failed": 0, "retried": 0, "recovered": 0, "left_pending": 0})
+    facts: dict[str, int] = field(default_factory=lambda: {"added": 0, "seen": 0, "superseded": 0, "candidates": 0, "dropped": 0})
+    llm: dict[str, float] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0})
+    errors: list[str] = field(default_factory=list)
+
+
+async def extract_user(
+    service: Any,
+    scope: Scope,
+    llm: LLM,
+    *,
+    now: Callable[[], datetime],
+    opts: ExtractOptions,
+    stats: ExtractStats,
+    progress: Progress = lambda e: None,
+    heartbeat: Callable[[], None] = lambda: None,
+) -> None:
+    store, user = service.store, scope.user_id
+    wins = await asyncio.to_thread(_prepare, service, scope, now(), opts, stats, progress)
+    if wins is None:
+        return
+    for w in W.order(wins):
+        if w["state"] != W.PENDING:
+            continue
+        done = await _run_window(service, scope, llm, w, now, opts, stats, progress)
+        by_id = {x["id"]: x for x in wins}
+        by_id[done["id"]] = done
+        wins = list(by_id.values())
+        cursor = W.cursor_after(wins, W.Mark.from_dict(await asyncio.to_thread(jobstate.get_cursor, store, "extract", user)))
+        await asyncio.to_thread(jobstate.set_cursor, store, "extract", user, cursor.as_dict() if cursor else None)
+        await asyncio.to_thread(heartbeat)
+        if done["state"] == W.PENDING:  # model error: the rest waits too, so the log is read in order
+            stats.windows["left_pending"] += sum(1 for x in wins if x["state"] == W.PENDING)
+            break
+
+
+def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> list[dict[str, Any]] | None:
+    """Recover stuck windows and plan new ones. None: another live worker is inside this user's log."""
+    store, user = service.store, scope.user_id
+    wins = jobstate.get_windows(store, user)
+    for i, w in enumerate(wins):
+        if w["state"] != W.PROCESSING:
+            continue
+        if not W.is_stuck(w, now, opts.stuck_after):
+            stats.errors.append(f"user {scope.actor}: window {w['id']} is being processed elsewhere; skipped")
+            return None
+        wins[i] = W.failed_attempt(w, "worker stopped in the middle of this window", now, opts.max_retries)
+        jobstate.put_window(store, wins[i])
+        stats.windows["recovered"] += 1
+        progress({"stage": "recovered", "window": w["id"], "state": wins[i]["state"]})
+    cursor = W.Mark.from_dict(jobstate.get_cursor(store, "extract", user))
+    ends = [m for m in (W.Mark.from_dict(w["end"]) for w in wins) if m is not None]
+    last = max([*ends, *([cursor] if cursor else [])], default=None)
+    since = datetime.fromtimestamp(last.ts, tz=timezone.utc) if last else None
+    msgs = service.messages(scope, since=since)
+    known = {w["id"] for w in wins}
+    for chunk in W.plan_windows(msgs, after=last, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
+        w = W.new_window(user, chunk, now)
+        if w["id"] not in known:
+            jobstate.put_window(store, w)
+            wins.append(w)
+            progress({"stage": "planned", "window": w["id"], "messages": len(chunk)})
+    return wins
+
+
+async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], now: Callable[[], datetime],
+                      opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> dict[str, Any]:
+    store = service.store
+    w = W.started(w, now())
+    await asyncio.to_thread(jobstate.put_window, store, w)
+    msgs = await asyncio.to_thread(_window_messages, service, scope, w)
+    outcome = dict(w.get("outcome") or {})
+    if msgs:
+        prompt, refs = extraction_messages(msgs)
+        try:
+            stats.llm["calls"] += 1
+            text, usage = await llm.complete(prompt, json_schema=FACT_SCHEMA, purpose="amber-extract")
+            for k in ("prompt_tokens", "completion_tokens", "cost"):
+                stats.llm[k] += usage.get(k, 0) or 0
+            facts = parse_facts(text, refs)
+        except LLMError as e:
+            w = W.failed_attempt(w, str(e), now(), opts.max_retries)
+            await asyncio.to_thread(jobstate.put_window, store, w)
+            stats.windows["failed" if w["state"] == W.FAILED else "retried"] += 1
+            stats.errors.append(f"window {w['id']}: {e}")
+            progress({"stage": "model_error", "window": w["id"], "state": w["state"], "retry_count": w["retry_count"]})
+            log.warning("extraction window %s: model error (attempt %d): %s", w["id"], w["retry_count"], e)
+            return w
+        w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress)
+    w = W.finished(w, outcome, now())
+    await asyncio.to_thread(jobstate.put_window, store, w)
+    stats.windows["processed"] += 1
+    progress({"stage": "window_done", "window": w["id"], "messages": len(msgs), "outcome": outcome})
+    return w
+
+
+def _window_messages(service: Any, scope: Scope, w: dict[str, Any]) -> list:
+    start, end = W.Mark.from_dict(w["start"]), W.Mark.from_dict(w["end"])
+    assert start and end
+    since = datetime.fromtimestamp(start.ts, tz=timezone.utc)
+    until = datetime.fromtimestamp(end.ts, tz=timezone.utc) + timedelta(milliseconds=1)
+    wanted = set(w["message_ids"])
+    # messages dropped by retention in the meantime are simply absent
+    return [m for m in service.messages(scope, since=since, until=until) if m.id in wanted]
+
+
+_COUNTER = {"created": "added", "seen": "seen", "superseded": "superseded", "deduplicated": "seen"}
+
+
+def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact], opts: ExtractOptions,
+                 stats: ExtractStats, outcome: dict[str, int], progress: Progress) -> dict[str, Any]:
+    links = dict(w.get("links") or {})
+    todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
+    todo = [(sig, f) for sig, f in todo if sig not in links]
+    vectors = service.embedder.embed_documents([f.fact for _, f in todo]) if todo else []
+    for (sig, fact), vec in zip(todo, vectors):
+        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts)
+        links[sig] = mem_id
+        w = {**w, "links": links}
+        jobstate.put_window(service.store, w)  # before the next fact: a retry skips this one
+        stats.facts[counted] += 1
+        outcome[counted] = outcome.get(counted, 0) + 1
+        progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
+    return w
+
+
+def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[float], opts: ExtractOptions) -> tuple[str | None, str]:
+    store, col, ns = service.store, memory_collection(scope), scope.write_namespace
+    tag = f"window:{window}"
+    # a previous attempt may have written this fact and died before linking it
+    same_text = store.find_memories(col, memory_where(scope, statuses=None, namespaces=[ns], content_hash=content_hash(fact.fact)))
+    for m in same_text:
+        if tag in m.source_ids:
+            return m.id, "candidates" if m.status == Status.candidate else "added"
+    same_key = None
+    if fact.fact_key:
+        holders = store.find_memories(col, memory_where(scope, namespaces=[ns], fact_key=fact.fact_key))
+        if holders:
+            h = max(holders, key=lambda m: m.updated_at)
+            same_key = Existing(h, store.memory_embeddings(col, [h.id]).get(h.id, []))
+    neighbours: list[Existing] = []
+    try:
+        near = store.query_memories(col, vec, opts.neighbours, memory_where(scope, namespaces=[ns], kinds=[fact.kind]))
+    except Exception as e:  # an empty collection or a filter with no match: nothing to compare with
+        log.debug("neighbour query found nothing: %s", e)
+        near = []
+    if near:
+        vecs = store.memory_embeddings(col, [m.id for m, _ in near])
+        neighbours = [Existing(m, vecs[m.id]) for m, _ in near if m.id in vecs]
+    d = decide(fact, vec, same_key, neighbours, opts.policy)
+    return _carry_out(service, scope, fact, d, tag)
+
+
+def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str) -> tuple[str | None, str]:
+    if d.action == "drop":
+        return None, "dropped"
+    if d.action == "seen":
+        target = service.get(scope, d.target_id)
+        # re-stating the stored wording is the service's own "seen" path (count, time, audit)
+        again = MemoryIn(content=target.content, namespace=target.namespace, kind=target.kind, category=target.category,
+                         fact_key=target.fact_key, title=target.title, importance=target.importance)
+        r = service.remember(scope, again)
+        return r.memory.id, _COUNTER.get(r.action, "seen")
+    data = MemoryIn(
+        content=fact.fact, namespace=scope.write_namespace, kind=Kind(fact.kind), category=fact.category,
+        fact_key=fact.fact_key, lang=fact.lang, importance=fact.importance, confidence=fact.confidence,
+        source_ids=[*fact.evidence, tag], status=Status.candidate if d.action == "candidate" else Status.active,
+    )
+    try:
+        if d.action == "supersede":
+            r = service.supersede(scope, d.target_id, data)
+        else:
+            r = service.remember(scope, data)
+    except InvalidInput as e:  # e.g. the holder was retired meanwhile: store as new rather than lose it
+        log.info("extraction fell back to remember: %s", e)
+        r = service.remember(scope, data)
+    if d.action == "candidate" and r.action == "created":
+        return r.memory.id, "candidates"
+    return r.memory.id, _COUNTER.get(r.action, "added")

@@ -1,0 +1,144 @@
+"""Extraction windows: how a user's message log is cut up, and each window's state machine. Pure.
+
+    pending ──> processing ──> processed
+       ^            │
+       └────────────┴──> (model error or stuck: retry_count + 1) ──> failed after MAX_RETRIES
+
+A window is a fixed list of message ids, planned once and stored, so a retry sees the same
+messages as the first attempt. Its id derives from the user and its first message, so planning
+the same log twice yields the same windows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Sequence
+
+from ..model import Message, Role
+
+WINDOW_SIZE = 40
+MAX_WINDOW_CHARS = 24_000  # keeps one call's prompt bounded even for long pastes
+MAX_RETRIES = 3
+STUCK_AFTER = timedelta(minutes=30)
+PENDING, PROCESSING, PROCESSED, FAILED = "pending", "processing", "processed", "failed"
+
+
+@dataclass(frozen=True, order=True)
+class Mark:
+    """A position in the log: messages sort by (created_at, id)."""
+
+    ts: float
+    id: str
+
+    @classmethod
+    def of(cls, m: Message) -> "Mark":
+        return cls(m.created_at.timestamp(), m.id)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ts": self.ts, "id": self.id}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> "Mark | None":
+        return cls(float(d["ts"]), str(d["id"])) if d else None
+
+
+def extractable(m: Message) -> bool:
+    return m.role in (Role.user, Role.assistant)
+
+
+def plan_windows(
+    messages: Sequence[Message],
+    *,
+    after: Mark | None,
+    backfill: bool = False,
+    size: int = WINDOW_SIZE,
+    max_chars: int = MAX_WINDOW_CHARS,
+) -> list[list[Message]]:
+    """Cut the messages past `after` into windows of at most `size` messages and `max_chars` characters.
+
+    With no mark yet (first run) only the latest window is planned: a new user's old history is
+    not mined unless `backfill` asks for it."""
+    todo = sorted((m for m in messages if extractable(m)), key=lambda m: (m.created_at, m.id))
+    if after is not None:
+        todo = [m for m in todo if Mark.of(m) > after]
+    elif not backfill:
+        todo = todo[-size:]
+    windows: list[list[Message]] = []
+    current: list[Message] = []
+    chars = 0
+    for m in todo:
+        if current and (len(current) >= size or chars + len(m.content) > max_chars):
+            windows.append(current)
+            current, chars = [], 0
+        current.append(m)
+        chars += len(m.content)
+    if current:
+        windows.append(current)
+    return windows
+
+
+def window_id(user_id: str, first_message_id: str) -> str:
+    return "w_" + hashlib.sha256(f"{user_id}\x1f{first_message_id}".encode()).hexdigest()[:20]
+
+
+def new_window(user_id: str, msgs: Sequence[Message], now: datetime) -> dict[str, Any]:
+    return {
+        "id": window_id(user_id, msgs[0].id),
+        "user_id": user_id,
+        "state": PENDING,
+        "message_ids": [m.id for m in msgs],
+        "start": Mark.of(msgs[0]).as_dict(),
+        "end": Mark.of(msgs[-1]).as_dict(),
+        "retry_count": 0,
+        "created_at": now.isoformat(),
+        "started_at": None,
+        "finished_at": None,
+        "error": None,
+        "links": {},  # fact signature -> memory id written for it
+        "outcome": {},  # action -> count
+    }
+
+
+def order(windows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(windows, key=lambda w: (w["start"]["ts"], w["start"]["id"]))
+
+
+def is_stuck(w: dict[str, Any], now: datetime, stuck_after: timedelta = STUCK_AFTER) -> bool:
+    if w["state"] != PROCESSING or not w.get("started_at"):
+        return False
+    return now - datetime.fromisoformat(w["started_at"]) >= stuck_after
+
+
+def started(w: dict[str, Any], now: datetime) -> dict[str, Any]:
+    return {**w, "state": PROCESSING, "started_at": now.isoformat(), "error": None}
+
+
+def failed_attempt(w: dict[str, Any], error: str, now: datetime, max_retries: int = MAX_RETRIES) -> dict[str, Any]:
+    """Count a failed attempt (model error, or a worker that died mid-window)."""
+    retries = int(w.get("retry_count", 0)) + 1
+    state = FAILED if retries >= max_retries else PENDING
+    return {**w, "state": state, "retry_count": retries, "error": error[:500], "finished_at": now.isoformat() if state == FAILED else None}
+
+
+def finished(w: dict[str, Any], outcome: dict[str, int], now: datetime) -> dict[str, Any]:
+    return {**w, "state": PROCESSED, "finished_at": now.isoformat(), "error": None, "outcome": outcome}
+
+
+def cursor_after(windows: Sequence[dict[str, Any]], cursor: Mark | None) -> Mark | None:
+    """The cursor moves over the leading run of windows that are done (processed or failed for good)."""
+    for w in order(windows):
+        end = Mark.from_dict(w["end"])
+        if cursor is not None and end is not None and end <= cursor:
+            continue
+        if w["state"] not in (PROCESSED, FAILED):
+            break
+        cursor = end
+    return cursor
+
+
+def fact_signature(window: str, fact: str, fact_key: str | None) -> str:
+    """Stable name of one fact of one window, so a retried window skips what already landed."""
+    norm = " ".join(fact.casefold().split())
+    return hashlib.sha256(f"{window}\x1f{fact_key or ''}\x1f{norm}".encode()).hexdigest()[:16]

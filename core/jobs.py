@@ -1,0 +1,295 @@
+"""The jobs: extraction (every 4 h), consolidation (nightly), retention (daily).
+
+`register_jobs` puts them on an APScheduler `AsyncIOScheduler` (LiteLLM's, or one the host
+started); `run_job` / `arun_job` run one by hand (`amber jobs run extract --user U`). Every run
+takes the job's lease first, so two workers never run the same job at once, and leaves a run
+record in the registry (`list_runs`). Store work runs in threads: the host's loop never blocks.
+
+Tunables are read from Settings when present (`jobs_window_size`, `jobs_importance_floor`, ...),
+otherwise the defaults below apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+from . import jobstate
+from .consolidation import ConsolidateOptions, ConsolidateStats, consolidate_user
+from .extraction.decide import Policy
+from .extraction.pipeline import ExtractOptions, ExtractStats, extract_user
+from .ports import LLM
+from .retention import RetentionPolicy, RetentionStats, apply_retention
+from .scope import Actor, scope_for, user_hash
+
+log = logging.getLogger("amber.jobs")
+
+JOBS = ("extract", "consolidate", "retention")
+Progress = Callable[[dict[str, Any]], None]
+
+
+class RunRecord(BaseModel):
+    """What one run did; stored in the registry and shown by REST and the CLI."""
+
+    id: str
+    job: str
+    status: str = "running"  # running | ok | partial | skipped | error
+    worker: str = ""
+    started_at: str
+    finished_at: str | None = None
+    duration_s: float = 0.0
+    users: int = 0
+    windows: dict[str, int] = Field(default_factory=dict)
+    facts: dict[str, int] = Field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    errors: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+def _opt(settings: Any, name: str, default: Any) -> Any:
+    return getattr(settings, f"jobs_{name}", default) if settings is not None else default
+
+
+def default_llm(settings: Any) -> LLM:
+    from .llm import LiteLLMClient
+
+    return LiteLLMClient(settings.llm_model, timeout=settings.llm_timeout_s)
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+async def arun_job(
+    name: str,
+    service: Any,
+    settings: Any,
+    *,
+    llm: LLM | None = None,
+    user: str | None = None,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+    backfill: bool = False,
+) -> dict[str, Any]:
+    """Run one job now, under its lease. Returns the run record (status `skipped` if another worker holds the lease)."""
+    if name not in JOBS:
+        from .errors import InvalidInput
+
+        raise InvalidInput("job", f"{name!r} is not one of {', '.join(JOBS)}")
+    clock = (lambda: now) if now is not None else service.clock.now
+    emit = progress or (lambda e: None)
+    me = worker_id()
+    started = clock()
+    rec = RunRecord(id=jobstate.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat())
+    ttl = timedelta(minutes=_opt(settings, "lease_minutes", 15))
+    if not await asyncio.to_thread(jobstate.acquire_lease, service.store, name, me, started, ttl):
+        rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
+        await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
+        emit({"stage": "skipped", "job": name, "reason": rec.reason})
+        return rec.model_dump(mode="json")
+    t0 = time.monotonic()
+    try:
+        await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
+        users = [user] if user else await asyncio.to_thread(service.users)
+        rec.users = len(users)
+        heartbeat = lambda: jobstate.renew_lease(service.store, name, me, clock(), ttl)  # noqa: E731
+        if name == "extract":
+            await _extract(service, settings, llm or default_llm(settings), users, clock, emit, heartbeat, rec, backfill)
+        elif name == "consolidate":
+            await _consolidate(service, settings, llm or default_llm(settings), users, clock, emit, heartbeat, rec)
+        else:
+            await _retention(service, settings, users, clock, emit, rec)
+        rec.status = "partial" if rec.errors else "ok"
+    except Exception as e:
+        rec.status = "error"
+        rec.errors.append(f"{type(e).__name__}: {e}")
+        log.exception("job %s failed", name)
+    finally:
+        rec.duration_s = round(time.monotonic() - t0, 3)
+        rec.finished_at = clock().isoformat()
+        rec.errors = rec.errors[:50]
+        try:
+            await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
+        finally:
+            await asyncio.to_thread(jobstate.release_lease, service.store, name, me)
+    emit({"stage": "done", "job": name, "status": rec.status})
+    log.info("job %s %s: users=%d windows=%s facts=%s calls=%d tokens=%d cost=%.4f %.1fs", name, rec.status, rec.users,
+             rec.windows, rec.facts or rec.counts, rec.llm_calls, rec.prompt_tokens + rec.completion_tokens, rec.cost, rec.duration_s)
+    return rec.model_dump(mode="json")
+
+
+def _job_scope(user_id: str, job: str):
+    return scope_for(Actor(user_id, via=f"job:{job}"))
+
+
+def _add_llm(rec: RunRecord, llm_stats: dict[str, float]) -> None:
+    rec.llm_calls += int(llm_stats["calls"])
+    rec.prompt_tokens += int(llm_stats["prompt_tokens"])
+    rec.completion_tokens += int(llm_stats["completion_tokens"])
+    rec.cost += float(llm_stats["cost"])
+
+
+async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord, backfill: bool) -> None:
+    opts = ExtractOptions(
+        window_size=_opt(settings, "window_size", 40),
+        max_retries=_opt(settings, "max_retries", 3),
+        stuck_after=timedelta(minutes=_opt(settings, "stuck_minutes", 30)),
+        policy=Policy(
+            seen_cosine=_opt(settings, "seen_cosine", 0.9),
+            candidate_below=_opt(settings, "candidate_below", 0.76),
+            importance_floor=_opt(settings, "importance_floor", 0.3),
+        ),
+        backfill=backfill,
+    )
+    stats = ExtractStats()
+    for u in users:
+        emit({"stage": "user", "job": "extract", "user": user_hash(u)})
+        try:
+            await extract_user(service, _job_scope(u, "extract"), llm, now=clock, opts=opts, stats=stats,
+                               progress=lambda e, u=u: emit({"job": "extract", "user": user_hash(u), **e}), heartbeat=heartbeat)
+        except Exception as e:  # one user's trouble must not stop the others
+            stats.errors.append(f"user {user_hash(u)}: {type(e).__name__}: {e}")
+            log.exception("extraction failed for user %s", user_hash(u))
+    rec.windows, rec.facts, rec.errors = stats.windows, stats.facts, rec.errors + stats.errors
+    _add_llm(rec, stats.llm)
+
+
+async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord) -> None:
+    opts = ConsolidateOptions(max_llm_calls=_opt(settings, "consolidate_max_llm_calls", 2))
+    stats = ConsolidateStats()
+    tz = getattr(settings, "timezone", "UTC") if settings is not None else "UTC"
+    for u in users:
+        emit({"stage": "user", "job": "consolidate", "user": user_hash(u)})
+        try:
+            await consolidate_user(service, _job_scope(u, "consolidate"), llm, now=clock(), tz=tz, opts=opts, stats=stats,
+                                   progress=lambda e, u=u: emit({"job": "consolidate", "user": user_hash(u), **e}))
+        except Exception as e:
+            stats.errors.append(f"user {user_hash(u)}: {type(e).__name__}: {e}")
+            log.exception("consolidation failed for user %s", user_hash(u))
+        await asyncio.to_thread(heartbeat)
+    rec.counts, rec.errors = stats.counts, rec.errors + stats.errors
+    _add_llm(rec, stats.llm)
+
+
+async def _retention(service, settings, users, clock, emit, rec: RunRecord) -> None:
+    policy = RetentionPolicy(
+        messages_days=_opt(settings, "messages_days", 14),
+        events_days=_opt(settings, "events_days", 30),
+        unused_days=_opt(settings, "unused_days", 180),
+        purge_after_days=_opt(settings, "purge_after_days", 30),
+    )
+    stats = RetentionStats()
+    for u in users:
+        emit({"stage": "user", "job": "retention", "user": user_hash(u)})
+        try:
+            await asyncio.to_thread(apply_retention, service, _job_scope(u, "retention"), clock(), jobstate, policy, stats)
+            await asyncio.to_thread(_prune_windows, service, u, clock(), policy)
+        except Exception as e:
+            stats.errors.append(f"user {user_hash(u)}: {type(e).__name__}: {e}")
+            log.exception("retention failed for user %s", user_hash(u))
+    runs = await asyncio.to_thread(_prune_runs, service, clock(), policy, rec.id)
+    rec.counts = {k: v for k, v in vars(stats).items() if isinstance(v, int)} | {"runs_deleted": runs}
+    rec.errors = rec.errors + stats.errors
+
+
+def _prune_windows(service: Any, user_id: str, now: datetime, policy: RetentionPolicy) -> None:
+    """Done windows older than the event horizon go; the cursor keeps the position."""
+    cutoff = now - timedelta(days=policy.events_days)
+    old = [w["id"] for w in jobstate.get_windows(service.store, user_id)
+           if w["state"] in ("processed", "failed") and w.get("finished_at") and datetime.fromisoformat(w["finished_at"]) < cutoff]
+    jobstate.delete_windows(service.store, old)
+
+
+def _prune_runs(service: Any, now: datetime, policy: RetentionPolicy, current: str) -> int:
+    cutoff = (now - timedelta(days=policy.events_days)).isoformat()
+    old = [r["id"] for r in jobstate.list_runs(service.store, limit=100_000) if r["id"] != current and (r.get("started_at") or "") < cutoff]
+    jobstate.delete_runs(service.store, old)
+    return len(old)
+
+
+def run_job(
+    name: str,
+    service: Any,
+    settings: Any,
+    *,
+    llm: LLM | None = None,
+    user: str | None = None,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+    backfill: bool = False,
+) -> dict[str, Any]:
+    """Synchronous `arun_job` for the CLI and scripts. Called from inside a running loop, it runs
+    on a fresh loop in a helper thread (async hosts should await `arun_job` instead)."""
+    coro = lambda: arun_job(name, service, settings, llm=llm, user=user, progress=progress, now=now, backfill=backfill)  # noqa: E731
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = asyncio.run(coro())
+        except BaseException as e:  # handed back to the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=target, name=f"amber-job-{name}")
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def list_runs(service: Any, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
+    """The latest run records, newest first."""
+    return jobstate.list_runs(service.store, limit, job)
+
+
+def register_jobs(scheduler: Any, service: Any, settings: Any, llm: LLM | None = None) -> list[str]:
+    """Schedule the three jobs on an APScheduler (AsyncIOScheduler-like) object. Returns their ids."""
+    from apscheduler.triggers.cron import CronTrigger
+
+    crons = {
+        "extract": getattr(settings, "extract_cron", "0 */4 * * *"),
+        "consolidate": getattr(settings, "consolidate_cron", "30 3 * * *"),
+        "retention": getattr(settings, "retention_cron", "15 4 * * *"),
+    }
+    tz = getattr(settings, "timezone", "UTC")
+    ids = []
+    for name, cron in crons.items():
+        job_id = f"amber-{name}"
+        scheduler.add_job(
+            _scheduled,
+            CronTrigger.from_crontab(cron, timezone=tz),
+            args=[name, service, settings, llm],
+            id=job_id,
+            name=f"Amber {name}",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=3600,
+        )
+        ids.append(job_id)
+    return ids
+
+
+async def _scheduled(name: str, service: Any, settings: Any, llm: LLM | None) -> None:
+    """A scheduled run must never take the host down: errors end up in the run record and the log."""
+    try:
+        await arun_job(name, service, settings, llm=llm)
+    except Exception:
+        log.exception("scheduled job %s failed", name)

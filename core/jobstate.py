@@ -1,0 +1,175 @@
+"""The jobs' own records in the store's registry (cursors, windows, leases, runs), and the few
+low-level writes the jobs need that the service does not offer (status changes without a new
+version, hard deletes, dropping old messages and audit rows).
+
+Everything here goes through `service.store` and keeps the service's recall indexes honest: after
+a low-level write the affected in-process indexes are dropped (rebuilt on next use) and the
+collection revision in the registry moves, so other hosts sharing the store rebuild theirs too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import uuid
+from datetime import datetime, timedelta
+from typing import Any, Sequence
+
+from .model import Memory, Status
+from .scope import Scope, event_collection, memory_collection, message_collection
+
+_lease_mutex = threading.Lock()  # makes acquire atomic between workers of one process
+
+
+def owner_key(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode()).hexdigest()[:24]
+
+
+# ---- cursors and windows ---------------------------------------------------------------------
+
+
+def get_cursor(store: Any, job: str, user_id: str) -> dict[str, Any] | None:
+    return store.reg_get(f"cursor:{job}:{owner_key(user_id)}")
+
+
+def set_cursor(store: Any, job: str, user_id: str, mark: dict[str, Any] | None) -> None:
+    if mark is not None:
+        store.reg_put(f"cursor:{job}:{owner_key(user_id)}", mark, kind="cursor", owner=owner_key(user_id))
+
+
+def get_windows(store: Any, user_id: str) -> list[dict[str, Any]]:
+    return list(store.reg_find("window", owner_key(user_id)).values())
+
+
+def put_window(store: Any, w: dict[str, Any]) -> None:
+    store.reg_put(f"win:{w['id']}", w, kind="window", owner=owner_key(w["user_id"]))
+
+
+def delete_windows(store: Any, ids: Sequence[str]) -> None:
+    store.reg_delete([f"win:{i}" for i in ids])
+
+
+# ---- leases ----------------------------------------------------------------------------------
+
+
+def acquire_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelta, settle_s: float = 0.05) -> bool:
+    """Take the job's lease unless someone else holds an unexpired one.
+
+    Chroma has no compare-and-set, so across processes this is write, wait, re-read: the last
+    writer wins and the loser sees it. Within a process a mutex makes it exact."""
+    key = f"lease:{job}"
+    with _lease_mutex:
+        held = store.reg_get(key)
+        if held and held.get("owner") != owner and datetime.fromisoformat(held["expires_at"]) > now:
+            return False
+        store.reg_put(key, {"owner": owner, "expires_at": (now + ttl).isoformat(), "taken_at": now.isoformat()}, kind="lease")
+    if settle_s:
+        time.sleep(settle_s)
+    held = store.reg_get(key)
+    return bool(held) and held.get("owner") == owner
+
+
+def renew_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
+    with _lease_mutex:
+        held = store.reg_get(f"lease:{job}")
+        if held and held.get("owner") == owner:
+            store.reg_put(f"lease:{job}", {**held, "expires_at": (now + ttl).isoformat()}, kind="lease")
+
+
+def release_lease(store: Any, job: str, owner: str) -> None:
+    with _lease_mutex:
+        held = store.reg_get(f"lease:{job}")
+        if held and held.get("owner") == owner:
+            store.reg_delete([f"lease:{job}"])
+
+
+# ---- run records -----------------------------------------------------------------------------
+
+
+def new_run_id(job: str, now: datetime) -> str:
+    return f"run_{job}_{now:%Y%m%dT%H%M%S}_{uuid.uuid4().hex[:6]}"
+
+
+def save_run(store: Any, record: dict[str, Any]) -> None:
+    store.reg_put(f"run:{record['id']}", record, kind="run", owner=record["job"])
+
+
+def list_runs(store: Any, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
+    runs = store.reg_find("run", job)
+    return sorted(runs.values(), key=lambda r: (r.get("started_at") or "", r["id"]), reverse=True)[:limit]
+
+
+def delete_runs(store: Any, ids: Sequence[str]) -> None:
+    store.reg_delete([f"run:{i}" for i in ids])
+
+
+# ---- low-level record changes ----------------------------------------------------------------
+
+
+def _refresh(service: Any, col: str) -> None:
+    service.recaller.drop_indexes(col)
+    key = f"rev:{col}"
+    rev = max(int(service.store.reg_get(key) or 0), service.revision(col)) + 1
+    service.store.reg_put(key, rev, kind="rev")
+
+
+def audit(service: Any, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
+    """An audit event in the shape `MemoryService.events` reads (one row per memory touched)."""
+    ev = uuid.uuid4().hex
+    at = service.clock.now().timestamp()
+    rows = [
+        (
+            f"{ev}:{n}",
+            {
+                "event": ev, "action": action, "actor": scope.actor, "client": scope.client or "", "memory_id": mid,
+                "memory_ids": json.dumps(list(ids)[:200]), "at": at,
+                "detail": json.dumps(detail, default=str, ensure_ascii=False),
+            },
+        )
+        for n, mid in enumerate(list(ids)[:200] or [""])
+    ]
+    service.store.put_rows(event_collection(scope), rows)
+
+
+def set_status(service: Any, scope: Scope, memories: Sequence[Memory], status: Status, action: str, now: datetime, **updates: Any) -> list[Memory]:
+    """Move records to another status in place (expire, archive-as-merged, retire a conflict)."""
+    if not memories:
+        return []
+    changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in memories]
+    col = memory_collection(scope)
+    service.store.put_memories(col, changed, None)
+    _refresh(service, col)
+    audit(service, scope, action, [m.id for m in changed])
+    return changed
+
+
+def all_memories(service: Any, scope: Scope) -> list[Memory]:
+    """Every record of the user, any status and namespace."""
+    return service.store.find_memories(memory_collection(scope), None)
+
+
+def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None:
+    """Remove records with their vectors. Raises if the store refuses: the caller keeps them for next time."""
+    if ids:
+        col = memory_collection(scope)
+        service.store.delete_records(col, list(ids))
+        _refresh(service, col)
+
+
+def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
+    if ids:
+        col = message_collection(scope)
+        service.store.delete_records(col, list(ids))
+        _refresh(service, col)
+
+
+def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
+    rows = service.store.find_rows(event_collection(scope), {"at": {"$lt": before.timestamp()}})
+    return [r["id"] for r in rows]
+
+
+def delete_event_rows(service: Any, scope: Scope, ids: Sequence[str]) -> None:
+    if ids:
+        service.store.delete_records(event_collection(scope), list(ids), vectors=False)

@@ -1,0 +1,106 @@
+"""Chat completions through LiteLLM, for the jobs (extraction, consolidation).
+
+Inside the LiteLLM proxy the calls go through the proxy's own router (read at call time, so a
+config reload is picked up) and reuse its models and keys; elsewhere `litellm.acompletion`.
+Every call is tagged `amber_internal` so the capture hook never mistakes it for user traffic.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Callable
+
+from .errors import LLMError
+from .extraction.parse import strip_fences
+
+log = logging.getLogger("amber.llm")
+
+
+class LiteLLMClient:
+    """The `LLM` port over LiteLLM. Extra keyword arguments (api_base, api_key, ...) go to every call."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        router_getter: Callable[[], Any] | None = None,
+        timeout: float = 60,
+        **params: Any,
+    ):
+        self.model = model
+        self.router_getter = router_getter
+        self.timeout = timeout
+        self.params = params
+
+    def _router(self) -> Any:
+        if self.router_getter is None:
+            return None
+        try:
+            return self.router_getter()
+        except Exception as e:  # a proxy without a router yet: fall back to plain litellm
+            log.debug("no LiteLLM router available: %s", e)
+            return None
+
+    async def complete(
+        self, messages: list[dict[str, Any]], *, json_schema: dict | None = None, purpose: str = ""
+    ) -> tuple[str, dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "timeout": self.timeout,
+            "metadata": {"amber_internal": True, "amber_purpose": purpose},
+            **self.params,
+        }
+        if json_schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": _schema_name(purpose), "schema": json_schema, "strict": False},
+            }
+        router = self._router()
+        try:
+            if router is not None:
+                resp = await router.acompletion(**kwargs)
+            else:
+                import litellm
+
+                resp = await litellm.acompletion(num_retries=0, **kwargs)
+        except Exception as e:  # providers raise many types; to the jobs they all mean "try later"
+            raise LLMError(f"model {self.model} failed ({purpose or 'completion'}): {type(e).__name__}: {e}") from e
+        text = _text_of(resp)
+        if json_schema is not None:
+            try:
+                json.loads(strip_fences(text))
+            except ValueError as e:
+                raise LLMError(f"model {self.model} returned output that is not JSON ({purpose}): {e}") from e
+        return text, _usage_of(resp)
+
+
+def _schema_name(purpose: str) -> str:
+    name = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in purpose)[:64]
+    return name or "amber_output"
+
+
+def _text_of(resp: Any) -> str:
+    try:
+        text = resp.choices[0].message.content
+    except (AttributeError, IndexError, KeyError, TypeError) as e:
+        raise LLMError(f"model answer has no message content: {e}") from e
+    if not isinstance(text, str) or not text.strip():
+        raise LLMError("model answered with empty content")
+    return text
+
+
+def _usage_of(resp: Any) -> dict[str, Any]:
+    usage = getattr(resp, "usage", None)
+    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion = int(getattr(usage, "completion_tokens", 0) or 0)
+    cost = 0.0
+    try:
+        import litellm
+
+        cost = float(litellm.completion_cost(completion_response=resp) or 0.0)
+    except Exception:  # unknown model prices are common (local models, proxy groups): cost unknown, not an error
+        hidden = getattr(resp, "_hidden_params", None) or {}
+        cost = float(hidden.get("response_cost") or 0.0) if isinstance(hidden, dict) else 0.0
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "cost": cost}
