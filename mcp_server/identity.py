@@ -79,22 +79,25 @@ class KeyRing:
     """The configured keys, by hash. An empty ring means local mode (loopback only)."""
 
     def __init__(self, keys: Iterable[ApiKeyConfig], local_user: str = LOCAL_USER):
+        keys = list(keys)
         self._keys: list[_Key] = []
         for k in keys:
             if not k.secret:
                 log.warning("API key %r has an empty secret (is its environment variable set?); it is ignored", k.name)
                 continue
             self._keys.append(_Key(k.name, hash_secret(k.secret), k.user, frozenset(k.scopes), k.trusted_client))
+        # keys configured but none usable must not fall back to the open local mode
+        self.configured = bool(keys)
         self.local_user = local_user
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "KeyRing":
         ring = cls(settings.api_keys, settings.default_user or LOCAL_USER)
-        if not ring.local_mode:
+        if ring._keys:
             log.info("memory server: %d API key(s) configured", len(ring._keys))
-        elif settings.api_keys:
-            log.warning("memory server: every configured API key is empty; running in local mode")
-        if ring.local_mode:
+        elif ring.configured:
+            log.warning("memory server: every configured API key has an empty secret; every request will be refused")
+        else:
             log.info(
                 "memory server: no API keys configured (AMBER_API_KEYS); local mode: only loopback clients, "
                 "acting as user %r", ring.local_user
@@ -103,7 +106,7 @@ class KeyRing:
 
     @property
     def local_mode(self) -> bool:
-        return not self._keys
+        return not self.configured
 
     def _match(self, secret: str) -> _Key | None:
         digest = hash_secret(secret)

@@ -1,0 +1,109 @@
+"""The memory server app: REST under /v1, MCP (Streamable HTTP) at /mcp, /health, OpenAPI.
+
+`create_app(service, settings)` is the one factory: `amber serve` runs it with uvicorn and the
+LiteLLM hook mounts it at /memory on the proxy (entering `app.router.lifespan_context(app)` itself).
+All paths are relative to wherever the app is mounted.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio.to_thread
+from fastapi import FastAPI, Request, Security
+from fastapi.security import HTTPBearer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from core import AsyncMemory, Forbidden, MemoryService, Settings
+
+from . import rest_memory, rest_more
+from .errors import HANDLERS
+from .http_auth import AuthMiddleware
+from .identity import KeyRing, current_identity
+from .local import LocalMemory
+from .mcp_tools import build_mcp
+
+log = logging.getLogger("amber.server")
+VERSION = "0.1.0"
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """The MCP DNS-rebinding guard, from `allowed_hosts` ("*" turns it off, e.g. behind a proxy)."""
+    hosts = list(settings.allowed_hosts)
+    if "*" in hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+async def identity_middleware(ctx: Any, call_next: Any) -> Any:
+    """MCP messages are handled in the session's task, not the HTTP request's: take the identity from
+    the HTTP request that carried this message, so each message acts with its own key."""
+    request = getattr(ctx, "request", None)
+    identity = getattr(getattr(request, "state", None), "amber_identity", None) if request is not None else None
+    if identity is None:
+        return await call_next(ctx)
+    reset = current_identity.set(identity)
+    try:
+        return await call_next(ctx)
+    finally:
+        current_identity.reset(reset)
+
+
+def create_app(service: MemoryService, settings: Settings) -> FastAPI:
+    amem = AsyncMemory(service)
+    ring = KeyRing.from_settings(settings)
+
+    def port_for_request() -> LocalMemory:
+        identity = current_identity.get()
+        if identity is None:
+            raise Forbidden("no identity for this MCP request")
+        return LocalMemory(amem, identity, settings)
+
+    mcp = build_mcp(port_for_request)
+    mcp.middleware.append(identity_middleware)
+    mcp.streamable_http_app(transport_security=transport_security(settings), host=settings.host)  # creates the session manager
+    session_manager = mcp.session_manager
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        async with session_manager.run():
+            log.info("memory server ready (REST /v1, MCP /mcp)")
+            yield
+
+    app = FastAPI(
+        title="Amber memory server",
+        version=VERSION,
+        description="One long-term memory for all your AI chats. Authenticate with `Authorization: Bearer <key>`.",
+        lifespan=lifespan,
+    )
+    app.state.amber_memory = amem
+    app.state.amber_settings = settings
+    app.state.amber_mcp = mcp
+    bearer = HTTPBearer(auto_error=False, description="An Amber API key")
+    app.include_router(rest_memory.router, dependencies=[Security(bearer)])
+    app.include_router(rest_more.router, dependencies=[Security(bearer)])
+    for exc, handler in HANDLERS.items():
+        app.add_exception_handler(exc, handler)
+
+    @app.get("/health", tags=["health"], summary="Store, embedder and LLM status")
+    async def health(request: Request) -> JSONResponse:
+        h = await anyio.to_thread.run_sync(service.health)
+        body = {
+            "ok": bool(h.get("ok")),
+            "store": {k: v for k, v in h.get("store", {}).items() if k != "location"},
+            "embedder": h.get("embedder", {}),
+            "llm": {"model": settings.llm_model, "checked": False},
+            "auth": "local" if ring.local_mode else "keys",
+            "version": VERSION,
+        }
+        return JSONResponse(body, status_code=200 if body["ok"] else 503)
+
+    app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(session_manager), methods=["GET", "POST", "DELETE"]))
+    app.add_middleware(AuthMiddleware, ring=ring, allowed_hosts=list(settings.allowed_hosts))
+    return app

@@ -1,0 +1,116 @@
+"""Amber's errors as HTTP answers: 4xx naming the field for the caller's mistakes, 503 for
+"try again later", and a logged 500 only for Amber's own bugs.
+
+Body: {"error": code, "detail": message, "field": name-or-null}. `core.RemoteMemory` maps the
+code back to the same exception class.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse
+
+from core import (
+    AmberError,
+    EmbedderMismatch,
+    EmbedderUnavailable,
+    Forbidden,
+    Immutable,
+    InvalidInput,
+    LLMError,
+    NotFound,
+    StoreLocked,
+    StoreUnavailable,
+    Timeout,
+    TransientError,
+)
+
+log = logging.getLogger("amber.server")
+
+# most specific first
+_TABLE: list[tuple[type[Exception], int, str]] = [
+    (InvalidInput, 422, "invalid_input"),
+    (NotFound, 404, "not_found"),
+    (Forbidden, 403, "forbidden"),
+    (Immutable, 409, "immutable"),
+    (EmbedderMismatch, 409, "embedder_mismatch"),
+    (StoreLocked, 503, "store_locked"),
+    (EmbedderUnavailable, 503, "embedder_unavailable"),
+    (LLMError, 503, "llm_error"),
+    (Timeout, 503, "timeout"),
+    (StoreUnavailable, 503, "store_unavailable"),
+    (TransientError, 503, "unavailable"),
+    (AmberError, 400, "rejected"),
+]
+
+
+def error_body(code: str, detail: str, field: str | None = None) -> dict:
+    return {"error": code, "detail": detail, "field": field}
+
+
+def classify(exc: Exception) -> tuple[int, str]:
+    for cls, status, code in _TABLE:
+        if isinstance(exc, cls):
+            return status, code
+    return 500, "internal"
+
+
+def amber_error_response(exc: AmberError) -> JSONResponse:
+    status, code = classify(exc)
+    field = exc.field if isinstance(exc, InvalidInput) else None
+    headers = {"Retry-After": "5"} if status == 503 else None
+    return JSONResponse(error_body(code, str(exc), field), status_code=status, headers=headers)
+
+
+def _loc(loc: tuple) -> str:
+    # ("body", "messages", 0, "role") -> "messages.0.role"; the first element names where, not what
+    parts = [str(p) for p in loc]
+    if len(parts) > 1 and parts[0] in ("body", "query", "path", "header", "cookie"):
+        parts = parts[1:]
+    return ".".join(parts) or "body"
+
+
+def validation_response(errors: list[dict]) -> JSONResponse:
+    first = errors[0] if errors else {"loc": ("body",), "msg": "invalid"}
+    field = _loc(tuple(first.get("loc", ())))
+    detail = "; ".join(f"{_loc(tuple(e.get('loc', ())))}: {e.get('msg')}" for e in errors[:5])
+    return JSONResponse(error_body("invalid_input", detail, field), status_code=422)
+
+
+async def on_amber_error(request: Request, exc: AmberError) -> JSONResponse:
+    status, _ = classify(exc)
+    if status >= 500:
+        log.warning("%s %s: %s", request.method, request.url.path, exc)
+    return amber_error_response(exc)
+
+
+async def on_request_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+    return validation_response(list(exc.errors()))
+
+
+async def on_pydantic_validation(request: Request, exc: ValidationError) -> JSONResponse:
+    return validation_response(list(exc.errors()))
+
+
+async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    code = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated", 403: "forbidden"}.get(exc.status_code, "http_error")
+    return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+
+async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return JSONResponse(error_body("internal", "Amber hit an unexpected error; it has been logged"), status_code=500)
+
+
+HANDLERS = {
+    AmberError: on_amber_error,
+    RequestValidationError: on_request_validation,
+    ValidationError: on_pydantic_validation,
+    StarletteHTTPException: on_http_error,
+    Exception: on_unexpected,
+}

@@ -1,0 +1,114 @@
+"""ASGI middleware: authenticate every request but /health and the API docs, set the identity for
+the request (scope state + contextvar), strip `?token=` before anything downstream can log it, and
+write one quiet log line per request (user as a pseudonym, never the key or the memory text)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from core import Forbidden, InvalidInput, user_hash
+
+from .errors import error_body
+from .identity import Identity, KeyRing, Unauthenticated, current_identity
+
+log = logging.getLogger("amber.server.http")
+
+PUBLIC = {"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+
+
+def route_path(scope: Scope) -> str:
+    """The path inside this app, also when a host mounts it under a prefix such as /memory."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path or "/"
+
+
+def pop_token(scope: Scope) -> str | None:
+    """Remove `token` from the query string in place (the server's access log reads the same scope)."""
+    raw = scope.get("query_string", b"")
+    if b"token=" not in raw:
+        return None
+    pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
+    token = next((v for k, v in pairs if k == "token"), None)
+    scope["query_string"] = urlencode([(k, v) for k, v in pairs if k != "token"]).encode("latin-1")
+    return token
+
+
+def host_allowed(host: str, allowed: list[str]) -> bool:
+    if "*" in allowed:
+        return True
+    for pattern in allowed:
+        if host == pattern or (pattern.endswith(":*") and host.startswith(pattern[:-1])):
+            return True
+    return False
+
+
+class AuthMiddleware:
+    def __init__(self, app: ASGIApp, ring: KeyRing, allowed_hosts: list[str]):
+        self.app = app
+        self.ring = ring
+        self.allowed_hosts = allowed_hosts
+
+    def _identify(self, scope: Scope, token: str | None) -> Identity:
+        headers = Headers(scope=scope)
+        auth = headers.get("authorization", "")
+        secret = auth[7:].strip() if auth[:7].lower() == "bearer " else None
+        client_host = (scope.get("client") or ("", 0))[0]
+        if self.ring.local_mode:
+            # without keys, loopback is the only credential: refuse pages on other sites that a browser
+            # would send here (DNS rebinding, cross-origin form posts)
+            host = headers.get("host", "")
+            if not host_allowed(host, self.allowed_hosts):
+                raise Forbidden(f"host {host!r} is not in allowed_hosts")
+            origin = headers.get("origin")
+            if origin and not any(origin.startswith(p) for p in ("http://127.0.0.1", "http://localhost", "http://[::1]")):
+                raise Forbidden("cross-origin requests need an API key")
+        return self.ring.identify(secret or token, headers, client_host)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        token = pop_token(scope)
+        path = route_path(scope)
+        started = time.perf_counter()
+        status = [0]
+        identity: Identity | None = None
+
+        async def send_logged(message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            if path not in PUBLIC:
+                try:
+                    identity = self._identify(scope, token)
+                except Unauthenticated as e:
+                    headers = {"WWW-Authenticate": 'Bearer realm="amber"'}
+                    await JSONResponse(error_body("unauthenticated", str(e)), 401, headers=headers)(scope, receive, send_logged)
+                    return
+                except Forbidden as e:
+                    await JSONResponse(error_body("forbidden", str(e)), 403)(scope, receive, send_logged)
+                    return
+                except InvalidInput as e:
+                    await JSONResponse(error_body("invalid_input", str(e), e.field), 422)(scope, receive, send_logged)
+                    return
+            scope.setdefault("state", {})["amber_identity"] = identity
+            reset = current_identity.set(identity)
+            try:
+                await self.app(scope, receive, send_logged)
+            finally:
+                current_identity.reset(reset)
+        finally:
+            who = user_hash(identity.user_id) if identity and identity.user_id else "-"
+            key = identity.key_name if identity else "-"
+            ms = (time.perf_counter() - started) * 1000
+            log.info("%s %s %s user=%s key=%s %.0fms", scope.get("method"), scope.get("path"), status[0], who, key, ms)

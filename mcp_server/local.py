@@ -1,0 +1,251 @@
+"""LocalMemory: the memory port for one authenticated caller, over the in-process service.
+
+Same coroutines and return types as `core.RemoteMemory`, so the REST routes, the MCP tools and the
+stdio bridge all speak one interface. Every method checks the caller's scopes and builds the
+`Scope` from the identity: the user is never taken from a request body.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, AsyncIterator, Iterable, Sequence
+
+import anyio.to_thread
+
+from core import (
+    Actor,
+    AsyncMemory,
+    ClientCache,
+    InvalidInput,
+    Kind,
+    Memory,
+    MemoryIn,
+    MemoryPatch,
+    Message,
+    NotFound,
+    Page,
+    RecallResult,
+    Role,
+    Scope,
+    Settings,
+    WriteResult,
+    known_message_ids,
+    scope_for,
+    vector_health,
+)
+
+from .boot import build_boot
+from .identity import ADMIN, READ, WRITE, Identity
+
+EXPORT_CHUNK = 200
+
+
+class LocalMemory:
+    def __init__(self, amem: AsyncMemory, identity: Identity, settings: Settings):
+        self.amem = amem
+        self.service = amem.service
+        self.identity = identity
+        self.settings = settings
+
+    # ---- scope -------------------------------------------------------------------------------
+
+    def _scope(self, need: str = READ, *, project: str | None = None, namespace: str | None = None) -> Scope:
+        self.identity.require(need)
+        actor = Actor(self.identity.user(), client=self.identity.client, via=f"key:{self.identity.key_name}")
+        try:
+            return scope_for(
+                actor,
+                project=project,
+                write_namespace=namespace if need == WRITE else None,
+                extra=[namespace] if namespace and need != WRITE else (),
+            )
+        except InvalidInput as e:
+            if project and f"project:{project}" in str(e):
+                raise InvalidInput("project", "a project name is letters, digits, '.', '_' or '-' (at most 64)") from None
+            raise
+
+    async def _run(self, fn, *args: Any, **kw: Any) -> Any:
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kw))
+
+    # ---- recall and capture ------------------------------------------------------------------
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        project: str | None = None,
+        budget_tokens: int | None = None,
+        top_k: int | None = None,
+        preset: str | None = None,
+    ) -> RecallResult:
+        scope = self._scope(project=project, namespace=namespace)
+        overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
+        if budget_tokens is None and preset is None:
+            overrides["budget_tokens"] = self.settings.recall_budget_tokens
+        cfg = self.service.recall_config(preset, **overrides)
+        return await self.amem.recall(scope, query, cfg)
+
+    async def search(
+        self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None, namespace: str | None = None
+    ):
+        scope = self._scope(project=project, namespace=namespace)
+        cfg = self.service.recall_config(None, **({"top_k": top_k} if top_k else {}))
+        if not filter:
+            cfg = cfg.model_copy(update={"rerank": False})
+        return await self.amem.search(scope, query, cfg)
+
+    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> dict[str, Any]:
+        scope = self._scope(WRITE)
+        msgs = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
+
+        def work() -> dict[str, Any]:
+            known = known_message_ids(self.service, scope, [m.id for m in msgs]) if commands else set()
+            n = self.service.ingest(scope, msgs)
+            done: list[dict[str, str]] = []
+            for m in msgs:
+                if commands and m.role == Role.user and m.id not in known:
+                    for action, mem in self.service.apply_commands(scope, m.content, source_id=m.id):
+                        done.append({"action": action, "memory_id": mem.id})
+            return {"ingested": n, "commands": done}
+
+        return await self._run(work)
+
+    async def messages(self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None) -> list[Message]:
+        return await self.amem.messages(self._scope(), since=since, until=until, session=session)
+
+    async def remember(self, data: MemoryIn) -> WriteResult:
+        return await self.amem.remember(self._scope(WRITE), data)
+
+    # ---- memories ----------------------------------------------------------------------------
+
+    async def list(self, **filters: Any) -> Page:
+        return await self.amem.list(self._scope(), **filters)
+
+    async def get(self, memory_id: str) -> Memory:
+        return await self.amem.get(self._scope(), memory_id)
+
+    async def update(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        return await self.amem.update(self._scope(WRITE), memory_id, patch)
+
+    async def delete(self, memory_id: str) -> Memory:
+        return await self.amem.delete(self._scope(WRITE), memory_id)
+
+    async def archive(self, memory_id: str) -> Memory:
+        return await self.amem.archive(self._scope(WRITE), memory_id)
+
+    async def pin(self, memory_id: str, pinned: bool = True) -> Memory:
+        return await self.amem.pin(self._scope(WRITE), memory_id, pinned)
+
+    async def supersede(self, memory_id: str, data: MemoryIn) -> WriteResult:
+        return await self.amem.supersede(self._scope(WRITE), memory_id, data)
+
+    async def namespaces(self) -> dict[str, int]:
+        return await self.amem.namespaces(self._scope())
+
+    async def events(self, memory_id: str | None = None, limit: int = 200):
+        return await self.amem.events(self._scope(), memory_id, limit)
+
+    # ---- boot pack, precious, glossary, digest ------------------------------------------------
+
+    async def boot(self) -> dict[str, Any]:
+        return await self._run(build_boot, self.service, self._scope(), self.settings.timezone)
+
+    async def precious_list(self) -> list[Memory]:
+        page = await self.amem.list(self._scope(), kind=Kind.precious, limit=500)
+        return page.items
+
+    async def precious_add(self, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
+        return await self.amem.precious_add(self._scope(WRITE), quote, source_ids=source_ids, importance=importance)
+
+    async def glossary_get(self, term: str | None = None) -> list[Memory]:
+        return await self.amem.glossary_get(self._scope(), term)
+
+    async def glossary_set(self, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
+        return await self.amem.glossary_set(self._scope(WRITE), term, definition, aliases)
+
+    async def glossary_delete(self, term: str) -> list[Memory]:
+        scope = self._scope(WRITE)
+
+        def work() -> list[Memory]:
+            found = self.service.glossary_get(scope, term)
+            if not found:
+                raise NotFound(f"no glossary entry {term!r}")
+            return [self.service.delete(scope, m.id) for m in found]
+
+        return await self._run(work)
+
+    async def digest_get(self) -> Memory | None:
+        return await self.amem.digest_get(self._scope())
+
+    async def digest_set(self, text: str) -> Memory:
+        return await self.amem.digest_set(self._scope(WRITE), text)
+
+    # ---- review queue ------------------------------------------------------------------------
+
+    async def candidates(self) -> list[Memory]:
+        return await self.amem.candidates(self._scope())
+
+    async def candidate(self, memory_id: str, action: str, target_id: str | None = None) -> dict[str, Any]:
+        scope = self._scope(WRITE)
+        if action in ("merge", "supersede") and not target_id:
+            raise InvalidInput("target_id", f"{action} needs the id of the active memory it applies to")
+        if action == "approve":
+            r = await self.amem.approve(scope, memory_id)
+        elif action == "discard":
+            r = await self.amem.discard(scope, memory_id)
+        elif action == "merge":
+            r = await self.amem.merge(scope, memory_id, target_id)
+        elif action == "supersede":
+            r = await self.amem.supersede_with_candidate(scope, memory_id, target_id)
+        else:
+            raise InvalidInput("action", "one of approve, discard, merge, supersede")
+        if isinstance(r, WriteResult):
+            return {"action": r.action, "memory": r.memory, "previous": r.previous}
+        return {"action": action + ("d" if action.endswith("e") else "ed"), "memory": r, "previous": None}
+
+    # ---- export / import, cache, admin --------------------------------------------------------
+
+    def export(self) -> AsyncIterator[dict[str, Any]]:
+        """Export lines, read from the store in chunks off the event loop. The scope is checked now,
+        before the first line, so a refusal is an error answer rather than a broken stream."""
+        gen = self.service.export(self._scope())
+
+        def chunk() -> list[dict[str, Any]]:
+            out = []
+            for line in gen:
+                out.append(line)
+                if len(out) >= EXPORT_CHUNK:
+                    break
+            return out
+
+        async def lines() -> AsyncIterator[dict[str, Any]]:
+            while batch := await self._run(chunk):
+                for line in batch:
+                    yield line
+
+        return lines()
+
+    async def import_(self, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+        return await self.amem.import_(self._scope(WRITE), list(lines))
+
+    async def cache_get(self, namespace: str, key: str) -> dict[str, Any]:
+        return await self._run(ClientCache(self.service).get, self._scope(), namespace, key)
+
+    async def cache_put(self, namespace: str, key: str, value: Any, ttl_s: float | None = None) -> dict[str, Any]:
+        return await self._run(ClientCache(self.service).put, self._scope(WRITE), namespace, key, value, ttl_s)
+
+    async def cache_delete(self, namespace: str, key: str) -> None:
+        await self._run(ClientCache(self.service).delete, self._scope(WRITE), namespace, key)
+
+    async def vectors_health(self) -> dict[str, Any]:
+        self.identity.require(ADMIN)
+        return await self._run(vector_health, self.service)
+
+    async def reindex(self, user: str | None = None) -> dict[str, Any]:
+        self.identity.require(ADMIN)
+        users = [user] if user else await self._run(self.service.users)
+        done = {}
+        for u in users:
+            done[u] = await self.amem.reindex(scope_for(Actor(u, via=f"key:{self.identity.key_name}")))
+        return {"users": done}

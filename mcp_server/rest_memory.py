@@ -1,0 +1,127 @@
+"""REST: recall, search, message capture, and memories (list, create/upsert, get, edit, lifecycle)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Path, Query
+
+from core import Category, Kind, Memory, MemoryIn, MemoryPatch, Page, WriteResult
+
+from .local import LocalMemory
+from .rest_deps import port, utc
+from .schemas import (
+    EventsOut,
+    IngestIn,
+    IngestOut,
+    MessagesOut,
+    NamespacesOut,
+    RecallIn,
+    RecallOut,
+    SearchIn,
+    SearchOut,
+    item,
+)
+
+router = APIRouter(prefix="/v1")
+Port = Annotated[LocalMemory, Depends(port)]
+MemoryId = Annotated[str, Path(min_length=1, max_length=200, description="Memory id")]
+StatusFilter = Literal["active", "candidate", "superseded", "archived", "expired", "deleted", "any"]
+
+
+@router.post("/recall", response_model=RecallOut, tags=["recall"], summary="The memory block to inject for a query")
+async def recall(body: RecallIn, p: Port) -> RecallOut:
+    r = await p.recall(
+        body.query, namespace=body.namespace, project=body.project, budget_tokens=body.budget_tokens, top_k=body.top_k, preset=body.preset
+    )
+    return RecallOut(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
+
+
+@router.post("/search", response_model=SearchOut, tags=["recall"], summary="Ranked memories and turns with scores")
+async def search(body: SearchIn, p: Port) -> SearchOut:
+    hits = await p.search(body.query, top_k=body.top_k, filter=body.filter, project=body.project, namespace=body.namespace)
+    return SearchOut(hits=[item(c) for c in hits])
+
+
+@router.post("/messages", response_model=IngestOut, tags=["messages"], summary="Capture conversation turns (idempotent by id)")
+async def ingest(body: IngestIn, p: Port) -> dict:
+    return await p.ingest(body.messages, commands=body.commands)
+
+
+@router.get("/messages", response_model=MessagesOut, tags=["messages"], summary="Captured turns, oldest first")
+async def messages(
+    p: Port,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    session: Annotated[str | None, Query(max_length=200)] = None,
+) -> MessagesOut:
+    return MessagesOut(messages=await p.messages(since=utc(since), until=utc(until), session=session))
+
+
+@router.get("/memories", response_model=Page, tags=["memories"], summary="List memories, newest first")
+async def list_memories(
+    p: Port,
+    namespace: Annotated[str | None, Query(max_length=80)] = None,
+    kind: Kind | None = None,
+    category: Category | None = None,
+    status: StatusFilter = "active",
+    text: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: Annotated[str | None, Query(max_length=20)] = None,
+) -> Page:
+    return await p.list(namespace=namespace, kind=kind, category=category, status=status, text=text, limit=limit, cursor=cursor)
+
+
+@router.post("/memories", response_model=WriteResult, tags=["memories"], summary="Create, or upsert by fact_key")
+async def create_memory(body: MemoryIn, p: Port) -> WriteResult:
+    return await p.remember(body)
+
+
+@router.get("/memories/{memory_id}", response_model=Memory, tags=["memories"])
+async def get_memory(memory_id: MemoryId, p: Port) -> Memory:
+    return await p.get(memory_id)
+
+
+@router.patch("/memories/{memory_id}", response_model=Memory, tags=["memories"], summary="Edit in place (keyed content supersedes)")
+async def patch_memory(memory_id: MemoryId, body: MemoryPatch, p: Port) -> Memory:
+    return await p.update(memory_id, body)
+
+
+@router.delete("/memories/{memory_id}", response_model=Memory, tags=["memories"], summary="Soft delete")
+async def delete_memory(memory_id: MemoryId, p: Port) -> Memory:
+    return await p.delete(memory_id)
+
+
+@router.post("/memories/{memory_id}/archive", response_model=Memory, tags=["memories"])
+async def archive_memory(memory_id: MemoryId, p: Port) -> Memory:
+    return await p.archive(memory_id)
+
+
+@router.post("/memories/{memory_id}/pin", response_model=Memory, tags=["memories"])
+async def pin_memory(memory_id: MemoryId, p: Port) -> Memory:
+    return await p.pin(memory_id, True)
+
+
+@router.post("/memories/{memory_id}/unpin", response_model=Memory, tags=["memories"])
+async def unpin_memory(memory_id: MemoryId, p: Port) -> Memory:
+    return await p.pin(memory_id, False)
+
+
+@router.post("/memories/{memory_id}/supersede", response_model=WriteResult, tags=["memories"], summary="Replace with a new version")
+async def supersede_memory(memory_id: MemoryId, body: MemoryIn, p: Port) -> WriteResult:
+    return await p.supersede(memory_id, body)
+
+
+@router.get("/namespaces", response_model=NamespacesOut, tags=["memories"], summary="Namespaces with their memory counts")
+async def namespaces(p: Port) -> NamespacesOut:
+    return NamespacesOut(namespaces=await p.namespaces())
+
+
+@router.get("/events", response_model=EventsOut, tags=["audit"], summary="Audit trail, per memory or for the whole user")
+async def events(
+    p: Port,
+    memory_id: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> EventsOut:
+    return EventsOut(events=await p.events(memory_id, limit))

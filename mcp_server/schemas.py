@@ -1,0 +1,179 @@
+"""Request and response shapes of the REST API (and the MCP tools' structured output).
+
+Bounds on every number and string are declared here, so bad input is refused with the field
+named before any work starts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core import Candidate, Event, Memory, Message
+
+Preset = Literal["fast", "balanced", "thorough"]
+Query = Field(min_length=1, max_length=4000, description="What to look for, in the user's words")
+NamespaceField = Field(None, max_length=80, description="'default', 'project:<name>' or 'client:<name>'")
+ProjectField = Field(None, max_length=64, description="Active project: its namespace is read too")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Item(BaseModel):
+    """One recalled or found record."""
+
+    id: str
+    text: str
+    source: str = Field(description="'memory' or 'message' (a raw conversation turn)")
+    kind: str
+    created_at: datetime
+    score: float
+
+
+def item(c: Candidate) -> Item:
+    return Item(id=c.id, text=c.text, source=c.source, kind=c.kind, created_at=c.created_at, score=round(c.score, 6))
+
+
+class RecallIn(Strict):
+    query: str = Query
+    namespace: str | None = NamespaceField
+    project: str | None = ProjectField
+    budget_tokens: int | None = Field(None, ge=50, le=20000)
+    top_k: int | None = Field(None, ge=1, le=100)
+    preset: Preset | None = None
+
+
+class RecallOut(BaseModel):
+    text: str = Field(description="The <memory_context> block to inject, '' if nothing was found")
+    items: list[Item]
+    tokens: int
+
+
+class SearchIn(Strict):
+    query: str = Query
+    top_k: int | None = Field(None, ge=1, le=100)
+    filter: bool = Field(True, description="false skips the optional rerank stage")
+    namespace: str | None = NamespaceField
+    project: str | None = ProjectField
+
+
+class SearchOut(BaseModel):
+    hits: list[Item]
+
+
+class IngestIn(Strict):
+    messages: list[Message] = Field(max_length=1000)
+    commands: bool = Field(True, description="Carry out 'remember ...' / 'forget ...' in new user turns at once")
+
+
+class CommandDone(BaseModel):
+    action: str
+    memory_id: str
+
+
+class IngestOut(BaseModel):
+    ingested: int
+    commands: list[CommandDone]
+
+
+class MessagesOut(BaseModel):
+    messages: list[Message]
+
+
+class NamespacesOut(BaseModel):
+    namespaces: dict[str, int]
+
+
+class EventsOut(BaseModel):
+    events: list[Event]
+
+
+class BootOut(BaseModel):
+    date: str
+    yesterday: str
+    digest: Memory | None
+    daily_log: Memory | None
+    precious: list[Memory]
+    glossary: list[Memory]
+    pinned: list[Memory]
+    today: list[Message]
+    counts: dict[str, int]
+
+
+class PreciousIn(Strict):
+    quote: str = Field(min_length=1, max_length=8000, description="The exact words to keep")
+    source_ids: list[str] = Field(default_factory=list, max_length=100)
+    importance: float = Field(0.8, ge=0, le=1)
+
+
+class ItemsOut(BaseModel):
+    items: list[Memory]
+
+
+class GlossaryIn(Strict):
+    term: str = Field(min_length=1, max_length=200)
+    definition: str = Field(min_length=1, max_length=4000)
+    aliases: list[str] = Field(default_factory=list, max_length=50)
+
+
+class GlossaryPut(Strict):
+    definition: str = Field(min_length=1, max_length=4000)
+    aliases: list[str] = Field(default_factory=list, max_length=50)
+
+
+class GlossaryOut(BaseModel):
+    entries: list[Memory]
+
+
+class DigestIn(Strict):
+    text: str = Field(min_length=1, max_length=500)
+
+
+class DigestOut(BaseModel):
+    digest: Memory | None
+
+
+class CandidatesOut(BaseModel):
+    candidates: list[Memory]
+
+
+class TargetIn(Strict):
+    target_id: str | None = Field(None, min_length=1, max_length=200, description="The active memory to merge into or supersede")
+
+
+class ActionOut(BaseModel):
+    action: str
+    memory: Memory
+    previous: Memory | None = None
+
+
+class CacheIn(Strict):
+    value: Any = Field(description="Any JSON value, at most 64 KiB")
+    ttl_s: float | None = Field(None, gt=0, le=365 * 24 * 3600)
+
+
+class CacheOut(BaseModel):
+    namespace: str
+    key: str
+    value: Any
+    updated_at: float
+    expires_at: float | None = None
+
+
+class ReindexIn(Strict):
+    user: str | None = Field(None, min_length=1, max_length=256)
+
+
+class ImportOut(BaseModel):
+    memories: int
+    messages: int
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="invalid_input, not_found, forbidden, immutable, unauthenticated, store_unavailable, ...")
+    detail: str
+    field: str | None = None
