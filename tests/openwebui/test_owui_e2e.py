@@ -1,0 +1,189 @@
+"""End to end: a real Open WebUI (offline, on 127.0.0.1) with the Amber filter installed over its
+REST API, a real Amber host, and a fake OpenAI upstream that records what the model would read.
+
+Alice tells Open WebUI about her cat and asks it to remember something; in a new chat the model
+receives both facts; Bob, on the same Open WebUI, never does.
+
+Run alone:  .venv/bin/python -m pytest -q tests/openwebui/test_owui_e2e.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+
+import httpx
+import pytest
+from fakes.upstreams import FakeUpstreams
+from owui_harness import FILTER, Proc, free_port
+
+pytestmark = pytest.mark.e2e
+
+MODEL = "fake-model"
+
+
+class OpenWebUI:
+    def __init__(self, url: str):
+        self.url = url
+        self.http = httpx.Client(base_url=url, timeout=60)
+
+    def signup(self, name: str) -> dict:
+        r = self.http.post("/api/v1/auths/signup", json={"name": name, "email": f"{name.lower()}@example.com", "password": "pw-" + secrets.token_hex(8)})
+        r.raise_for_status()
+        return r.json()
+
+    def allow_signups(self, admin_token: str) -> None:
+        """Open WebUI closes signups after the first (admin) account; the admin reopens them."""
+        config = self.call(admin_token, "GET", "/api/v1/auths/admin/config").json()
+        self.call(admin_token, "POST", "/api/v1/auths/admin/config", json={**config, "ENABLE_SIGNUP": True})
+
+    def call(self, token: str, method: str, path: str, **kw) -> httpx.Response:
+        r = self.http.request(method, path, headers={"Authorization": f"Bearer {token}"}, **kw)
+        assert r.status_code == 200, f"{method} {path}: {r.status_code} {r.text[:500]}"
+        return r
+
+    def chat(self, token: str, text: str, stream: bool = False) -> str:
+        body = {"model": MODEL, "messages": [{"role": "user", "content": text}], "stream": stream}
+        r = self.call(token, "POST", "/api/chat/completions", json=body)
+        if not stream:
+            return r.json()["choices"][0]["message"]["content"]
+        pieces = []
+        for line in r.text.splitlines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                event = json.loads(line[6:])
+                for choice in event.get("choices") or []:
+                    pieces.append((choice.get("delta") or {}).get("content") or "")
+        return "".join(pieces)
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    with FakeUpstreams(default_reply="Noted.") as up:
+        yield up
+
+
+@pytest.fixture(scope="module")
+def owui(owui_python, upstream, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("open-webui")
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AMBER_"))},
+        "DATA_DIR": str(tmp / "data"),
+        "WEBUI_SECRET_KEY": secrets.token_hex(16),
+        "FROM_INIT_PY": "true",
+        "OFFLINE_MODE": "true",
+        "HF_HUB_OFFLINE": "1",
+        "ENABLE_OLLAMA_API": "false",
+        "ENABLE_OPENAI_API": "true",
+        "OPENAI_API_BASE_URL": upstream.openai_base,
+        "OPENAI_API_KEY": "sk-fake",
+        # The model list is given, so Open WebUI never asks the upstream for /models.
+        "OPENAI_API_CONFIGS": json.dumps({"0": {"enable": True, "model_ids": [MODEL]}}),
+        "RAG_EMBEDDING_ENGINE": "openai",
+        "RAG_EMBEDDING_MODEL": "fake-embed",
+        "RAG_OPENAI_API_BASE_URL": upstream.openai_base,
+        "RAG_OPENAI_API_KEY": "sk-fake",
+        "ENABLE_TITLE_GENERATION": "false",
+        "ENABLE_TAGS_GENERATION": "false",
+        "ENABLE_FOLLOW_UP_GENERATION": "false",
+        "ENABLE_AUTOCOMPLETE_GENERATION": "false",
+        "ENABLE_RETRIEVAL_QUERY_GENERATION": "false",
+        "ENABLE_SEARCH_QUERY_GENERATION": "false",
+        "ENABLE_EVALUATION_ARENA_MODELS": "false",
+        "ENABLE_VERSION_UPDATE_CHECK": "false",
+        "ENABLE_SIGNUP": "true",
+        "DEFAULT_USER_ROLE": "user",
+        "BYPASS_MODEL_ACCESS_CONTROL": "true",
+        "SCARF_NO_ANALYTICS": "true",
+        "DO_NOT_TRACK": "true",
+        "ANONYMIZED_TELEMETRY": "false",
+    }
+    argv = [str(owui_python), "-m", "uvicorn", "open_webui.main:app", "--host", "127.0.0.1", "--port", str(port)]
+    proc = Proc("open-webui", argv, env, tmp, cwd=tmp)
+    try:
+        proc.wait_http(f"http://127.0.0.1:{port}/health", timeout=180)
+        yield OpenWebUI(f"http://127.0.0.1:{port}")
+    finally:
+        proc.stop()
+        print(f"open-webui log: {proc.log_path}")
+
+
+def install_filter(owui: OpenWebUI, admin_token: str, amber_host) -> None:
+    """What an admin does in Admin -> Functions, over the same REST API the page uses."""
+    fid = "amber_memory"
+    created = owui.call(
+        admin_token, "POST", "/api/v1/functions/create",
+        json={"id": fid, "name": "Amber Memory", "content": FILTER.read_text(), "meta": {"description": "Amber long-term memory"}},
+    ).json()
+    assert created["type"] == "filter" and created["is_active"] is False
+    assert owui.call(admin_token, "POST", f"/api/v1/functions/id/{fid}/toggle").json()["is_active"] is True
+    assert owui.call(admin_token, "POST", f"/api/v1/functions/id/{fid}/toggle/global").json()["is_global"] is True
+    spec = owui.call(admin_token, "GET", f"/api/v1/functions/id/{fid}/valves/spec").json()
+    assert {"amber_url", "api_key", "top_k", "budget_tokens", "disable_builtin_memory", "priority"} <= set(spec["properties"])
+    saved = owui.call(
+        admin_token, "POST", f"/api/v1/functions/id/{fid}/valves/update",
+        json={"amber_url": amber_host.url, "api_key": amber_host.key, "recall_timeout_s": 10},
+    ).json()
+    assert saved["amber_url"] == amber_host.url
+
+
+def wait_for(check, timeout: float = 30.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.3)
+
+
+def last_user_text(rec) -> str:
+    content = [m for m in rec.messages if m.get("role") == "user"][-1]["content"]
+    return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+
+
+def test_memory_follows_alice_into_a_new_chat_and_never_reaches_bob(owui, upstream, amber_host):
+    alice = owui.signup("Alice")
+    owui.allow_signups(alice["token"])
+    bob = owui.signup("Bob")
+    assert alice["role"] == "admin" and bob["role"] == "user"
+    install_filter(owui, alice["token"], amber_host)
+
+    # Alice's first chat: a plain statement (streamed) and an explicit command.
+    upstream.clear()
+    owui.chat(alice["token"], "My cat is called Miso.", stream=True)
+    owui.chat(alice["token"], "Remember that my sister lives in Lisbon.")
+    first = upstream.find("/chat/completions")
+    assert [last_user_text(r).split("\n\n<memory_context>")[0] for r in first] == ["My cat is called Miso.", "Remember that my sister lives in Lisbon."]
+
+    # Capture runs in the background after each reply; wait until both turns are on the host.
+    def captured():
+        r = httpx.get(f"{amber_host.url}/v1/messages", headers=amber_host.headers(alice["id"]), timeout=10)
+        r.raise_for_status()
+        texts = [m["content"] for m in r.json()["messages"]]
+        return texts if {"My cat is called Miso.", "Remember that my sister lives in Lisbon."} <= set(texts) else None
+
+    texts = wait_for(captured, what="Alice's turns on the Amber host")
+    assert all("<memory_context>" not in t for t in texts)  # the patch was stripped before capture
+    assert "Noted." in texts  # the assistant's replies are captured too
+    remembered = amber_host.recall(alice["id"], "Where does my sister live?")
+    assert any(i["source"] == "memory" and "Lisbon" in i["text"] for i in remembered["items"])
+
+    # A new chat: the upstream model reads Alice's memories at the end of her message.
+    upstream.clear()
+    owui.chat(alice["token"], "What is my cat called, and where does my sister live?")
+    [rec] = upstream.find("/chat/completions")
+    asked = last_user_text(rec)
+    assert asked.startswith("What is my cat called, and where does my sister live?\n\n<memory_context>")
+    assert "Miso" in asked and "Lisbon" in asked
+
+    # Bob asks the same on the same Open WebUI: nothing of Alice's reaches the model.
+    upstream.clear()
+    owui.chat(bob["token"], "What is my cat called, and where does my sister live?")
+    [rec] = upstream.find("/chat/completions")
+    sent = json.dumps(rec.body)
+    assert "Miso" not in sent and "Lisbon" not in sent
+    assert "Miso" not in amber_host.recall(bob["id"], "cat called Miso sister Lisbon")["text"]
