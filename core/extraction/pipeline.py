@@ -98,7 +98,8 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
     since = datetime.fromtimestamp(last.ts, tz=timezone.utc) if last else None
     msgs = service.messages(scope, since=since)
     known = {w["id"] for w in wins}
-    for chunk in W.plan_windows(msgs, after=last, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
+    planned = {i for w in wins for i in w["message_ids"]}
+    for chunk in W.plan_windows(msgs, after=last, planned=planned, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
         w = W.new_window(user, chunk, now)
         if w["id"] not in known:
             jobstate.put_window(store, w)

@@ -52,6 +52,7 @@ def plan_windows(
     messages: Sequence[Message],
     *,
     after: Mark | None,
+    planned: frozenset[str] | set[str] = frozenset(),
     backfill: bool = False,
     size: int = WINDOW_SIZE,
     max_chars: int = MAX_WINDOW_CHARS,
@@ -59,10 +60,11 @@ def plan_windows(
     """Cut the messages past `after` into windows of at most `size` messages and `max_chars` characters.
 
     With no mark yet (first run) only the latest window is planned: a new user's old history is
-    not mined unless `backfill` asks for it."""
+    not mined unless `backfill` asks for it. A message stamped the same instant as the mark but
+    not in any planned window (`planned`) arrived late and is still taken."""
     todo = sorted((m for m in messages if extractable(m)), key=lambda m: (m.created_at, m.id))
     if after is not None:
-        todo = [m for m in todo if Mark.of(m) > after]
+        todo = [m for m in todo if Mark.of(m) > after or (m.created_at.timestamp() == after.ts and m.id not in planned)]
     elif not backfill:
         todo = todo[-size:]
     windows: list[list[Message]] = []
