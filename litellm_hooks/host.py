@@ -129,8 +129,11 @@ class Host:
         except ImportError as e:
             log.warning("amber: memory server not installed, %s not mounted: %s", MOUNT_PATH, e)
             return
+        from starlette.routing import Mount
+
         sub = create_app(self.service, settings)
-        ps.app.mount(MOUNT_PATH, sub)
+        # First in line: LiteLLM serves its own MCP servers at /{name}/mcp, which would take /memory/mcp.
+        ps.app.router.routes.insert(0, Mount(MOUNT_PATH, app=sub))
         # Starlette does not run a mounted app's lifespan (MCP session manager, background work): hold it open here.
         entered = asyncio.get_running_loop().create_future()
         self._lifespan_task = asyncio.create_task(self._hold_lifespan(sub, entered), name="amber-lifespan")

@@ -57,10 +57,19 @@ def session_of(data: dict[str, Any], metadata: dict[str, Any]) -> str | None:
     )
 
 
+# LiteLLM gives master-key requests a placeholder user; it names nobody.
+PLACEHOLDER_USERS = frozenset({"default_user_id"})
+
+
+def _key_user(key: Any) -> str | None:
+    user = _str(getattr(key, "user_id", None))
+    return None if user in PLACEHOLDER_USERS else user
+
+
 def resolve_user(data: dict[str, Any], key: Any, order: list[str], default_user: str | None) -> str | None:
     sources = {
         "end_user": lambda: end_user(data, key),
-        "user": lambda: _str(getattr(key, "user_id", None)),
+        "user": lambda: _key_user(key),
         "team": lambda: _str(getattr(key, "team_id", None)),
         "key_alias": lambda: _str(getattr(key, "key_alias", None)),
     }

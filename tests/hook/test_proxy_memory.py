@@ -1,0 +1,219 @@
+"""Amber through the real LiteLLM proxy: one client stores, another recalls; capture; isolation; cache marks.
+
+One proxy for the module (start-up takes ~20 s); each test uses its own end users.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import anthropic
+import httpx
+import openai
+import pytest
+from mcp import Client
+
+from tests.fakes.upstreams import FakeUpstreams
+from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, wait_for
+
+pytestmark = pytest.mark.e2e
+
+KEYS = {"alice": "sk-amber-alice-test", "bob": "sk-amber-bob-test", "relay": "sk-amber-relay-test"}
+LONG_SYSTEM = "You are a careful assistant. " + " ".join(f"Rule {i}: answer plainly and cite what you know." for i in range(160))
+
+
+@pytest.fixture(scope="module")
+def up():
+    with FakeUpstreams() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def proxy(up, tmp_path_factory):
+    amber = {
+        "recall_timeout_s": 10,
+        "jobs_enabled": False,
+        "api_keys": [
+            {"name": "alice", "secret": KEYS["alice"], "user": "alice"},
+            {"name": "bob", "secret": KEYS["bob"], "user": "bob"},
+            # acts for the user named in X-Amber-User: lets tests read the logs of their own end users
+            {"name": "relay", "secret": KEYS["relay"], "trusted_client": True},
+        ],
+    }
+    p = Proxy(proxy_config(up, amber=amber), tmp_path_factory.mktemp("proxy")).start()
+    yield p
+    p.stop()
+
+
+def rest(proxy: Proxy, method: str, path: str, *, key: str, user: str | None = None, **kw) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {KEYS[key]}", **({"X-Amber-User": user} if user else {})}
+    return httpx.request(method, f"{proxy.base}/memory/v1{path}", headers=headers, timeout=30, **kw)
+
+
+def logged(proxy: Proxy, user: str) -> list[dict]:
+    r = rest(proxy, "GET", "/messages", key="relay", user=user)
+    r.raise_for_status()
+    body = r.json()
+    return body["messages"] if isinstance(body, dict) else body
+
+
+def last_user_blocks(rec) -> list[dict]:
+    content = [m for m in rec.messages if m["role"] == "user"][-1]["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def marks(body: dict) -> int:
+    return json.dumps(body).count('"cache_control"')
+
+
+def oai(proxy: Proxy) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.base, api_key=MASTER_KEY, max_retries=0, timeout=60)
+
+
+def claude(proxy: Proxy) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=proxy.base, api_key=MASTER_KEY, max_retries=0, timeout=60)
+
+
+def test_memory_server_is_mounted(proxy):
+    r = httpx.get(f"{proxy.base}/memory/health", timeout=10)
+    assert r.status_code == 200 and r.json()["ok"] is True
+
+
+async def test_stored_through_openai_recalled_through_anthropic_and_mcp(proxy, up):
+    said = oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user="alice", messages=[{"role": "user", "content": "remember that my favourite tea is genmaicha"}]
+    )
+    assert said.choices[0].message.content == up.default_reply
+
+    def stored():
+        items = rest(proxy, "GET", "/memories", key="alice").json()["items"]
+        return [m for m in items if "genmaicha" in m["content"]]
+
+    assert wait_for(stored), "the explicit command became a memory at once"
+
+    answer = claude(proxy).messages.create(
+        model="claude-sonnet", max_tokens=64, metadata={"user_id": "alice"}, system="Be brief.",
+        messages=[{"role": "user", "content": "Which tea do I like?"}],
+    )
+    assert answer.content[0].text == up.default_reply
+    rec = up.find("/v1/messages", contains="Which tea do I like?")[-1]
+    blocks = last_user_blocks(rec)
+    assert blocks[0]["text"] == "Which tea do I like?"
+    assert blocks[-1]["text"].startswith("<memory_context>") and "genmaicha" in blocks[-1]["text"]
+    assert "cache_control" not in blocks[-1]  # the patch sits after every mark
+    assert rec.body["system"][0]["text"] == "Be brief."  # system text untouched (anchored only)
+
+    async with Client(f"{proxy.base}/memory/mcp?token={KEYS['alice']}") as mcp:
+        result = await mcp.call_tool("memory_recall", {"query": "favourite tea"})
+    assert not result.is_error
+    assert "genmaicha" in json.dumps(result.structured_content)
+
+
+def test_two_users_are_isolated(proxy, up):
+    oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user="bob", messages=[{"role": "user", "content": "remember that my locker code is 4417"}]
+    )
+    assert wait_for(lambda: rest(proxy, "GET", "/memories", key="bob").json()["items"])
+    oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user="alice", messages=[{"role": "user", "content": "what is my locker code?"}]
+    )
+    rec = up.find("/chat/completions", contains="what is my locker code?")[-1]
+    assert "4417" not in json.dumps(rec.body)
+    # and through the memory server: alice's key sees only alice, and may not ask for bob
+    assert all("4417" not in m["content"] for m in rest(proxy, "GET", "/memories", key="alice").json()["items"])
+    assert rest(proxy, "GET", "/memories", key="alice", user="bob").status_code == 403
+    assert "4417" not in rest(proxy, "POST", "/recall", key="alice", json={"query": "locker code"}).json()["text"]
+
+
+def test_streaming_is_captured_and_the_patch_is_stripped(proxy, up):
+    user = f"carol-{uuid.uuid4().hex[:6]}"
+    up.script("Brompton bikes fold small.")
+    stream = oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user=user, stream=True, messages=[{"role": "user", "content": "My bike is a red Brompton."}]
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "Brompton bikes fold small."
+    assert wait_for(lambda: len(logged(proxy, user)) == 2)
+
+    # the second turn is injected with the first; its capture must hold only what the user wrote
+    up.script("It is red.")
+    with claude(proxy).messages.stream(
+        model="claude-sonnet", max_tokens=64, metadata={"user_id": user},
+        messages=[{"role": "user", "content": "What colour is my Brompton bike?"}],
+    ) as s:
+        assert s.get_final_text() == "It is red."
+    rec = up.find("/v1/messages", contains="What colour is my Brompton bike?")[-1]
+    assert "red Brompton" in last_user_blocks(rec)[-1]["text"]
+    log = wait_for(lambda: (lambda ms: ms if len(ms) == 4 else None)(logged(proxy, user)))
+    contents = [(m["role"], m["content"]) for m in log]
+    assert ("user", "What colour is my Brompton bike?") in contents
+    assert ("assistant", "It is red.") in contents
+    assert not any("memory_context" in c for _, c in contents)
+
+
+def test_internal_calls_are_not_captured(proxy, up):
+    user = f"dave-{uuid.uuid4().hex[:6]}"
+    oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user=user, metadata={"amber_internal": True},
+        messages=[{"role": "user", "content": "remember that this is an extraction prompt"}],
+    )
+    rec = up.find("/chat/completions", contains="this is an extraction prompt")[-1]
+    assert "memory_context" not in json.dumps(rec.body)
+    oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "hello there"}])
+    log = wait_for(lambda: logged(proxy, user))
+    assert [m["content"] for m in log if m["role"] == "user"] == ["hello there"]
+    assert rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"] == []
+
+
+def test_client_with_four_marks_gets_none_added(proxy, up):
+    mark = {"type": "ephemeral"}
+    messages = []
+    for i in range(3):
+        messages.append({"role": "user", "content": [{"type": "text", "text": f"marked question {i}", "cache_control": mark}]})
+        messages.append({"role": "assistant", "content": f"answer {i}"})
+    messages.append({"role": "user", "content": "and my tea?"})
+    r = claude(proxy).messages.create(
+        model="claude-sonnet", max_tokens=32, metadata={"user_id": "alice"},
+        system=[{"type": "text", "text": "Be brief.", "cache_control": mark}], messages=messages,
+    )
+    assert r.content[0].text
+    rec = up.find("/v1/messages", contains="and my tea?")[-1]
+    assert rec.status == 200 and marks(rec.body) == 4
+    assert "genmaicha" in last_user_blocks(rec)[-1]["text"]
+
+
+def test_claude_cache_is_read_on_the_next_turn(proxy, up):
+    user = f"erin-{uuid.uuid4().hex[:6]}"
+    history: list[dict] = []
+    usages = []
+    for turn in range(3):
+        history.append({"role": "user", "content": f"Turn {turn}: tell me something about tea number {turn}."})
+        r = claude(proxy).messages.create(model="claude-sonnet", max_tokens=64, metadata={"user_id": user}, system=LONG_SYSTEM, messages=history)
+        history.append({"role": "assistant", "content": r.content[0].text})
+        usages.append(r.usage)
+        wait_for(lambda: len(logged(proxy, user)) == 2 * (turn + 1))
+    assert usages[0].cache_creation_input_tokens > 0
+    for u in usages[1:]:
+        assert u.cache_read_input_tokens > 0
+        assert u.cache_read_input_tokens > u.input_tokens
+
+
+def test_responses_route_gets_the_patch(proxy, up):
+    r = httpx.post(
+        f"{proxy.base}/responses", headers=proxy.headers, timeout=60,
+        json={"model": "gpt-4o-mini", "user": "alice", "input": "Remind me which tea I like"},
+    )
+    assert r.status_code == 200
+    rec = up.find("/responses", contains="Remind me which tea I like")[-1]
+    blocks = rec.body["input"][-1]["content"]
+    assert blocks[0] == {"type": "input_text", "text": "Remind me which tea I like"}
+    assert blocks[-1]["type"] == "input_text" and "genmaicha" in blocks[-1]["text"]
+
+
+def test_no_identity_means_no_memory(proxy, up):
+    httpx.post(
+        f"{proxy.base}/chat/completions", headers=proxy.headers, timeout=60,
+        json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "anonymous tea question"}]},
+    )
+    rec = up.find("/chat/completions", contains="anonymous tea question")[-1]
+    assert rec.messages == [{"role": "user", "content": "anonymous tea question"}]
