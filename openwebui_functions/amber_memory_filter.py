@@ -20,7 +20,7 @@ import fnmatch
 import hashlib
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Awaitable, Callable, Optional
 
 import httpx
@@ -102,14 +102,18 @@ def project_for(rules: str, model_id: str) -> str:
     return ""
 
 
-def iso(ts: Any) -> str:
-    """Open WebUI stores message times as unix seconds; Amber wants ISO 8601."""
+def when(ts: Any) -> datetime:
+    """Open WebUI stores message times as unix seconds (sometimes milliseconds)."""
     try:
         if isinstance(ts, (int, float)) and ts > 0:
-            return datetime.fromtimestamp(ts / 1000 if ts > 1e11 else ts, timezone.utc).isoformat()
+            return datetime.fromtimestamp(ts / 1000 if ts > 1e11 else ts, timezone.utc)
     except (OverflowError, OSError, ValueError):
         pass
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(timezone.utc)
+
+
+def iso(ts: Any) -> str:
+    return when(ts).isoformat()
 
 
 def user_tag(user_id: str) -> str:
@@ -267,6 +271,7 @@ def _turns(body: dict, messages: list, user: dict, metadata: dict, model: Option
     model_id = body.get("model") or (model or {}).get("id") or ""
     reply_id = body.get("id") or metadata.get("message_id") or ""
     out = []
+    last_at: Optional[datetime] = None
     for n, m in enumerate(messages[idx:]):
         role = m.get("role") if isinstance(m, dict) else None
         text = strip_patch(content_text(m.get("content"))).strip() if role else ""
@@ -275,7 +280,13 @@ def _turns(body: dict, messages: list, user: dict, metadata: dict, model: Option
         # Saved chats carry message ids; API chats do not, so derive one that is stable for this
         # exchange (a retried capture lands on the same id) and distinct from every other exchange.
         mid = m.get("id") or hashlib.sha256(f"{user['id']}|{chat_id}|{reply_id}|{n}|{role}|{text}".encode()).hexdigest()[:32]
-        turn = {"id": f"owui-{mid}", "role": role, "content": text, "client": CLIENT, "created_at": iso(m.get("timestamp"))}
+        # Times are whole seconds, so a question and its reply often tie; Amber orders ties by id,
+        # so each turn is kept at least a millisecond after the one before it.
+        at = when(m.get("timestamp"))
+        if last_at is not None and at <= last_at:
+            at = last_at + timedelta(milliseconds=1)
+        last_at = at
+        turn = {"id": f"owui-{mid}", "role": role, "content": text, "client": CLIENT, "created_at": at.isoformat()}
         if chat_id:
             turn["session"] = chat_id
         if role == "assistant" and (m.get("model") or model_id):

@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import time
+import uuid
 
 import httpx
 import pytest
@@ -56,6 +57,29 @@ class OpenWebUI:
                 for choice in event.get("choices") or []:
                     pieces.append((choice.get("delta") or {}).get("content") or "")
         return "".join(pieces)
+
+    def web_chat(self, token: str, text: str, timeout: float = 60) -> dict:
+        """A new chat the way the browser starts one: Open WebUI saves it and answers in a background
+        task, with the filter's status and source events stored on the assistant message."""
+        user_id, reply_id = str(uuid.uuid4()), str(uuid.uuid4())
+        body = {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": text}],
+            "stream": True,
+            "parent_id": None,
+            "id": reply_id,
+            "user_message": {"id": user_id, "parentId": None, "childrenIds": [], "role": "user", "content": text, "timestamp": int(time.time()), "models": [MODEL]},
+            "session_id": "e2e-" + uuid.uuid4().hex,
+            "features": {"memory": True},
+        }
+        chat_id = self.call(token, "POST", "/api/chat/completions", json=body).json()["chat_id"]
+
+        def finished():
+            chat = self.call(token, "GET", f"/api/v1/chats/{chat_id}").json()
+            msgs = chat["chat"]["history"]["messages"]
+            return {"chat_id": chat_id, "user": msgs[user_id], "reply": msgs[reply_id]} if msgs[reply_id].get("done") else None
+
+        return wait_for(finished, timeout, what=f"chat {chat_id} to finish")
 
 
 @pytest.fixture(scope="module")
@@ -172,13 +196,33 @@ def test_memory_follows_alice_into_a_new_chat_and_never_reaches_bob(owui, upstre
     remembered = amber_host.recall(alice["id"], "Where does my sister live?")
     assert any(i["source"] == "memory" and "Lisbon" in i["text"] for i in remembered["items"])
 
-    # A new chat: the upstream model reads Alice's memories at the end of her message.
+    # A new chat, started the way the browser does: the model reads Alice's memories at the end of
+    # her message; the chat shows the status line and the memories as sources; the stored chat and
+    # the captured turn hold only what she typed.
     upstream.clear()
-    owui.chat(alice["token"], "What is my cat called, and where does my sister live?")
+    question = "What is my cat called, and where does my sister live?"
+    chat = owui.web_chat(alice["token"], question)
     [rec] = upstream.find("/chat/completions")
     asked = last_user_text(rec)
-    assert asked.startswith("What is my cat called, and where does my sister live?\n\n<memory_context>")
+    assert asked.startswith(question + "\n\n<memory_context>")
     assert "Miso" in asked and "Lisbon" in asked
+    assert rec.body.get("features", {}).get("memory") in (None, False)  # built-in memory was switched off
+    reply = chat["reply"]
+    assert reply["content"] == "Noted."
+    shown = [s["description"] for s in reply.get("statusHistory", [])]
+    assert any(d.startswith("Recalled ") and d.endswith(("memory", "memories")) for d in shown), shown
+    [src] = [s for s in reply.get("sources", []) if s["source"]["name"] == "Amber memory"]
+    assert any("Miso" in d for d in src["document"]) and any("Lisbon" in d for d in src["document"])
+    assert chat["user"]["content"] == question
+
+    def in_session():
+        r = httpx.get(f"{amber_host.url}/v1/messages", params={"session": chat["chat_id"]}, headers=amber_host.headers(alice["id"]), timeout=10)
+        r.raise_for_status()
+        return r.json()["messages"] if len(r.json()["messages"]) >= 2 else None
+
+    turns = wait_for(in_session, what="the saved chat's turns on the Amber host")
+    assert [(t["role"], t["content"]) for t in turns] == [("user", question), ("assistant", "Noted.")]
+    assert {t["client"] for t in turns} == {"open-webui"} and turns[1]["author"] == MODEL
 
     # Bob asks the same on the same Open WebUI: nothing of Alice's reaches the model.
     upstream.clear()

@@ -87,6 +87,12 @@ def test_turns_of_a_saved_chat_keep_open_webui_ids_and_name_the_model():
     assert turns[0]["created_at"].startswith("2025-11-30T")
 
 
+def test_a_reply_in_the_same_second_is_still_later_than_its_question():
+    msgs = [{"id": "u", "role": "user", "content": "q", "timestamp": 1764470000}, {"id": "a", "role": "assistant", "content": "r", "timestamp": 1764470000}]
+    q, r = f._turns({"chat_id": "c"}, msgs, {"id": "alice"}, {}, None)
+    assert q["created_at"] == "2025-11-30T02:33:20+00:00" and r["created_at"] == "2025-11-30T02:33:20.001000+00:00"
+
+
 def test_api_chat_turns_get_ids_stable_per_exchange_and_distinct_across_exchanges():
     def body(reply_id):
         return {"model": "m", "id": reply_id, "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
