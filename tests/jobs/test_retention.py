@@ -1,0 +1,93 @@
+"""Retention on a real store with an injected clock: what goes, when, and in which order."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core import Message, MemoryIn, NotFound, Role, Status
+from core.jobs import arun_job, list_runs
+from core.jobstate import get_windows, put_window
+from core.extraction.windows import new_window
+
+T0 = datetime(2026, 6, 1, 4, 15, tzinfo=timezone.utc)
+
+
+def msg(i: str, when: datetime) -> Message:
+    return Message(id=i, role=Role.user, content=f"message {i}", session="s", created_at=when)
+
+
+def status(service, scope, mid):
+    try:
+        return service.get(scope, mid).status
+    except NotFound:
+        return "gone"
+
+
+async def test_retention_order_and_dates(service, clock, alice, settings):
+    clock.set(T0 - timedelta(days=300))
+    quote = service.precious_add(alice, "We met under the old clock tower.").memory
+    clock.set(T0 - timedelta(days=200))
+    unused = service.remember(alice, MemoryIn(content="Owned a red bicycle")).memory
+    pinned = service.remember(alice, MemoryIn(content="Name is Ana", pinned=True)).memory
+    clock.set(T0 - timedelta(days=179))
+    recent = service.remember(alice, MemoryIn(content="Plays chess on Sundays")).memory
+    clock.set(T0 - timedelta(days=31))
+    gone = service.delete(alice, service.remember(alice, MemoryIn(content="Had a typo")).memory.id)
+    clock.set(T0 - timedelta(days=29))
+    old_city = service.remember(alice, MemoryIn(content="Lives in Porto", fact_key="profile.city")).memory
+    clock.set(T0 - timedelta(days=28))
+    ttl = service.remember(alice, MemoryIn(content="Has a cold this week", expire_at=T0 - timedelta(days=1))).memory
+    service.remember(alice, MemoryIn(content="Lives in Braga", fact_key="profile.city"))  # supersedes Porto at T0-28d
+    service.ingest(alice, [msg("m-15d", T0 - timedelta(days=15)), msg("m-13d", T0 - timedelta(days=13))])
+    events_before = len(service.events(alice, limit=1000))
+
+    clock.set(T0)
+    rec = await arun_job("retention", service, settings)
+    assert rec["status"] == "ok"
+    assert [m.id for m in service.messages(alice)] == ["m-13d"]
+    assert status(service, alice, unused.id) == Status.expired  # 200 days unused
+    assert status(service, alice, ttl.id) == Status.expired  # past its TTL
+    assert status(service, alice, pinned.id) == Status.active  # pinned never expires
+    assert status(service, alice, recent.id) == Status.active  # 179 days
+    assert status(service, alice, quote.id) == Status.active  # precious is append-only
+    assert status(service, alice, gone.id) == "gone"  # deleted 31 days ago: hard-deleted
+    assert status(service, alice, old_city.id) == Status.superseded  # superseded 28 days ago: still kept
+    counts = rec["counts"]
+    assert counts["messages_deleted"] == 1 and counts["expired"] == 2 and counts["hard_deleted"] == 1
+    # audit events older than 30 days went (the ones from day -300, -200, -179, -31)
+    assert counts["events_deleted"] >= 4 and len(service.events(alice, limit=1000)) < events_before
+    assert "Owned a red bicycle" not in service.recall(alice, "red bicycle").text
+
+    clock.set(T0 + timedelta(days=3))  # Porto's retirement is now 31 days old; the expiries only 3
+    await arun_job("retention", service, settings)
+    assert status(service, alice, old_city.id) == "gone"
+    assert status(service, alice, unused.id) == Status.expired
+
+    clock.set(T0 + timedelta(days=31))  # 31 days after they expired
+    rec = await arun_job("retention", service, settings)
+    assert status(service, alice, unused.id) == "gone" and status(service, alice, ttl.id) == "gone"
+    assert status(service, alice, quote.id) == Status.active and status(service, alice, pinned.id) == Status.active
+    assert rec["counts"]["hard_deleted"] == 2
+
+
+async def test_retention_prunes_old_runs_and_windows_but_keeps_the_cursor(service, clock, alice, settings):
+    clock.set(T0 - timedelta(days=40))
+    service.ingest(alice, [msg("w1", T0 - timedelta(days=40))])
+    w = new_window("alice", service.messages(alice), clock.now())
+    put_window(service.store, {**w, "state": "processed", "finished_at": clock.now().isoformat()})
+    await arun_job("retention", service, settings)  # a run record dated T0-40d
+    clock.set(T0)
+    rec = await arun_job("retention", service, settings)
+    assert rec["counts"]["runs_deleted"] == 1
+    assert get_windows(service.store, "alice") == []
+    assert [r["id"] for r in list_runs(service, 10, "retention")] == [rec["id"]]
+
+
+@pytest.mark.parametrize("days,kept", [(13.9, True), (14.1, False)])
+async def test_message_horizon(service, clock, alice, settings, days, kept):
+    service.ingest(alice, [msg("m", T0 - timedelta(days=days))])
+    clock.set(T0)
+    await arun_job("retention", service, settings)
+    assert bool(service.messages(alice)) is kept
