@@ -27,7 +27,9 @@ from .errors import (
     TransientError,
 )
 from .inventory import active_memories, kind_counts, known_message_ids, vector_health
+from .jobs import register_jobs
 from .kvcache import ClientCache
+from .llm import LiteLLMClient
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Role, Status, WriteResult
 from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
@@ -53,6 +55,7 @@ __all__ = [
     "InvalidInput",
     "Kind",
     "LLMError",
+    "LiteLLMClient",
     "Memory",
     "MemoryIn",
     "MemoryPatch",
@@ -84,6 +87,7 @@ __all__ = [
     "kind_counts",
     "known_message_ids",
     "plan_cache",
+    "register_jobs",
     "scope_for",
     "strip_patch",
     "user_hash",
