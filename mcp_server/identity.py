@@ -85,7 +85,9 @@ class KeyRing:
             if not k.secret:
                 log.warning("API key %r has an empty secret (is its environment variable set?); it is ignored", k.name)
                 continue
-            self._keys.append(_Key(k.name, hash_secret(k.secret), k.user, frozenset(k.scopes), k.trusted_client))
+            # a secret written as "sha256:<hex>" is already the hash: the config then holds no secret at all
+            digest = k.secret[7:].lower() if k.secret.startswith("sha256:") else hash_secret(k.secret)
+            self._keys.append(_Key(k.name, digest, k.user, frozenset(k.scopes), k.trusted_client))
         # keys configured but none usable must not fall back to the open local mode
         self.configured = bool(keys)
         self.local_user = local_user

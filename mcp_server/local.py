@@ -98,6 +98,8 @@ class LocalMemory:
     async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> dict[str, Any]:
         scope = self._scope(WRITE)
         msgs = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
+        if len({m.id for m in msgs}) != len(msgs):
+            raise InvalidInput("messages", "message ids repeat within one request")
 
         def work() -> dict[str, Any]:
             known = known_message_ids(self.service, scope, [m.id for m in msgs]) if commands else set()

@@ -1,0 +1,108 @@
+"""`amber`: run the memory server, bridge MCP over stdio, move data in and out, check the setup.
+
+    amber serve                      REST + MCP + jobs on 127.0.0.1:4100
+    amber mcp [--url URL --key KEY]  stdio MCP (a bridge to a running host, or the store itself)
+    amber export / import / reindex  with progress bars
+    amber doctor                     config, store, embedder, LLM, in plain words
+    amber keys create ...            a new API key, shown once
+    amber jobs run extract|consolidate|retention
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from core import AmberError, StoreLocked
+
+from . import cli_data, cli_doctor, cli_run
+
+SCOPES = ["memory:read", "memory:write", "memory:admin"]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="amber", description="Amber: one long-term memory for all your AI chats.")
+    p.add_argument("--config", help="config.yaml with an `amber:` section (default: $AMBER_CONFIG or ./config.yaml)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("serve", help="run the memory server (REST, MCP, jobs)")
+    s.add_argument("--host", help="bind address (default: settings.host, 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port (default: settings.port, 4100)")
+    s.add_argument("--no-jobs", action="store_true", help="do not schedule extraction/consolidation/retention")
+    s.set_defaults(run=cli_run.serve)
+
+    m = sub.add_parser("mcp", help="MCP over stdio, for Claude Desktop, Codex and other stdio clients")
+    m.add_argument("--url", help="a running Amber host (e.g. http://127.0.0.1:4000/memory); without it the store is opened here")
+    m.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
+    m.add_argument("--user", help="user to act for (admin or trusted-client keys; or the local user without --url)")
+    m.set_defaults(run=cli_run.mcp_stdio)
+
+    def remote_opts(x: argparse.ArgumentParser) -> None:
+        x.add_argument("--user", help="whose data (default: settings.default_user or 'local')")
+        x.add_argument("--url", help="go through a running host instead of opening the store")
+        x.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
+
+    e = sub.add_parser("export", help="write a user's memories and messages as JSON lines")
+    remote_opts(e)
+    e.add_argument("-o", "--output", help="file to write (default: stdout)")
+    e.set_defaults(run=cli_data.export)
+
+    i = sub.add_parser("import", help="load an export (JSON lines)")
+    i.add_argument("file", help="the export file ('-' for stdin)")
+    remote_opts(i)
+    i.set_defaults(run=cli_data.import_)
+
+    r = sub.add_parser("reindex", help="re-embed with the configured embedder (one user, or all)")
+    remote_opts(r)
+    r.set_defaults(run=cli_data.reindex)
+
+    d = sub.add_parser("doctor", help="check configuration, store, embedder and LLM")
+    d.add_argument("--no-llm", action="store_true", help="skip the (tiny, billed) LLM call")
+    d.set_defaults(run=cli_doctor.doctor)
+
+    k = sub.add_parser("keys", help="API keys")
+    ksub = k.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    kc = ksub.add_parser("create", help="generate a key; it is printed once")
+    kc.add_argument("--name", required=True, help="a label, e.g. claude-code")
+    kc.add_argument("--user", help="the user this key acts for (omit for admin or trusted-client keys)")
+    kc.add_argument("--scopes", nargs="+", choices=SCOPES, default=["memory:read", "memory:write"])
+    kc.add_argument("--trusted-client", action="store_true", help="may act for the user named in X-Amber-User")
+    kc.set_defaults(run=cli_doctor.keys_create)
+
+    j = sub.add_parser("jobs", help="background jobs")
+    jsub = j.add_subparsers(dest="jobs_command", required=True, metavar="ACTION")
+    jr = jsub.add_parser("run", help="run one job now")
+    jr.add_argument("job", choices=["extract", "consolidate", "retention"])
+    jr.add_argument("--user", help="only this user (default: every user)")
+    jr.set_defaults(run=cli_data.jobs_run)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.config:
+        os.environ["AMBER_CONFIG"] = args.config
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    for noisy in ("httpx", "chromadb", "mcp", "uvicorn.access", "LiteLLM"):
+        logging.getLogger(noisy).setLevel(logging.DEBUG if args.verbose else logging.WARNING)
+    try:
+        return int(args.run(args) or 0)
+    except StoreLocked as e:
+        print(f"amber: {e}", file=sys.stderr)
+        return 2
+    except AmberError as e:
+        print(f"amber: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

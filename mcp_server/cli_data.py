@@ -1,0 +1,137 @@
+"""`amber export`, `import`, `reindex` (with progress bars) and `jobs run`.
+
+Each opens the store itself (taking its lock), or with `--url` goes through a running host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from contextlib import nullcontext
+from typing import Any, Iterator
+
+from tqdm import tqdm
+
+import core
+from core import Actor, InvalidInput, RemoteMemory, Settings, build_service, scope_for
+
+
+def _user(args: argparse.Namespace, settings: Settings) -> str:
+    return args.user or settings.default_user or "local"
+
+
+def _bar(**kw: Any) -> tqdm:
+    return tqdm(file=sys.stderr, dynamic_ncols=True, disable=kw.pop("quiet", False), **kw)
+
+
+def _read_lines(path: str) -> Iterator[dict[str, Any]]:
+    with (nullcontext(sys.stdin) if path == "-" else open(path, encoding="utf-8")) as f:
+        for n, text in enumerate(_bar(iterable=f, desc="reading", unit=" lines"), start=1):
+            if not text.strip():
+                continue
+            try:
+                value = json.loads(text)
+            except ValueError as e:
+                raise InvalidInput(f"line {n}", f"not JSON: {e}") from None
+            if not isinstance(value, dict):
+                raise InvalidInput(f"line {n}", "each line is a JSON object")
+            yield value
+
+
+def export(args: argparse.Namespace) -> int:
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        if args.url:
+            async def remote() -> int:
+                async with RemoteMemory(args.url, api_key=args.key, user=args.user) as r:
+                    n = 0
+                    with _bar(desc="exporting", unit=" lines") as bar:
+                        async for line in r.export():
+                            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+                            n += 1
+                            bar.update()
+                    return n
+
+            n = asyncio.run(remote())
+        else:
+            settings = Settings()
+            service = build_service(settings)
+            try:
+                scope = scope_for(Actor(_user(args, settings), via="cli"))
+                n = 0
+                for line in _bar(iterable=service.export(scope), desc="exporting", unit=" lines"):
+                    out.write(json.dumps(line, ensure_ascii=False) + "\n")
+                    n += 1
+            finally:
+                service.close()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"exported {n} lines" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
+    return 0
+
+
+def import_(args: argparse.Namespace) -> int:
+    lines = list(_read_lines(args.file))  # all lines are validated before anything is written
+    if args.url:
+        async def remote() -> dict[str, int]:
+            async with RemoteMemory(args.url, api_key=args.key, user=args.user, timeout=600.0) as r:
+                return await r.import_(lines)
+
+        result = asyncio.run(remote())
+    else:
+        settings = Settings()
+        service = build_service(settings)
+        try:
+            scope = scope_for(Actor(_user(args, settings), via="cli"))
+            with _bar(total=1, desc="importing (embedding)", unit=" batch"):
+                result = service.import_(scope, lines)
+        finally:
+            service.close()
+    print(f"imported {result['memories']} memories and {result['messages']} messages", file=sys.stderr)
+    return 0
+
+
+def reindex(args: argparse.Namespace) -> int:
+    if args.url:
+        async def remote() -> dict[str, Any]:
+            async with RemoteMemory(args.url, api_key=args.key, timeout=3600.0) as r:
+                return await r.reindex(args.user)
+
+        done = asyncio.run(remote())["users"]
+    else:
+        settings = Settings()
+        service = build_service(settings)
+        try:
+            users = [args.user] if args.user else service.users()
+            done = {}
+            for user in _bar(iterable=users, desc="reindexing", unit=" users"):
+                done[user] = service.reindex(scope_for(Actor(user, via="cli")))
+        finally:
+            service.close()
+    for user, counts in done.items():
+        print(f"{user}: {counts['memories']} memories, {counts['messages']} messages re-embedded", file=sys.stderr)
+    if not done:
+        print("no users in this store yet", file=sys.stderr)
+    return 0
+
+
+def jobs_run(args: argparse.Namespace) -> int:
+    run_job = getattr(core, "run_job", None)
+    if run_job is None:
+        print("amber: this build of Amber has no jobs module (core.run_job); nothing to run", file=sys.stderr)
+        return 1
+    settings = Settings()
+    service = build_service(settings)
+
+    def progress(event: dict[str, Any]) -> None:
+        print("  " + ", ".join(f"{k}={v}" for k, v in event.items()), file=sys.stderr)
+
+    try:
+        result = run_job(args.job, service, settings, user=args.user, progress=progress)
+    finally:
+        service.close()
+    print(json.dumps(result, ensure_ascii=False, default=str, indent=2))
+    return 0

@@ -1,0 +1,93 @@
+"""`amber serve` and `amber mcp`: the long-running commands."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from typing import Any
+
+import core
+from core import AsyncMemory, RemoteMemory, Settings, build_service
+
+from .identity import ADMIN, READ, WRITE, Identity, current_identity
+from .local import LocalMemory
+from .mcp_tools import build_mcp
+
+log = logging.getLogger("amber.cli")
+
+
+def start_jobs(service: Any, settings: Settings) -> Any | None:
+    """Schedule the background jobs on this loop, if this build of Amber has them."""
+    register_jobs = getattr(core, "register_jobs", None)
+    if register_jobs is None:
+        log.info("jobs: this build of Amber has no jobs module; serving without background jobs")
+        return None
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+    scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop(), timezone=settings.timezone)
+    ids = register_jobs(scheduler, service, settings)
+    scheduler.start()
+    log.info("jobs scheduled: %s", ", ".join(ids or []) or "none")
+    return scheduler
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v}
+    settings = Settings(**overrides)
+    service = build_service(settings)  # StoreLocked: main() prints how to connect instead
+    app = create_app(service, settings)
+
+    async def run() -> None:
+        scheduler = None if args.no_jobs or not settings.jobs_enabled else start_jobs(service, settings)
+        server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning"))
+        log.info("Amber memory server on http://%s:%d (REST /v1, MCP /mcp)", settings.host, settings.port)
+        try:
+            await server.serve()
+        finally:
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
+
+    try:
+        asyncio.run(run())
+    finally:
+        service.close()
+    return 0
+
+
+def mcp_stdio(args: argparse.Namespace) -> int:
+    """stdio MCP. With --url: a thin bridge, each tool call a REST call to the host. Without: this process
+    opens the store (and holds its lock) and acts for one local user."""
+    if args.url:
+        remote = RemoteMemory(args.url, api_key=args.key, user=args.user, timeout=30.0, client_name="mcp-stdio")
+        server = build_mcp(lambda: remote)
+
+        async def bridge() -> None:
+            try:
+                await server.run_stdio_async()
+            finally:
+                await remote.aclose()
+
+        asyncio.run(bridge())
+        return 0
+
+    settings = Settings()
+    service = build_service(settings)
+    user = args.user or settings.default_user or "local"
+    identity = Identity("stdio", user, frozenset({READ, WRITE, ADMIN}), client="mcp-stdio")
+    local = LocalMemory(AsyncMemory(service), identity, settings)
+    server = build_mcp(lambda: local)
+
+    async def own() -> None:
+        current_identity.set(identity)
+        await server.run_stdio_async()
+
+    try:
+        asyncio.run(own())
+    finally:
+        service.close()
+    return 0
