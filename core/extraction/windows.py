@@ -64,7 +64,8 @@ def plan_windows(
     not in any planned window (`planned`) arrived late and is still taken."""
     todo = sorted((m for m in messages if extractable(m)), key=lambda m: (m.created_at, m.id))
     if after is not None:
-        todo = [m for m in todo if Mark.of(m) > after or (m.created_at.timestamp() == after.ts and m.id not in planned)]
+        todo = [m for m in todo if Mark.of(m) > after or (
+            m.created_at.timestamp() == after.ts and m.id != after.id and m.id not in planned)]
     elif not backfill:
         todo = todo[-size:]
     windows: list[list[Message]] = []

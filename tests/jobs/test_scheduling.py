@@ -1,0 +1,97 @@
+"""Scheduling on a real APScheduler, the sync entry point, and LLM calls through a LiteLLM Router."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+import litellm
+import pytest
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from conftest import fact, facts, say
+from litellm.integrations.custom_logger import CustomLogger
+
+from core import InvalidInput, LLMError, Settings
+from core.jobs import list_runs, register_jobs, run_job
+from core.llm import LiteLLMClient
+
+
+async def test_register_jobs_on_an_asyncio_scheduler_and_fire_one(service, clock, alice, tmp_path):
+    settings = Settings(data_dir=tmp_path / "x", timezone="Asia/Shanghai", consolidate_cron="0 2 * * *")
+    scheduler = AsyncIOScheduler(timezone="UTC")
+    ids = register_jobs(scheduler, service, settings)
+    assert ids == ["amber-extract", "amber-consolidate", "amber-retention"]
+    assert register_jobs(scheduler, service, settings) == ids  # replace_existing: no duplicates
+    scheduler.start()
+    try:
+        jobs = {j.id: j for j in scheduler.get_jobs()}
+        assert set(jobs) == set(ids)
+        assert str(jobs["amber-extract"].trigger.timezone) == "Asia/Shanghai"
+        assert "hour='*/4'" in str(jobs["amber-extract"].trigger) and "hour='2'" in str(jobs["amber-consolidate"].trigger)
+        # fire retention now (it needs no model) and wait for its run record
+        scheduler.modify_job("amber-retention", next_run_time=datetime.now(timezone.utc))
+        for _ in range(200):
+            runs = list_runs(service, 5, "retention")
+            if runs and runs[0]["status"] != "running":
+                break
+            await asyncio.sleep(0.05)
+        assert runs and runs[0]["status"] == "ok"
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+def test_run_job_by_hand_with_progress(service, clock, alice, settings, llm, upstream):
+    say(service, alice, clock, ("user", "I teach maths at a high school."))
+    upstream.push(facts(fact("Teaches maths at a high school", "profile.job")))
+    events = []
+    rec = run_job("extract", service, settings, llm=llm, user="alice", progress=events.append)
+    assert rec["status"] == "ok" and rec["facts"]["added"] == 1
+    stages = [e["stage"] for e in events]
+    assert stages[0] == "user" and "planned" in stages and "fact" in stages and stages[-1] == "done"
+    with pytest.raises(InvalidInput):
+        run_job("dream", service, settings)
+
+
+async def test_run_job_from_inside_a_running_loop(service, settings):
+    rec = run_job("retention", service, settings)  # the CLI helper must not trip over a host's loop
+    assert rec["status"] == "ok"
+
+
+class _Seen(CustomLogger):
+    def __init__(self):
+        super().__init__()
+        self.metadata = []
+
+    async def async_log_success_event(self, kwargs, response_obj, start_time, end_time):
+        self.metadata.append((kwargs.get("litellm_params") or {}).get("metadata") or {})
+
+
+async def test_calls_go_through_the_proxy_router_tagged_internal(upstream):
+    router = litellm.Router(model_list=[{"model_name": "amber-jobs", "litellm_params": {
+        "model": "openai/fake-model", "api_base": upstream.base_url, "api_key": "sk-test-fake"}}])
+    client = LiteLLMClient("amber-jobs", router_getter=lambda: router, timeout=10)
+    seen = _Seen()
+    litellm.callbacks.append(seen)
+    try:
+        upstream.push({"facts": []})
+        text, usage = await client.complete([{"role": "user", "content": "hello"}], json_schema={"type": "object"}, purpose="amber-extract")
+        assert text == '{"facts": []}' and usage["prompt_tokens"] > 0 and usage["cost"] == 0.0
+        assert upstream.requests[-1]["model"] == "fake-model"
+        for _ in range(100):
+            if seen.metadata:
+                break
+            await asyncio.sleep(0.02)
+        assert seen.metadata and seen.metadata[0].get("amber_internal") is True
+        assert seen.metadata[0].get("amber_purpose") == "amber-extract"
+    finally:
+        litellm.callbacks.remove(seen)
+
+
+async def test_llm_errors_are_transient_amber_errors(upstream):
+    dead = LiteLLMClient("openai/fake-model", api_base="http://127.0.0.1:9/v1", api_key="sk-x", timeout=2)
+    with pytest.raises(LLMError):
+        await dead.complete([{"role": "user", "content": "hi"}])
+    no_router = LiteLLMClient("openai/fake-model", router_getter=lambda: None, api_base=upstream.base_url, api_key="sk-x")
+    upstream.push("plain text is fine without a schema")
+    text, _ = await no_router.complete([{"role": "user", "content": "hi"}])
+    assert text.startswith("plain text")
