@@ -27,7 +27,7 @@ from .errors import (
     TransientError,
 )
 from .inventory import active_memories, kind_counts, known_message_ids, vector_health
-from .jobs import register_jobs
+from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .kvcache import ClientCache
 from .llm import LiteLLMClient
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Role, Status, WriteResult
@@ -70,6 +70,7 @@ __all__ = [
     "RecallResult",
     "RemoteMemory",
     "Role",
+    "RunRecord",
     "Scope",
     "Settings",
     "Status",
@@ -80,14 +81,17 @@ __all__ = [
     "TransientError",
     "WriteResult",
     "active_memories",
+    "arun_job",
     "build_embedder",
     "build_service",
     "count_marks",
     "estimate_tokens",
     "kind_counts",
     "known_message_ids",
+    "list_runs",
     "plan_cache",
     "register_jobs",
+    "run_job",
     "scope_for",
     "strip_patch",
     "user_hash",
