@@ -42,7 +42,7 @@ from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.lexical import tokenize
-from .recall.pipeline import Recaller, RecallResult, build_result, message_index_text
+from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, build_result, message_index_texts
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 
@@ -394,24 +394,23 @@ class MemoryService(Curated, ReviewQueue, Portability):
             new = sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
             if not new:
                 return 0
-            # A turn is embedded with its neighbours in the session (date, previous turn, the turn, the
-            # next turn): a reply like "yes, last Tuesday" means nothing alone. The next turn is known
-            # for all but a batch's last turn; that one is re-embedded when its successor arrives.
+            # A turn is embedded with its neighbours in the session (date, turns before, the turn, turns
+            # after): a reply like "yes, last Tuesday" means nothing alone. The turns after are known for
+            # all but a batch's last turns; those are re-embedded when their successors arrive.
+            c = DENSE_CONTEXT
             by_session: dict[str, list[Message]] = {}
             for m in new:
                 by_session.setdefault(m.session or "", []).append(m)
-            ctx: dict[str, tuple[Message | None, Message | None]] = {}
             redo: list[Message] = []
+            chains: list[Message] = []
             for key, turns in by_session.items():
-                earlier = self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))
-                chain = [x for x, _ in earlier[-2:]] + turns
-                redo.extend(chain[: len(chain) - len(turns)][-1:])
-                for i, x in enumerate(chain):
-                    ctx[x.id] = (chain[i - 1] if i else None, chain[i + 1] if i + 1 < len(chain) else None)
-            texts = [message_index_text(m, *ctx[m.id]) for m in new]
-            self.store.put_messages(col, new, [m.content for m in new], self.embedder.embed_documents(texts))
-            if redo:
-                self.store.put_messages(col, redo, [m.content for m in redo], self.embedder.embed_documents([message_index_text(m, *ctx[m.id]) for m in redo]))
+                earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
+                redo.extend(earlier[-c:] if c else [])
+                chains.extend(earlier[-2 * c :] if c else [])
+                chains.extend(turns)
+            text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))
+            todo = new + redo
+            self.store.put_messages(col, todo, [m.content for m in todo], self.embedder.embed_documents([text[m.id] for m in todo]))
             old, rev = self._bump(col)
             self.recaller.note_messages(col, new, old, rev)
             return len(new)
@@ -435,7 +434,13 @@ class MemoryService(Curated, ReviewQueue, Portability):
     def recall(self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None) -> RecallResult:
         """The injectable block for a query: search, fit to the budget, render; access counted in the background."""
         cfg = cfg or self.recall_config()
-        items = self.search(scope, query, cfg)
+        staged = (cfg.rerank and self.recaller.reranker is not None) or (cfg.compress and self.recaller.compressor is not None)
+        if staged:
+            # the reranker sees a wider pool than what is kept; each stage falls back on timeout
+            pool = self.search(scope, query, cfg.model_copy(update={"top_k": max(cfg.top_k, cfg.rerank_pool if cfg.rerank else 0)}))
+            items = self.recaller.refine_sync(query, pool, cfg)
+        else:
+            items = self.search(scope, query, cfg)
         result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
         used = [c.id for c in result.items if c.source == "memory"]
         if used:

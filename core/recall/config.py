@@ -15,6 +15,7 @@ class RecallConfig(BaseModel):
         default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 1.0, "msg_dense": 0.8, "msg_lexical": 1.0}
     )
     rrf_k: int = 60
+    neighbours: float = 0.0  # share of a turn's fused score credited to its adjacent turns (0: off)
     include_messages: bool = True  # the episodic arm: raw turns not yet extracted
     message_window_days: float | None = None  # None: every stored message
     context_turns: int = 3  # how many recent turns shape the query
@@ -23,6 +24,7 @@ class RecallConfig(BaseModel):
     budget_tokens: int = 600
     boosts: BoostConfig = Field(default_factory=BoostConfig)
     rerank: bool = False
+    rerank_pool: int = 30  # how many fused items the reranker sees; top_k of them are kept
     rerank_timeout_s: float = 1.0
     compress: bool = False
     compress_timeout_s: float = 3.0

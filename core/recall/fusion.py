@@ -36,6 +36,21 @@ def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: 
     return scores
 
 
+def spread(scores: Mapping[str, float], neighbours: Mapping[str, Sequence[str]], factor: float) -> dict[str, float]:
+    """Credit each scored turn's neighbours in its session with `factor` times its score.
+
+    An answer is often split over adjacent turns ("where did you go?" / "to the lake"): a hit on
+    one is evidence for the other. Computed from the original scores only (one hop, no cascade).
+    """
+    if factor <= 0:
+        return dict(scores)
+    out = dict(scores)
+    for doc_id, s in scores.items():
+        for nb in neighbours.get(doc_id, ()):
+            out[nb] = out.get(nb, 0.0) + factor * s
+    return out
+
+
 @dataclass(frozen=True)
 class BoostConfig:
     importance: float = 0.15  # multiplier at importance 1.0 vs 0.5
@@ -67,15 +82,19 @@ def fuse(
     now: datetime,
     cfg: BoostConfig,
     rrf_k: int = 60,
+    neighbours: Mapping[str, Sequence[str]] | None = None,
+    neighbour_factor: float = 0.0,
 ) -> list[Candidate]:
-    """Fuse the arms, apply boosts, and return candidates best first, each with its score and arms."""
+    """Fuse the arms, credit neighbours, apply boosts; candidates best first, each with its score and arms."""
     fused = rrf(rankings, weights, rrf_k)
+    if neighbours and neighbour_factor > 0:
+        fused = spread(fused, neighbours, neighbour_factor)
     arms_of: dict[str, list[str]] = {}
     for arm, ids in rankings.items():
         for doc_id in ids:
             arms_of.setdefault(doc_id, []).append(arm)
     out = [
-        replace(candidates[d], score=boost(candidates[d], s, now, cfg), arms=tuple(arms_of[d]))
+        replace(candidates[d], score=boost(candidates[d], s, now, cfg), arms=tuple(arms_of.get(d, ("neighbour",))))
         for d, s in fused.items()
         if d in candidates
     ]

@@ -11,17 +11,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable, Sequence
 
 from ..model import Memory, Message, Status
-from ..ports import Embedder, Reranker
+from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .config import RecallConfig
 from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
+from .compress import compress
 from .render import estimate_tokens, fit_budget, render
+from .rerank import reorder
 
 log = logging.getLogger("amber.recall")
 
@@ -49,16 +52,44 @@ def message_candidate(m: Message) -> Candidate:
     )
 
 
-def message_index_text(m: Message, prev: Message | None = None, nxt: Message | None = None) -> str:
-    """What a raw turn is indexed as: its date, speaker and words, with its neighbours in the session."""
+# How many turns on each side a raw turn is indexed with. Measured on LoCoMo dev (bench/README.md):
+# BM25 gains from two turns of context, while the embedding of a longer window gets blurred, so
+# the dense text keeps one turn on each side.
+LEXICAL_CONTEXT = 2
+DENSE_CONTEXT = 1
+
+Turns = Message | Sequence[Message] | None
+
+
+def _as_list(x: Turns) -> list[Message]:
+    if x is None:
+        return []
+    return [x] if isinstance(x, Message) else list(x)
+
+
+def message_index_text(m: Message, prev: Turns = None, nxt: Turns = None) -> str:
+    """What a raw turn is indexed as: its date, speaker and words, between its neighbours in the
+    session (`prev` and `nxt`: a turn or turns in time order). A reply like "yes, last Tuesday"
+    means little alone; with its neighbours and date it can be found by what it answers."""
     who = m.author or m.role.value
     parts = [f"[{m.created_at:%d %B %Y}]"]
-    if prev is not None:
-        parts.append(prev.content)
+    parts.extend(x.content for x in _as_list(prev))
     parts.append(f"{who}: {m.content}")
-    if nxt is not None:
-        parts.append(nxt.content)
+    parts.extend(x.content for x in _as_list(nxt))
     return " ".join(parts)
+
+
+def message_index_texts(messages: Sequence[Message], context: int = DENSE_CONTEXT) -> list[str]:
+    """`message_index_text` for each message, neighbours taken from the same list and session
+    (in time order). For batch writers: import, reindex. Pure."""
+    chains: dict[str, list[Message]] = {}
+    for m in sorted(messages, key=lambda x: (x.created_at, x.id)):
+        chains.setdefault(m.session or "", []).append(m)
+    text: dict[str, str] = {}
+    for chain in chains.values():
+        for i, m in enumerate(chain):
+            text[m.id] = message_index_text(m, chain[max(0, i - context) : i], chain[i + 1 : i + 1 + context])
+    return [text[m.id] for m in messages]
 
 
 @dataclass
@@ -75,8 +106,27 @@ class _MsgIndex:
     bm25: BM25Index = field(default_factory=BM25Index)
     cands: dict[str, Candidate] = field(default_factory=dict)
     msgs: dict[str, Message] = field(default_factory=dict)
-    tails: dict[str, Message] = field(default_factory=dict)  # session -> last message
+    tails: dict[str, list[Message]] = field(default_factory=dict)  # session -> its last LEXICAL_CONTEXT turns
     prev_of: dict[str, Message] = field(default_factory=dict)
+    next_of: dict[str, Message] = field(default_factory=dict)
+
+    def prev_window(self, m: Message, n: int) -> list[Message]:
+        """Up to n turns before m in its session, in time order."""
+        out: list[Message] = []
+        cur = self.prev_of.get(m.id)
+        while cur is not None and len(out) < n:
+            out.append(cur)
+            cur = self.prev_of.get(cur.id)
+        return out[::-1]
+
+    def neighbours(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """Adjacent turns of the same session, for neighbour credit in fusion."""
+        out: dict[str, list[str]] = {}
+        for i in ids:
+            nb = [x.id for x in (self.prev_of.get(i), self.next_of.get(i)) if x is not None]
+            if nb:
+                out[i] = nb
+        return out
 
 
 @dataclass
@@ -87,11 +137,20 @@ class RecallResult:
 
 
 class Recaller:
-    def __init__(self, store, embedder: Embedder, revision: Callable[[str], int], reranker: Reranker | None = None):
+    def __init__(
+        self,
+        store,
+        embedder: Embedder,
+        revision: Callable[[str], int],
+        reranker: Reranker | None = None,
+        compressor: LLM | None = None,
+    ):
         self.store = store
         self.embedder = embedder
         self.revision = revision
-        self.reranker = reranker
+        self.reranker = reranker  # used when RecallConfig.rerank is on
+        self.compressor = compressor  # a cheap LLM, used when RecallConfig.compress is on
+        self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self._mem: dict[str, _MemIndex] = {}
         self._msg: dict[str, _MsgIndex] = {}
         self._lock = threading.RLock()
@@ -104,6 +163,10 @@ class Recaller:
         if idx is not None and idx.rev == rev:
             return idx
         with self._lock:
+            idx = self._mem.get(col)
+            if idx is not None and idx.rev == rev:  # another thread built it while we waited
+                return idx
+            self.rebuilds += 1
             idx = _MemIndex(rev=rev)
             for m in self.store.find_memories(col, {"status": Status.active.value}):
                 self._mem_add(idx, m)
@@ -154,6 +217,10 @@ class Recaller:
         if idx is not None and idx.rev == rev:
             return idx
         with self._lock:
+            idx = self._msg.get(col)
+            if idx is not None and idx.rev == rev:  # another thread built it while we waited
+                return idx
+            self.rebuilds += 1
             idx = _MsgIndex(rev=rev)
             self._msg_add(idx, [m for m, _ in self.store.find_messages(col, None)])
             self._msg[col] = idx
@@ -161,19 +228,24 @@ class Recaller:
 
     @staticmethod
     def _msg_add(idx: _MsgIndex, messages: Sequence[Message]) -> None:
+        n = LEXICAL_CONTEXT
         for m in sorted(messages, key=lambda x: (x.created_at, x.id)):
             if m.id in idx.msgs:
                 continue
             key = m.session or ""
-            prev = idx.tails.get(key)
+            tail = idx.tails.get(key, [])
             idx.msgs[m.id] = m
             idx.cands[m.id] = message_candidate(m)
-            if prev is not None:
-                idx.prev_of[m.id] = prev
-                # the previous turn now has a known successor: re-index it with both neighbours
-                idx.bm25.add(prev.id, message_index_text(prev, idx.prev_of.get(prev.id), m))
-            idx.bm25.add(m.id, message_index_text(m, prev, None))
-            idx.tails[key] = m
+            if tail:
+                idx.prev_of[m.id] = tail[-1]
+                idx.next_of[tail[-1].id] = m
+            window = tail + [m]
+            # the turns before this one gain a successor: re-index them with their wider window
+            for j, t in enumerate(window[:-1]):
+                before = idx.prev_window(t, n)
+                idx.bm25.add(t.id, message_index_text(t, before, window[j + 1 :]))
+            idx.bm25.add(m.id, message_index_text(m, tail, None))
+            idx.tails[key] = window[-n:]
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
         with self._lock:
@@ -198,53 +270,82 @@ class Recaller:
         """Ranked candidates for a query, best first, at most `cfg.top_k`."""
         if not query.strip():
             return []
+        w = cfg.weights
+        on = {arm for arm in ("mem_dense", "mem_lexical", "msg_dense", "msg_lexical") if w.get(arm, 1.0) > 0}
+        if not cfg.include_messages:
+            on -= {"msg_dense", "msg_lexical"}
         mcol = memory_collection(scope)
         now_ts = now.timestamp()
-        qvec = self.embedder.embed_query(query)
+        # one query vector serves both dense arms; skipped entirely when no dense arm is on
+        qvec = self.embedder.embed_query(query) if on & {"mem_dense", "msg_dense"} else None
         rankings: dict[str, list[str]] = {}
         cands: dict[str, Candidate] = {}
+        neighbours: dict[str, list[str]] = {}
 
         midx = self._mem_index(mcol)
         allowed = {
             i for i, (ns, exp) in midx.meta.items() if ns in scope.read_namespaces and (not exp or exp > now_ts)
         }
         if allowed:
-            where = memory_where(scope)
-            dense = self.store.query_memories(mcol, qvec, min(cfg.k_dense, len(allowed)), where)
-            rankings["mem_dense"] = [m.id for m, _ in dense if m.id in allowed]
-            rankings["mem_lexical"] = [i for i, _ in midx.bm25.search(query, cfg.k_lexical, allowed)]
-            cands.update({i: midx.cands[i] for i in allowed})
+            if "mem_dense" in on:
+                dense = self.store.query_memories(mcol, qvec, min(cfg.k_dense, len(allowed)), memory_where(scope))
+                rankings["mem_dense"] = [m.id for m, _ in dense if m.id in allowed]
+            if "mem_lexical" in on:
+                rankings["mem_lexical"] = [i for i, _ in midx.bm25.search(query, cfg.k_lexical, allowed)]
+            for arm in ("mem_dense", "mem_lexical"):
+                for i in rankings.get(arm, ()):
+                    cands[i] = midx.cands[i]
 
-        if cfg.include_messages:
+        if on & {"msg_dense", "msg_lexical"}:
             gcol = message_collection(scope)
             gidx = self._msg_index(gcol)
             if gidx.msgs:
                 since = None
                 if cfg.message_window_days is not None:
                     since = (now - timedelta(days=cfg.message_window_days)).timestamp()
-                dense_m = self.store.query_messages(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
-                rankings["msg_dense"] = [m.id for m, _ in dense_m]
-                allowed_m = None if since is None else {i for i, m in gidx.msgs.items() if m.created_at.timestamp() >= since}
-                rankings["msg_lexical"] = [i for i, _ in gidx.bm25.search(query, cfg.k_lexical, allowed_m)]
-                for i in rankings["msg_dense"] + rankings["msg_lexical"]:
-                    if i in gidx.cands:
-                        cands[i] = gidx.cands[i]
+                if "msg_dense" in on:
+                    dense_m = self.store.query_messages(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
+                    rankings["msg_dense"] = [m.id for m, _ in dense_m if m.id in gidx.cands]
+                if "msg_lexical" in on:
+                    allowed_m = None if since is None else {i for i, m in gidx.msgs.items() if m.created_at.timestamp() >= since}
+                    rankings["msg_lexical"] = [i for i, _ in gidx.bm25.search(query, cfg.k_lexical, allowed_m)]
+                hits = rankings.get("msg_dense", []) + rankings.get("msg_lexical", [])
+                if cfg.neighbours > 0:
+                    neighbours = gidx.neighbours(hits)
+                    if since is not None:  # a neighbour outside the window stays out
+                        neighbours = {i: [n for n in nb if gidx.msgs[n].created_at.timestamp() >= since] for i, nb in neighbours.items()}
+                    hits += [n for nb in neighbours.values() for n in nb]
+                for i in hits:
+                    cands[i] = gidx.cands[i]
 
-        ranked = fuse(cands, rankings, cfg.weights, now, cfg.boosts, cfg.rrf_k)
+        ranked = fuse(cands, rankings, w, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold)[: cfg.top_k]
 
-    async def rerank(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
-        """Optional stage: reorder by a reranker; on timeout or error keep the fused order."""
-        if not (cfg.rerank and self.reranker and items):
-            return items
+    async def refine(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
+        """The optional stages, each under its own timeout; a failed or late stage keeps what it was given."""
+        if cfg.rerank and self.reranker is not None and items:
+            try:
+                scores = await asyncio.wait_for(self.reranker.rerank(query, [c.text for c in items]), cfg.rerank_timeout_s)
+                items = reorder(items, scores)
+            except Exception as e:  # includes TimeoutError: the fused order stands
+                log.info("rerank skipped, keeping fused order: %s", type(e).__name__)
+        items = items[: cfg.top_k]
+        if cfg.compress and self.compressor is not None and items:
+            try:
+                items = await asyncio.wait_for(compress(self.compressor, query, items, cfg.compress_max_chars), cfg.compress_timeout_s)
+            except Exception as e:
+                log.info("compression skipped, keeping items as stored: %s", type(e).__name__)
+        return items
+
+    def refine_sync(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
+        """`refine` for the synchronous service; from inside a running loop it runs on a helper thread."""
         try:
-            scores = await asyncio.wait_for(self.reranker.rerank(query, [c.text for c in items]), cfg.rerank_timeout_s)
-        except Exception as e:
-            log.info("rerank skipped, keeping fused order: %s", type(e).__name__)
-            return items
-        order = sorted(range(len(items)), key=lambda i: -scores[i])
-        return [items[i] for i in order]
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.refine(query, items, cfg))
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.refine(query, items, cfg)).result()
 
 
 def build_result(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens) -> RecallResult:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 from typing import Callable, Sequence
 
@@ -22,17 +24,28 @@ def estimate_tokens(text: str) -> int:
     return cjk + (len(text) - cjk + 3) // 4 + 1
 
 
+_FENCE_RE = re.compile(r"<(/?)(memory_context)", re.IGNORECASE)
+
+
 def _escape(text: str) -> str:
-    # The fence must stay closed whatever a stored text says.
-    return " ".join(text.replace("<memory_context", "‹memory_context").replace("</memory_context", "‹/memory_context").split())
+    """One quoted line: whitespace collapsed, quotes and backslashes escaped (JSON string syntax),
+    and anything that looks like our fence defused, so the block stays closed whatever a stored
+    text says and a reader can always tell where the data ends."""
+    flat = " ".join(_FENCE_RE.sub(lambda m: "‹" + m.group(1) + m.group(2), text).split())
+    return json.dumps(flat, ensure_ascii=False)
+
+
+def _label(name: str) -> str:
+    # speaker and client names come from captures too: no markup, no line breaks, no quotes
+    return " ".join(re.sub(r"[<>\"()\[\]]", "", name).split())[:64]
 
 
 def render_item(c: Candidate) -> str:
     date = c.created_at.strftime("%Y-%m-%d")
     src = c.kind if c.source == "memory" else "said"
-    who = f" {c.author}" if c.author else ""
-    via = f" via {c.client}" if c.client else ""
-    return f'- [{date}] ({src}{who}{via}) "{_escape(c.text)}"'
+    who = f" {_label(c.author)}" if c.author else ""
+    via = f" via {_label(c.client)}" if c.client else ""
+    return f"- [{date}] ({src}{who}{via}) {_escape(c.text)}"
 
 
 def render(items: Sequence[Candidate]) -> str:
@@ -55,6 +68,9 @@ def fit_budget(
         if used + cost <= budget_tokens:
             kept.append(c)
             used += cost
+    # A real tokenizer need not be additive over lines: check the whole block, drop from the tail.
+    while kept and count(render(kept)) > budget_tokens:
+        kept.pop()
     return kept
 
 

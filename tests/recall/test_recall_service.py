@@ -1,0 +1,125 @@
+"""Recall through the service on a real Chroma store (temp dir) with the deterministic embedder."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from core import Actor, MemoryIn, Message, Role, Settings, Status, build_service, scope_for
+from core.testing import FixedClock, HashEmbedder
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def ids(items):
+    return [c.id for c in items]
+
+
+def test_a_write_is_seen_by_the_next_recall(service, alice):
+    assert service.search(alice, "what tea do I drink?") == []
+    mem = service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning")).memory
+    assert ids(service.search(alice, "what tea do I drink?"))[:1] == [mem.id]
+    newer = service.remember(alice, MemoryIn(content="My tea supplier is in Uji")).memory
+    assert newer.id in ids(service.search(alice, "tea supplier"))
+
+
+def test_chinese_query_finds_chinese_memory(service, alice):
+    tea = service.remember(alice, MemoryIn(content="我每天早上喝玄米茶")).memory
+    service.remember(alice, MemoryIn(content="我的猫叫小米"))
+    service.remember(alice, MemoryIn(content="I work as a nurse in Lisbon"))
+    assert ids(service.search(alice, "我喝什么茶？"))[0] == tea.id
+    assert ids(service.search(alice, "猫的名字"))[0] != tea.id
+
+
+def test_mixed_language_query_finds_both_languages(service, alice):
+    cat = service.remember(alice, MemoryIn(content="我的猫叫小米 (my cat is called Xiaomi)")).memory
+    job = service.remember(alice, MemoryIn(content="I work as a nurse in Lisbon")).memory
+    service.remember(alice, MemoryIn(content="Favourite colour: teal"))
+    got = ids(service.search(alice, "我的猫 and my job as a nurse"))
+    assert {cat.id, job.id} <= set(got[:2])
+
+
+def test_raw_turns_are_recalled_before_extraction(service, alice):
+    msgs = [
+        Message(id="t1", role=Role.user, content="We adopted a puppy named Biscuit!", session="s", author="Ana", created_at=T0),
+        Message(id="t2", role=Role.assistant, content="Congratulations, what breed?", session="s", created_at=T0 + timedelta(seconds=5)),
+        Message(id="t3", role=Role.user, content="A beagle, three months old", session="s", author="Ana", created_at=T0 + timedelta(seconds=9)),
+    ]
+    service.ingest(alice, msgs)
+    got = service.search(alice, "puppy Biscuit")
+    assert got[0].id == "t1" and got[0].source == "message" and got[0].author == "Ana"
+    # neighbour credit brings the reply that answers "what breed" along with the hit
+    cfg = service.recall_config(neighbours=0.3)
+    assert "t3" in ids(service.search(alice, "what breed is Biscuit the puppy", cfg))
+
+
+def test_messages_written_in_two_batches_are_indexed_as_one_conversation(service, alice):
+    first = [Message(id="a1", role=Role.user, content="Where should we go hiking?", session="s", created_at=T0)]
+    service.ingest(alice, first)
+    service.search(alice, "warm the index")
+    service.ingest(alice, [Message(id="a2", role=Role.assistant, content="The Sintra hills trail", session="s", created_at=T0 + timedelta(minutes=1))])
+    assert "a2" in ids(service.search(alice, "Sintra"))
+
+
+def test_hit_count_and_last_access_are_updated_after_recall(service, alice, clock):
+    mem = service.remember(alice, MemoryIn(content="My sister lives in Lisbon")).memory
+    assert mem.hit_count == 0 and mem.last_access_at is None
+    clock.advance(hours=1)
+    result = service.recall(alice, "where does my sister live")
+    assert mem.id in ids(result.items) and "Lisbon" in result.text
+    service.flush()
+    after = service.get(alice, mem.id)
+    assert after.hit_count == 1 and after.last_access_at == clock.now()
+    service.recall(alice, "sister Lisbon")
+    service.flush()
+    assert service.get(alice, mem.id).hit_count == 2
+
+
+def test_retired_and_unapproved_records_never_come_back(service, alice, clock):
+    text = "the wifi password is hunter2"
+    deleted = service.remember(alice, MemoryIn(content=text + " (deleted)")).memory
+    service.delete(alice, deleted.id)
+    archived = service.remember(alice, MemoryIn(content=text + " (archived)")).memory
+    service.archive(alice, archived.id)
+    cand = service.remember(alice, MemoryIn(content=text + " (candidate)", status=Status.candidate)).memory
+    old = service.remember(alice, MemoryIn(content=text + " (old)", fact_key="world.wifi_password")).memory
+    new = service.remember(alice, MemoryIn(content="the wifi password is correcthorse", fact_key="world.wifi_password")).memory
+    expiring = service.remember(alice, MemoryIn(content=text + " (expiring)", expire_at=clock.now() + timedelta(hours=1))).memory
+    assert expiring.id in ids(service.search(alice, "wifi password"))
+    clock.advance(hours=2)
+    got = ids(service.search(alice, "wifi password hunter2"))
+    assert new.id in got
+    assert not {deleted.id, archived.id, cand.id, old.id, expiring.id} & set(got)
+
+
+def test_other_users_records_are_never_recalled(service, alice, bob):
+    service.remember(alice, MemoryIn(content="Alice's bank PIN is 4321"))
+    service.ingest(alice, [Message(id="x1", role=Role.user, content="my bank PIN is 4321", created_at=T0)])
+    assert service.search(bob, "bank PIN 4321") == []
+    assert service.recall(bob, "bank PIN 4321").text == ""
+
+
+def test_lexical_index_is_updated_in_place_not_rebuilt(tmp_path):
+    """10k memories: after the first build, writes and recalls alternate without any rebuild."""
+    svc = build_service(Settings(data_dir=tmp_path / "d"), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        user = scope_for(Actor("carol"))
+        lines = [
+            {"type": "memory", "id": f"m{i}", "content": f"note {i}: topic {i % 97} detail {i % 1013}", "user_id": "carol",
+             "created_at": T0.isoformat(), "updated_at": T0.isoformat()}
+            for i in range(10_000)
+        ]
+        svc.import_(user, lines)
+        svc.search(user, "topic 5")
+        svc.ingest(user, [Message(id="g0", role=Role.user, content="hello", created_at=T0)])
+        svc.search(user, "hello")
+        built = svc.recaller.rebuilds
+        for n in range(5):
+            m = svc.remember(user, MemoryIn(content=f"fresh zebra fact number {n}")).memory
+            svc.ingest(user, [Message(id=f"g{n + 1}", role=Role.user, content=f"okapi sighting {n}", created_at=T0 + timedelta(minutes=n + 1))])
+            assert m.id in ids(svc.search(user, f"zebra fact number {n}"))
+            assert f"g{n + 1}" in ids(svc.search(user, f"okapi sighting {n}"))
+            svc.delete(user, m.id)
+            assert m.id not in ids(svc.search(user, f"zebra fact number {n}"))
+        assert svc.recaller.rebuilds == built
+    finally:
+        svc.close()
