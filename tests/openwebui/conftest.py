@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,9 @@ from owui_harness import AMBER, HERE, AmberHost, Driver, Proc, free_port
 @pytest.fixture(scope="session")
 def owui_python() -> Path:
     """Python of .venv-owui; installs Open WebUI (no torch) on first use, ~3 min from a cold cache."""
-    r = subprocess.run(["bash", str(HERE / "install_owui.sh")], capture_output=True, text=True, timeout=1200)
+    # Same interpreter as Amber's venv unless told otherwise: it exists wherever `make test` runs.
+    env = {**os.environ, "OWUI_PYTHON": os.environ.get("OWUI_PYTHON") or getattr(sys, "_base_executable", sys.executable)}
+    r = subprocess.run(["bash", str(HERE / "install_owui.sh")], capture_output=True, text=True, timeout=1200, env=env)
     if r.returncode != 0:
         pytest.fail(f"installing Open WebUI failed ({r.returncode}):\n{r.stderr[-4000:]}")
     return Path(r.stdout.strip().splitlines()[-1])

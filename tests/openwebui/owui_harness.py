@@ -17,7 +17,7 @@ import httpx
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 FILTER = ROOT / "openwebui_functions" / "amber_memory_filter.py"
-AMBER = Path(os.environ.get("AMBER_DEV_BIN") or Path(sys.executable).with_name("amber"))
+AMBER = Path(sys.executable).with_name("amber")
 
 
 def free_port() -> int:
