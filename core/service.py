@@ -294,12 +294,14 @@ class MemoryService(Curated, ReviewQueue, Portability):
 
     def supersede(self, scope: Scope, old_id: str, data: MemoryIn) -> WriteResult:
         """Replace a memory with a new version explicitly (keyed or not); the old one is never recalled again."""
-        data = self._checked(scope, data)
         with self._lock(scope):
             old = self.get(scope, old_id)
             if old.status not in (Status.active, Status.candidate):
                 raise InvalidInput("target_id", f"memory {old_id} is {old.status.value}, not active")
-            return self._supersede(scope, old, data.model_copy(update={"fact_key": data.fact_key or old.fact_key}), self.clock.now())
+            # the new version stays where the old one was filed unless the caller says otherwise
+            inherit = {f: getattr(old, f) for f in ("fact_key", "category", "namespace") if f not in data.model_fields_set and getattr(old, f)}
+            data = self._checked(scope, data.model_copy(update=inherit))
+            return self._supersede(scope, old, data, self.clock.now())
 
     def update(self, scope: Scope, memory_id: str, patch: MemoryPatch) -> Memory:
         with self._lock(scope):
