@@ -123,7 +123,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
             Literal["active", "candidate", "superseded", "archived", "expired", "deleted", "any"], Field(description="Lifecycle state")
         ] = "active",
         text: Annotated[str | None, Field(max_length=500, description="Substring to match")] = None,
-        limit: Annotated[int, Field(ge=1, le=200)] = 50,
+        limit: Annotated[int, Field(ge=1, le=200, description="Page size")] = 50,
         cursor: Annotated[str | None, Field(max_length=20, description="next_cursor of the previous page")] = None,
     ) -> ListView:
         """Browse stored memories, newest first, with filters. Use when the user asks what Amber knows
@@ -150,7 +150,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         importance: Annotated[float, Field(ge=0, le=1, description="0.5 ordinary, 0.8 important, 1 essential")] = 0.5,
         namespace: Annotated[str | None, Field(max_length=80, description="Default 'default'; 'project:<name>' for project facts")] = None,
         pinned: Annotated[bool, Field(description="Always include in the boot pack")] = False,
-        tags: Annotated[list[str], Field(max_length=20)] = [],
+        tags: Annotated[list[str], Field(max_length=20, description="Free labels")] = [],
     ) -> WriteView:
         """Save a durable fact about the user (preferences, people, goals, projects, decisions) that they
         would want remembered next time. Only durable facts: not chit-chat, not secrets, not what is
@@ -164,7 +164,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
     async def memory_supersede(
         id: MemoryId,
         content: Annotated[str, Field(min_length=1, max_length=8000, description="The corrected or updated fact")],
-        importance: Annotated[float | None, Field(ge=0, le=1)] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1, description="New importance; default keeps 0.5")] = None,
     ) -> WriteView:
         """Replace an outdated or wrong memory with a new version (the user moved, changed their mind,
         corrected you). The old one is kept in history but never recalled again."""
