@@ -116,8 +116,8 @@ class Host:
     def _remote(self, settings: Settings) -> Any:
         from core import RemoteMemory
 
-        key = next((k.secret for k in settings.api_keys if k.trusted_client or "memory:admin" in k.scopes), None)
-        key = os.environ.get("AMBER_SERVER_KEY") or key
+        # a trusted-client key of the memory host: it acts for the user each request names
+        key = os.environ.get("AMBER_SERVER_KEY") or None
         return RemoteMemory(settings.server_url, api_key=key, timeout=max(1.0, settings.recall_timeout_s * 2), client_name="litellm")
 
     async def _mount(self, settings: Settings) -> None:

@@ -6,6 +6,7 @@ One proxy for the module (start-up takes ~20 s); each test uses its own end user
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 
 import anthropic
@@ -30,7 +31,8 @@ def up():
 
 
 @pytest.fixture(scope="module")
-def proxy(up, tmp_path_factory):
+def proxies(up, tmp_path_factory):
+    """The memory host (embedded store) and a second proxy in remote mode that uses it, started together."""
     amber = {
         "recall_timeout_s": 10,
         "jobs_enabled": False,
@@ -41,9 +43,38 @@ def proxy(up, tmp_path_factory):
             {"name": "relay", "secret": KEYS["relay"], "trusted_client": True},
         ],
     }
-    p = Proxy(proxy_config(up, amber=amber), tmp_path_factory.mktemp("proxy")).start()
-    yield p
-    p.stop()
+    host = Proxy(proxy_config(up, amber=amber), tmp_path_factory.mktemp("proxy"))
+    remote = Proxy(
+        proxy_config(up, amber={"server_url": f"{host.base}/memory", "jobs_enabled": False}),
+        tmp_path_factory.mktemp("remote"),
+        env={"AMBER_SERVER_KEY": KEYS["relay"]},
+    )
+    errors: list[BaseException] = []
+
+    def start(p: Proxy, **kw) -> None:
+        try:
+            p.start(**kw)
+        except BaseException as e:  # re-raised below once both are done
+            errors.append(e)
+
+    threads = [threading.Thread(target=start, args=(host,)), threading.Thread(target=start, args=(remote,), kwargs={"wait_memory": False})]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        if errors:
+            raise errors[0]
+        assert wait_for(lambda: "remote mode" in remote.log(), timeout=60), remote.log()[-3000:]
+        yield host, remote
+    finally:
+        host.stop()
+        remote.stop()
+
+
+@pytest.fixture(scope="module")
+def proxy(proxies):
+    return proxies[0]
 
 
 def rest(proxy: Proxy, method: str, path: str, *, key: str, user: str | None = None, **kw) -> httpx.Response:
@@ -217,3 +248,18 @@ def test_no_identity_means_no_memory(proxy, up):
     )
     rec = up.find("/chat/completions", contains="anonymous tea question")[-1]
     assert rec.messages == [{"role": "user", "content": "anonymous tea question"}]
+
+
+def test_remote_mode_proxy_uses_the_memory_host(proxies, up):
+    host, remote = proxies
+    user = f"hana-{uuid.uuid4().hex[:6]}"
+    oai(remote).chat.completions.create(
+        model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "remember that my umbrella is green"}]
+    )
+    # captured by the remote proxy, stored by the host, the command carried out there
+    assert wait_for(lambda: [m for m in rest(host, "GET", "/memories", key="relay", user=user).json()["items"] if "umbrella" in m["content"]])
+    oai(remote).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "What colour is my umbrella?"}])
+    rec = up.find("/chat/completions", contains="What colour is my umbrella?")[-1]
+    assert "umbrella is green" in last_user_blocks(rec)[-1]["text"]
+    # the remote proxy opened no store of its own
+    assert not (remote.workdir / "data").exists()
