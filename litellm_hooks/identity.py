@@ -8,6 +8,7 @@ of the sources is `settings.identity_order`; with none of them present the reque
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core import Actor
@@ -27,14 +28,25 @@ def _str(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+# Claude Code sends metadata.user_id = "user_<hash>_account_<uuid>_session_<uuid>": the person is the
+# part before "_session_", or each session would get a memory of its own.
+_SESSION_SUFFIX = re.compile(r"^(?P<user>user_[0-9a-f]+_account_[0-9a-f-]*)_session_(?P<session>[0-9a-f-]+)$")
+
+
+def split_session(user_id: str) -> tuple[str, str | None]:
+    m = _SESSION_SUFFIX.match(user_id)
+    return (m.group("user"), m.group("session")) if m else (user_id, None)
+
+
 def end_user(data: dict[str, Any], key: Any) -> str | None:
     meta = data.get("metadata")
-    return (
+    found = (
         _str(getattr(key, "end_user_id", None))
         or _str(data.get("user"))
         or _str(headers_of(data).get(END_USER_HEADER))
         or (_str(meta.get("user_id")) if isinstance(meta, dict) else None)
     )
+    return split_session(found)[0] if found else None
 
 
 def client_name(data: dict[str, Any]) -> str | None:
@@ -49,8 +61,11 @@ def client_name(data: dict[str, Any]) -> str | None:
 
 
 def session_of(data: dict[str, Any], metadata: dict[str, Any]) -> str | None:
+    meta = data.get("metadata")
+    raw_user = _str(meta.get("user_id")) if isinstance(meta, dict) else None
     return (
         _str(headers_of(data).get(SESSION_HEADER))
+        or (split_session(raw_user)[1] if raw_user else None)
         or _str(metadata.get("session_id"))
         or _str(data.get("litellm_session_id"))
         or _str(metadata.get("litellm_session_id"))

@@ -1,0 +1,111 @@
+"""The hook's small parts without a proxy: identity order, Claude targets, request shapes, capture parsing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core import CacheTarget
+from litellm_hooks import capture, identity, request
+from litellm_hooks.targets import TargetResolver, is_claude_model
+
+ORDER = ["end_user", "user", "team", "key_alias"]
+
+
+@dataclass
+class Key:
+    end_user_id: str | None = None
+    user_id: str | None = None
+    team_id: str | None = None
+    key_alias: str | None = None
+
+
+def test_identity_prefers_the_end_user_then_follows_the_configured_order():
+    assert identity.resolve_user({"user": "ann"}, Key(user_id="k-user"), ORDER, None) == "ann"
+    assert identity.resolve_user({}, Key(end_user_id="eu"), ORDER, None) == "eu"
+    hdr = {"proxy_server_request": {"headers": {"X-LiteLLM-End-User-Id": "hdr-user"}}}
+    assert identity.resolve_user(hdr, Key(), ORDER, None) == "hdr-user"
+    assert identity.resolve_user({"metadata": {"user_id": "anth"}}, Key(), ORDER, None) == "anth"
+    assert identity.resolve_user({}, Key(user_id="k-user", team_id="t"), ORDER, None) == "k-user"
+    assert identity.resolve_user({}, Key(team_id="t", key_alias="a"), ORDER, None) == "t"
+    assert identity.resolve_user({"user": "ann"}, Key(team_id="t"), ["team", "end_user"], None) == "t"
+
+
+def test_no_identity_uses_the_default_user_or_none():
+    # LiteLLM's placeholder for master-key requests names nobody
+    assert identity.resolve_user({}, Key(user_id="default_user_id"), ORDER, None) is None
+    assert identity.resolve_user({}, Key(), ORDER, "me") == "me"
+    assert identity.actor_for({}, Key(), ORDER, None) is None
+
+
+def test_claude_code_session_suffix_is_not_part_of_the_user():
+    raw = "user_3f2a9c_account_0b1e-77aa_session_5d6e-8f90"
+    data = {"metadata": {"user_id": raw}}
+    assert identity.resolve_user(data, Key(end_user_id=raw), ORDER, None) == "user_3f2a9c_account_0b1e-77aa"
+    assert identity.session_of(data, {}) == "5d6e-8f90"
+
+
+def test_client_name_from_header_or_user_agent():
+    data = {"proxy_server_request": {"headers": {"user-agent": "Anthropic/Python 0.40.0"}}}
+    assert identity.client_name(data) == "Anthropic"
+    data["proxy_server_request"]["headers"]["x-amber-client"] = "cherry-studio"
+    assert identity.client_name(data) == "cherry-studio"
+    assert identity.actor_for({"user": "u", **data}, Key(), ORDER, None).client == "cherry-studio"
+
+
+class Router:
+    def __init__(self, groups):
+        self.groups = groups
+
+    def get_model_list(self, model_name=None):
+        return [{"litellm_params": {"model": m}} for m in self.groups.get(model_name, [])]
+
+
+def test_claude_targets_come_from_the_router_deployments():
+    router = Router({
+        "sonnet": ["anthropic/claude-sonnet-4-5"],
+        "bedrock": ["bedrock/us.anthropic.claude-3-7-sonnet-20250219-v1:0"],
+        "mixed": ["anthropic/claude-sonnet-4-5", "openai/gpt-4o"],
+        "friendly-name": ["openai/gpt-4o-mini"],
+    })
+    targets = TargetResolver(lambda: router)
+    assert targets.is_claude("sonnet") and targets.is_claude("bedrock")
+    assert not targets.is_claude("mixed") and not targets.is_claude("friendly-name")
+    assert is_claude_model("vertex_ai/claude-opus-4") and not is_claude_model("gpt-4o")
+
+
+def test_messages_route_keeps_system_text_and_places_the_patch():
+    data = {"system": "Be brief.", "tools": [{"name": "t", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "hi"}]}
+    planned = request.apply(data, "messages", "PATCH", CacheTarget(claude=True))
+    assert data["system"][0]["text"] == "Be brief." and data["tools"] == [{"name": "t", "cache_control": {"type": "ephemeral"}}]
+    assert data["messages"][0]["content"][-1] == {"type": "text", "text": "PATCH"}
+    assert planned.marks_total == 3  # tool mark + tail + system
+
+
+def test_responses_string_input_becomes_items_with_the_patch():
+    data = {"input": "hello", "instructions": "Be kind."}
+    request.apply(data, "responses", "PATCH", CacheTarget(claude=True))
+    assert data["instructions"] == "Be kind."
+    assert data["input"] == [{"role": "user", "content": [{"type": "input_text", "text": "hello"}, {"type": "input_text", "text": "PATCH"}]}]
+
+
+def test_metadata_location_differs_by_route():
+    chat, msgs = {}, {}
+    request.metadata_of(chat, "chat")["x"] = 1
+    request.metadata_of(msgs, "messages")["x"] = 1
+    assert chat == {"metadata": {"x": 1}} and msgs == {"litellm_metadata": {"x": 1}}
+    assert request.kind_of("acompletion") == "chat" and request.kind_of("aembedding") is None
+    assert request.is_internal({"litellm_metadata": {"amber_internal": True}})
+
+
+def test_capture_reads_each_response_shape():
+    chat = {"choices": [{"message": {"role": "assistant", "content": "chat answer"}}]}
+    anth = {"content": [{"type": "text", "text": "claude answer"}, {"type": "tool_use", "id": "x"}]}
+    resp = {"output": [{"type": "message", "content": [{"type": "output_text", "text": "responses answer"}]}]}
+    assert capture.answer_text(chat) == "chat answer"
+    assert capture.answer_text(anth) == "claude answer"
+    assert capture.answer_text(resp) == "responses answer"
+    kwargs = {"messages": [{"role": "user", "content": [{"type": "text", "text": "q"}, {"type": "text", "text": "<memory_context>x</memory_context>"}]}],
+              "litellm_params": {"metadata": {"amber_user": "u"}}}
+    assert capture.turn(kwargs, chat).user.startswith("q")
+    assert capture.metadata(kwargs)["amber_user"] == "u"
