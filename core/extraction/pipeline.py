@@ -162,7 +162,8 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
         mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts)
         links[sig] = mem_id
         w = {**w, "links": links}
-        jobstate.put_window(service.store, w)  # before the next fact: a retry skips this one
+        if mem_id is not None:  # a write landed: link it before the next fact, so a retry skips it
+            jobstate.put_window(service.store, w)
         stats.facts[counted] += 1
         outcome[counted] = outcome.get(counted, 0) + 1
         progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
