@@ -29,10 +29,10 @@ from types import SimpleNamespace
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "jobs")]
+sys.path.insert(0, str(ROOT))
 
 import litellm  # noqa: E402
-from jobs_fake_llm import FakeUpstream  # noqa: E402
+from tests.jobs.jobs_fake_llm import FakeUpstream  # noqa: E402
 
 from core import Actor, Message, Role, Settings, build_service, scope_for  # noqa: E402
 from core.jobs import arun_job  # noqa: E402

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from conftest import say
-from jobs_fake_llm import Fail
+from tests.jobs.jobs_helpers import say
+from tests.jobs.jobs_fake_llm import Fail
 
 from core import MemoryIn, Status
 from core.jobs import arun_job

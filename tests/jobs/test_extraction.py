@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import fact, facts, say
-from jobs_fake_llm import Fail
+from tests.jobs.jobs_helpers import fact, facts, say
+from tests.jobs.jobs_fake_llm import Fail
 
 from core import Status
 from core.jobs import arun_job, list_runs

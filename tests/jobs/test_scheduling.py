@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import litellm
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from conftest import fact, facts, say
+from tests.jobs.jobs_helpers import fact, facts, say
 from litellm.integrations.custom_logger import CustomLogger
 
 from core import InvalidInput, LLMError, Settings
