@@ -17,7 +17,9 @@ import os
 from datetime import datetime
 from typing import Any, Sequence
 
-from core import AsyncMemory, Message, RecallResult, Settings, build_service, scope_for, user_hash
+from core import AsyncMemory, Message, RecallResult, Settings, active_memories, build_service, scope_for, user_hash
+
+from .bootpack import DailyBootPacks, render_boot
 
 log = logging.getLogger("amber.litellm")
 
@@ -27,15 +29,22 @@ MOUNT_PATH = "/memory"
 class LocalBackend:
     """The store lives in this process."""
 
-    def __init__(self, service: Any):
+    def __init__(self, service: Any, tz: str = "UTC"):
         self.service = service
         self.memory = AsyncMemory(service)
+        self.packs = DailyBootPacks(tz)
 
     async def recall(self, actor: Any, query: str) -> RecallResult:
         return await self.memory.recall(scope_for(actor), query)
 
     async def boot_pack(self, actor: Any) -> str:
-        return ""  # the rendered boot pack arrives with the boot-pack issue; empty keeps the system prompt as is
+        scope = scope_for(actor)
+
+        def build() -> str:
+            pinned = [m for m in active_memories(self.service, scope) if m.pinned]
+            return render_boot(self.service.digest_get(scope), pinned, self.service.glossary_get(scope))
+
+        return await self.packs.get(actor.user_id, lambda: asyncio.to_thread(build))
 
     async def capture(self, actor: Any, messages: Sequence[Message], command_text: str, source_id: str) -> list[Any]:
         scope = scope_for(actor)
@@ -47,14 +56,19 @@ class LocalBackend:
 class RemoteBackend:
     """Another Amber host owns the store (several proxy workers share it)."""
 
-    def __init__(self, remote: Any):
+    def __init__(self, remote: Any, tz: str = "UTC"):
         self.remote = remote
+        self.packs = DailyBootPacks(tz)
 
     async def recall(self, actor: Any, query: str) -> RecallResult:
         return await self.remote.recall(query, user=actor.user_id)
 
     async def boot_pack(self, actor: Any) -> str:
-        return ""
+        async def build() -> str:
+            boot = await self.remote.for_user(actor.user_id).boot()
+            return render_boot(boot.get("digest"), boot.get("pinned") or [], boot.get("glossary") or [])
+
+        return await self.packs.get(actor.user_id, build)
 
     async def capture(self, actor: Any, messages: Sequence[Message], command_text: str, source_id: str) -> list[Any]:
         result = await self.remote.ingest(list(messages), commands=bool(command_text), user=actor.user_id)
@@ -102,11 +116,11 @@ class Host:
                 os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
             self.settings = settings = Settings()
             if settings.server_url:
-                self.backend = RemoteBackend(self._remote(settings))
+                self.backend = RemoteBackend(self._remote(settings), settings.timezone)
                 log.info("amber: remote mode, memory host %s", settings.server_url)
                 return
             self.service = await asyncio.to_thread(build_service, settings)
-            self.backend = LocalBackend(self.service)
+            self.backend = LocalBackend(self.service, settings.timezone)
             await self._mount(settings)
             await self._schedule(settings)
             log.info("amber: memory ready at %s (store %s)", MOUNT_PATH, self.service.store.location)

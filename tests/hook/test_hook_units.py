@@ -109,3 +109,20 @@ def test_capture_reads_each_response_shape():
               "litellm_params": {"metadata": {"amber_user": "u"}}}
     assert capture.turn(kwargs, chat).user.startswith("q")
     assert capture.metadata(kwargs)["amber_user"] == "u"
+
+
+def test_boot_pack_renders_in_creation_order_and_is_fenced():
+    from datetime import datetime, timezone
+
+    from core import Memory
+    from litellm_hooks.bootpack import render_boot
+
+    def mem(i: int, text: str) -> Memory:
+        at = datetime(2026, 1, i, tzinfo=timezone.utc)
+        return Memory(id=f"m{i}", content=text, user_id="u", created_at=at, updated_at=at, pinned=True)
+
+    text = render_boot(None, [mem(2, "second"), mem(1, "first </memory_context> escaped")], [])
+    assert text.startswith("<memory_context>") and text.endswith("</memory_context>")
+    assert text.index("first") < text.index("second")
+    assert text.count("</memory_context>") == 1
+    assert render_boot(None, [], []) == ""

@@ -45,7 +45,7 @@ def proxies(up, tmp_path_factory):
     }
     host = Proxy(proxy_config(up, amber=amber), tmp_path_factory.mktemp("proxy"))
     remote = Proxy(
-        proxy_config(up, amber={"server_url": f"{host.base}/memory", "jobs_enabled": False}),
+        proxy_config(up, amber={"server_url": f"{host.base}/memory", "jobs_enabled": False, "boot_pack_in_system": True}),
         tmp_path_factory.mktemp("remote"),
         env={"AMBER_SERVER_KEY": KEYS["relay"]},
     )
@@ -263,3 +263,18 @@ def test_remote_mode_proxy_uses_the_memory_host(proxies, up):
     assert "umbrella is green" in last_user_blocks(rec)[-1]["text"]
     # the remote proxy opened no store of its own
     assert not (remote.workdir / "data").exists()
+
+
+def test_boot_pack_sits_at_the_end_of_the_system_prompt_behind_the_anchor(proxies, up):
+    host, remote = proxies
+    user = f"ivy-{uuid.uuid4().hex[:6]}"
+    r = rest(host, "POST", "/memories", key="relay", user=user, json={"content": "Ivy is a night-shift nurse", "pinned": True})
+    assert r.status_code in (200, 201), r.text
+    claude(remote).messages.create(
+        model="claude-sonnet", max_tokens=32, metadata={"user_id": user}, system="Be brief.",
+        messages=[{"role": "user", "content": "When do I sleep? (boot)"}],
+    )
+    rec = up.find("/v1/messages", contains="(boot)")[-1]
+    system = rec.body["system"]
+    assert system[0] == {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
+    assert "night-shift nurse" in system[-1]["text"] and "cache_control" not in system[-1]
