@@ -37,10 +37,22 @@ class LiteLLMClient:
         if self.router_getter is None:
             return None
         try:
-            return self.router_getter()
+            router = self.router_getter()
         except Exception as e:  # a proxy without a router yet: fall back to plain litellm
             log.debug("no LiteLLM router available: %s", e)
             return None
+        if router is None:
+            return None
+        try:
+            names = list(router.get_model_names())
+        except Exception:  # a router-like object without the listing: trust it with the call
+            return router
+        # a model the proxy does not serve (e.g. "openai/gpt-4o-mini" with keys in the environment)
+        # is called directly rather than failing inside the router
+        if self.model in names or any("*" in n for n in names):
+            return router
+        log.debug("model %s is not a proxy model group; calling it directly", self.model)
+        return None
 
     async def complete(
         self, messages: list[dict[str, Any]], *, json_schema: dict | None = None, purpose: str = ""

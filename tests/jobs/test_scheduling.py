@@ -95,3 +95,12 @@ async def test_llm_errors_are_transient_amber_errors(upstream):
     upstream.push("plain text is fine without a schema")
     text, _ = await no_router.complete([{"role": "user", "content": "hi"}])
     assert text.startswith("plain text")
+
+
+async def test_a_model_the_proxy_does_not_serve_is_called_directly(upstream):
+    router = litellm.Router(model_list=[{"model_name": "other-group", "litellm_params": {
+        "model": "openai/other", "api_base": "http://127.0.0.1:9/v1", "api_key": "sk-x"}}])
+    client = LiteLLMClient("openai/fake-model", router_getter=lambda: router, api_base=upstream.base_url, api_key="sk-x")
+    upstream.push("direct")
+    text, _ = await client.complete([{"role": "user", "content": "hi"}])
+    assert text == "direct" and upstream.requests[-1]["model"] == "fake-model"
