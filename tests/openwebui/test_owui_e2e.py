@@ -146,11 +146,12 @@ def install_filter(owui: OpenWebUI, admin_token: str, amber_host) -> None:
     assert owui.call(admin_token, "POST", f"/api/v1/functions/id/{fid}/toggle/global").json()["is_global"] is True
     spec = owui.call(admin_token, "GET", f"/api/v1/functions/id/{fid}/valves/spec").json()
     assert {"amber_url", "api_key", "top_k", "budget_tokens", "disable_builtin_memory", "priority"} <= set(spec["properties"])
-    saved = owui.call(
-        admin_token, "POST", f"/api/v1/functions/id/{fid}/valves/update",
-        json={"amber_url": amber_host.url, "api_key": amber_host.key, "recall_timeout_s": 10},
-    ).json()
+    saved = set_valves(owui, admin_token, {"amber_url": amber_host.url, "api_key": amber_host.key})
     assert saved["amber_url"] == amber_host.url
+
+
+def set_valves(owui: OpenWebUI, admin_token: str, valves: dict) -> dict:
+    return owui.call(admin_token, "POST", "/api/v1/functions/id/amber_memory/valves/update", json=valves).json()
 
 
 def wait_for(check, timeout: float = 30.0, what: str = "condition"):
@@ -223,6 +224,20 @@ def test_memory_follows_alice_into_a_new_chat_and_never_reaches_bob(owui, upstre
     turns = wait_for(in_session, what="the saved chat's turns on the Amber host")
     assert [(t["role"], t["content"]) for t in turns] == [("user", question), ("assistant", "Noted.")]
     assert {t["client"] for t in turns} == {"open-webui"} and turns[1]["author"] == MODEL
+
+    # Open WebUI's own memory stays out while Amber answers (it would add the same facts twice) and
+    # comes back when the admin turns the valve off.
+    owui.call(alice["token"], "POST", "/api/v1/memories/add", json={"content": "Alice's favourite fruit is mango", "type": "user"})
+    upstream.clear()
+    owui.web_chat(alice["token"], "Which fruit do I like?")
+    [rec] = upstream.find("/chat/completions")
+    assert "mango" not in json.dumps(rec.body)
+    set_valves(owui, alice["token"], {"amber_url": amber_host.url, "api_key": amber_host.key, "disable_builtin_memory": False})
+    upstream.clear()
+    owui.web_chat(alice["token"], "Which fruit do I like?")
+    [rec] = upstream.find("/chat/completions")
+    assert "mango" in json.dumps(rec.body)
+    set_valves(owui, alice["token"], {"amber_url": amber_host.url, "api_key": amber_host.key})
 
     # Bob asks the same on the same Open WebUI: nothing of Alice's reaches the model.
     upstream.clear()
