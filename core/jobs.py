@@ -111,7 +111,7 @@ async def arun_job(
         elif name == "consolidate":
             await _consolidate(service, settings, llm or default_llm(settings), users, clock, emit, heartbeat, rec)
         else:
-            await _retention(service, settings, users, clock, emit, rec)
+            await _retention(service, settings, users, clock, emit, heartbeat, rec)
         rec.status = "partial" if rec.errors else "ok"
     except Exception as e:
         rec.status = "error"
@@ -184,7 +184,7 @@ async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, re
     _add_llm(rec, stats.llm)
 
 
-async def _retention(service, settings, users, clock, emit, rec: RunRecord) -> None:
+async def _retention(service, settings, users, clock, emit, heartbeat, rec: RunRecord) -> None:
     policy = RetentionPolicy(
         messages_days=_opt(settings, "messages_days", 14),
         events_days=_opt(settings, "events_days", 30),
@@ -200,6 +200,7 @@ async def _retention(service, settings, users, clock, emit, rec: RunRecord) -> N
         except Exception as e:
             stats.errors.append(f"user {user_hash(u)}: {type(e).__name__}: {e}")
             log.exception("retention failed for user %s", user_hash(u))
+        await asyncio.to_thread(heartbeat)
     runs = await asyncio.to_thread(_prune_runs, service, clock(), policy, rec.id)
     rec.counts = {k: v for k, v in vars(stats).items() if isinstance(v, int)} | {"runs_deleted": runs}
     rec.errors = rec.errors + stats.errors
