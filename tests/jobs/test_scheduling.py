@@ -104,3 +104,18 @@ async def test_a_model_the_proxy_does_not_serve_is_called_directly(upstream):
     upstream.push("direct")
     text, _ = await client.complete([{"role": "user", "content": "hi"}])
     assert text == "direct" and upstream.requests[-1]["model"] == "fake-model"
+
+
+async def test_a_dead_workers_lease_expires(service, clock, settings):
+    from datetime import timedelta
+
+    from core.jobs import arun_job
+    from core.jobstate import acquire_lease
+
+    # another worker took the lease and died without releasing it
+    assert acquire_lease(service.store, "retention", "other-host:1", clock.now(), timedelta(minutes=15))
+    rec = await arun_job("retention", service, settings)
+    assert rec["status"] == "skipped" and "lease" in rec["reason"]
+    clock.advance(minutes=16)
+    assert (await arun_job("retention", service, settings))["status"] == "ok"
+    assert [r["status"] for r in list_runs(service, 5, "retention")] == ["ok", "skipped"]
