@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from conftest import KEYS, auth, key_configs, make_settings, serve
+from server_kit import KEYS, auth, key_configs, make_settings, serve
 from core import ApiKeyConfig, Forbidden, InvalidInput, build_service
 from mcp_server.app import create_app
 from mcp_server.http_auth import pop_token, route_path

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from conftest import KEYS
+from server_kit import KEYS
 from core import (
     Candidate,
     Forbidden,

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import KEYS, auth
+from server_kit import KEYS, auth
 
 pytestmark = pytest.mark.e2e
 

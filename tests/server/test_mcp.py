@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import KEYS, auth, make_settings, serve
+from server_kit import KEYS, auth, make_settings, serve
 from core import build_service
 from mcp_server.app import create_app
 from mcp_server.identity import ADMIN, READ, WRITE, Identity, current_identity

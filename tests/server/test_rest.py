@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import httpx
 import pytest
 
-from conftest import KEYS, auth
+from server_kit import KEYS, auth
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import KEYS
+from server_kit import KEYS
 from core import Actor, scope_for
 
 pytestmark = pytest.mark.e2e
