@@ -9,6 +9,7 @@ import threading
 import uuid
 from datetime import datetime, timezone
 
+import httpx
 import pytest
 
 pytestmark = pytest.mark.e2e
@@ -234,3 +235,26 @@ def test_capture_failure_is_silent_and_the_reply_unchanged(driver):
     res = driver.call({"amber_url": f"http://127.0.0.1:{closed_port()}", "api_key": "k"}, handler="outlet", body=copy.deepcopy(body), user={"id": uid("alice")})
     assert not res["raised"] and res["body"] == body
     assert driver.drain() == 1  # the background capture ran, failed, and was logged
+
+
+def test_namespaces_follow_the_valves(driver, amber_host):
+    alice = uid("alice")
+    for ns, text in (("project:journal", "I am training for the Berlin marathon"), ("project:code", "the repo indents with tabs")):
+        r = httpx.post(f"{amber_host.url}/v1/memories", json={"content": text, "namespace": ns}, headers=amber_host.headers(alice), timeout=30)
+        assert r.status_code == 200, r.text
+
+    def recalled(v: dict, model: str = "fake-model", user_valves: dict | None = None) -> str:
+        body = {"model": model, "messages": [{"role": "user", "content": "How is my marathon training, and how does the repo indent?"}]}
+        res = driver.call(valves(amber_host, **v), handler="inlet", body=body, user={"id": alice}, user_valves=user_valves)
+        assert not res["raised"], res["error"]
+        return res["body"]["messages"][-1]["content"]
+
+    plain = recalled({})
+    assert "Berlin" not in plain and "indents with tabs" not in plain
+    journal = recalled({}, user_valves={"private_namespace": "project:journal"})
+    assert "Berlin marathon" in journal and "indents with tabs" not in journal
+    shared = recalled({"namespace": "project:journal"})
+    assert "Berlin marathon" in shared and "indents with tabs" not in shared
+    coding = recalled({"project_rules": "coder-*=code"}, model="coder-7b")
+    assert "indents with tabs" in coding and "Berlin" not in coding
+    assert "indents with tabs" not in recalled({"project_rules": "coder-*=code"}, model="chat-model")
