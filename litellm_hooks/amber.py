@@ -25,7 +25,7 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import Actor, CacheTarget, Message, strip_patch
+from core import Actor, CacheTarget, Message, PermanentError, strip_patch
 
 from . import capture, identity, request
 from .host import Host, describe, router
@@ -127,9 +127,27 @@ class AmberMemory(CustomLogger):
         if answer:
             msgs.append(Message(id=f"lt_{base}_a", role="assistant", content=answer, client=actor.client,
                                 session=session, created_at=capture.when(end_time)))
-        done = await backend.capture(actor, msgs, user_text, source_id=msgs[0].id)
+        try:
+            done = await backend.capture(actor, msgs, user_text, source_id=msgs[0].id)
+        except PermanentError:
+            raise
+        except Exception as e:  # store or memory host unreachable: keep the turns, replay them later
+            entry = {"user": actor.user_id, "client": actor.client, "command": user_text,
+                     "messages": [m.model_dump(mode="json") for m in msgs]}
+            await asyncio.to_thread(self.host.spool.append, entry)
+            log.warning("amber capture spooled %s: %s: %s", describe(actor), type(e).__name__, e)
+            return
         log.info("amber capture %s turns=%d commands=%d", describe(actor), len(msgs), len(done))
+        if self.host.spool.pending():
+            await self.host.spool.replay(self._replay_one)
 
+    async def _replay_one(self, entry: dict) -> None:
+        backend = self.host.backend
+        if backend is None:
+            raise RuntimeError("memory is not ready")
+        actor = Actor(entry["user"], client=entry.get("client"), via="litellm")
+        msgs = [Message.model_validate(m) for m in entry["messages"]]
+        await backend.capture(actor, msgs, entry.get("command") or "", source_id=msgs[0].id)
 
 amber_memory = AmberMemory()
 amber_memory.host.start_soon()

@@ -14,12 +14,13 @@ import asyncio
 import contextlib
 import logging
 import os
-from datetime import datetime
+from pathlib import Path
 from typing import Any, Sequence
 
 from core import AsyncMemory, Message, RecallResult, Settings, active_memories, build_service, scope_for, user_hash
 
 from .bootpack import DailyBootPacks, render_boot
+from .spool import Spool
 
 log = logging.getLogger("amber.litellm")
 
@@ -95,6 +96,7 @@ class Host:
         self.service: Any = None
         self.started: asyncio.Task | None = None
         self._lifespan_task: asyncio.Task | None = None
+        self.spool = Spool(Path("./data/spool"))
         self.scheduler: Any = None
         self.jobs: list[str] = []
 
@@ -115,6 +117,7 @@ class Host:
             if config_path and "AMBER_CONFIG" not in os.environ:
                 os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
             self.settings = settings = Settings()
+            self.spool = Spool(Path(settings.data_dir) / "spool")
             if settings.server_url:
                 self.backend = RemoteBackend(self._remote(settings), settings.timezone)
                 log.info("amber: remote mode, memory host %s", settings.server_url)

@@ -8,7 +8,11 @@ one in remote mode whose memory host does not answer.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import anthropic
 import httpx
@@ -21,6 +25,8 @@ from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, wait_for
 pytestmark = pytest.mark.e2e
 
 KEY = "sk-amber-failopen-test"
+HOST_KEY = "sk-amber-host-test"
+HOST_PORT = free_port()
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +41,12 @@ def proxies(up, tmp_path_factory):
         proxy_config(up, amber={"recall_timeout_s": 0.0001, "api_keys": [{"name": "f", "secret": KEY, "user": "frank"}]}),
         tmp_path_factory.mktemp("slow"),
     )
-    dead = Proxy(proxy_config(up, amber={"server_url": f"http://127.0.0.1:{free_port()}"}), tmp_path_factory.mktemp("dead"))
+    # its memory host is down until test_spooled_turns_are_replayed_when_the_host_is_back starts one
+    dead = Proxy(
+        proxy_config(up, amber={"server_url": f"http://127.0.0.1:{HOST_PORT}", "jobs_enabled": False}),
+        tmp_path_factory.mktemp("dead"),
+        env={"AMBER_SERVER_KEY": HOST_KEY},
+    )
     errors: list[BaseException] = []
 
     def start(p: Proxy, **kw) -> None:
@@ -102,11 +113,50 @@ def test_unreachable_store_forwards_the_original_messages(proxies, up):
     rec = up.find("/chat/completions", contains="(store down)")[-1]
     assert rec.messages == [{"role": "user", "content": "tell me about my week (store down)"}]
     assert wait_for(lambda: "recall failed: StoreUnavailable" in dead.log())
-    # capture fails too, and says so, without touching the response
-    assert wait_for(lambda: "amber capture skipped" in dead.log())
+    # capture cannot store either: the turns wait in the spool, the response is untouched
+    assert wait_for(lambda: "amber capture spooled" in dead.log())
+    assert wait_for(lambda: list((dead.workdir / "data" / "spool").glob("*.jsonl")))
 
 
 def test_unreachable_store_streaming(proxies, up):
     _, dead = proxies
     stream = chat(dead, "grace", "stream please (store down)", stream=True)
     assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == up.default_reply
+
+
+def test_spooled_turns_are_replayed_when_the_host_is_back(proxies, up, tmp_path):
+    _, dead = proxies
+    chat(dead, "grace", "remember that my sister is called Maud (store down)")
+    assert wait_for(lambda: dead.log().count("amber capture spooled") >= 2)
+    cfg = tmp_path / "host.yaml"
+    cfg.write_text(json.dumps({"amber": {"data_dir": str(tmp_path / "data"), "api_keys": [{"name": "relay", "secret": HOST_KEY, "trusted_client": True}]}}))
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AMBER_")}, "AMBER_EMBEDDING_MODEL": "hash", "OMP_WAIT_POLICY": "PASSIVE"}
+    amber = Path(sys.executable).parent / "amber"
+    host = subprocess.Popen([str(amber), "--config", str(cfg), "serve", "--port", str(HOST_PORT), "--no-jobs"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{HOST_PORT}"
+        assert wait_for(lambda: _ok(base + "/health"), timeout=60), "memory host did not start"
+        chat(dead, "grace", "hello again")  # a capture that lands triggers the replay
+
+        def stored() -> list[str]:
+            r = httpx.get(base + "/v1/messages", headers={"Authorization": f"Bearer {HOST_KEY}", "X-Amber-User": "grace"}, timeout=10)
+            body = r.json()
+            return [m["content"] for m in (body["messages"] if isinstance(body, dict) else body)]
+
+        got = wait_for(lambda: (lambda c: c if "tell me about my week (store down)" in c else None)(stored()), timeout=30)
+        assert got and "hello again" in got and "remember that my sister is called Maud (store down)" in got
+        # the explicit command spooled with its turn took effect on replay
+        mems = httpx.get(base + "/v1/memories", headers={"Authorization": f"Bearer {HOST_KEY}", "X-Amber-User": "grace"}, timeout=10).json()
+        assert any("Maud" in m["content"] for m in mems["items"])
+        assert wait_for(lambda: not list((dead.workdir / "data" / "spool").glob("*.jsonl")))
+    finally:
+        host.terminate()
+        host.wait(timeout=15)
+
+
+def _ok(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
