@@ -239,6 +239,16 @@ def test_memory_follows_alice_into_a_new_chat_and_never_reaches_bob(owui, upstre
     assert "mango" in json.dumps(rec.body)
     set_valves(owui, alice["token"], {"amber_url": amber_host.url, "api_key": amber_host.key})
 
+    # With the host gone, chat goes on without memory and says so.
+    set_valves(owui, alice["token"], {"amber_url": f"http://127.0.0.1:{free_port()}", "api_key": amber_host.key})
+    upstream.clear()
+    chat = owui.web_chat(alice["token"], question)
+    [rec] = upstream.find("/chat/completions")
+    assert last_user_text(rec) == question
+    assert chat["reply"]["content"] == "Noted."
+    assert [s["description"] for s in chat["reply"].get("statusHistory", [])] == ["Memory unavailable (host unreachable)"]
+    set_valves(owui, alice["token"], {"amber_url": amber_host.url, "api_key": amber_host.key})
+
     # Bob asks the same on the same Open WebUI: nothing of Alice's reaches the model.
     upstream.clear()
     owui.chat(bob["token"], "What is my cat called, and where does my sister live?")
