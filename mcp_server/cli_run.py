@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 from typing import Any
 
 import core
@@ -52,8 +53,15 @@ def serve(args: argparse.Namespace) -> int:
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
 
+    def stop(*_: Any) -> None:
+        raise SystemExit(0)
+
+    # uvicorn handles the signal (graceful shutdown), then re-raises it: end with a clean exit, store closed
+    signal.signal(signal.SIGTERM, stop)
     try:
         asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
     finally:
         service.close()
     return 0

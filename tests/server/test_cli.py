@@ -1,0 +1,152 @@
+"""The `amber` command, run as a real subprocess on temp stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mcp_server.identity import KeyRing
+from server_kit import KEYS
+from core import ApiKeyConfig
+from tests.fakes.upstreams import FakeUpstreams
+
+pytestmark = pytest.mark.e2e
+
+AMBER = str(Path(sys.executable).with_name("amber"))
+
+
+def env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AMBER_", "OPENAI_"))}
+    return {**base, "AMBER_CONFIG": str(tmp_path / "none.yaml"), "AMBER_DATA_DIR": str(tmp_path / "data"),
+            "AMBER_EMBEDDING_MODEL": "hash", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE", **extra}
+
+
+def amber(tmp_path: Path, *args: str, input: str | None = None, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([AMBER, *args], env=env(tmp_path, **extra), capture_output=True, text=True, timeout=180, input=input)
+
+
+def test_keys_create_prints_a_working_key_once():
+    out = subprocess.run([AMBER, "keys", "create", "--name", "claude code", "--user", "alice"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    key = re.search(r"\n    (amb_\S+)\n", out.stdout).group(1)
+    digest = re.search(r"secret: sha256:([0-9a-f]{64})", out.stdout).group(1)
+    assert "secret: os.environ/AMBER_KEY_CLAUDE_CODE" in out.stdout and f"export AMBER_KEY_CLAUDE_CODE={key}" in out.stdout
+    assert "user: alice" in out.stdout and "scopes: [memory:read, memory:write]" in out.stdout
+    # both forms of the snippet authenticate the printed key
+    for secret in (key, f"sha256:{digest}"):
+        ring = KeyRing([ApiKeyConfig(name="cc", secret=secret, user="alice")])
+        assert ring.identify(key, {}, None).user_id == "alice"
+    bad = subprocess.run([AMBER, "keys", "create", "--name", "x"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "--user" in bad.stderr
+
+
+def test_export_import_reindex(tmp_path):
+    src = tmp_path / "src.jsonl"
+    lines = [
+        {"type": "header", "format": "amber-export", "version": 1},
+        {"type": "memory", "id": "m_cli1", "content": "Grows tomatoes on the balcony", "user_id": "x",
+         "created_at": "2026-05-01T10:00:00Z", "updated_at": "2026-05-01T10:00:00Z"},
+        {"type": "message", "id": "msg1", "role": "user", "content": "tomatoes again!", "created_at": "2026-05-01T10:00:00Z"},
+    ]
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = amber(tmp_path, "import", str(src), "--user", "gardener")
+    assert r.returncode == 0 and "imported 1 memories and 1 messages" in r.stderr, r.stderr
+    out = tmp_path / "out.jsonl"
+    r = amber(tmp_path, "export", "--user", "gardener", "-o", str(out))
+    assert r.returncode == 0 and "exported 3 lines" in r.stderr
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert got[1]["content"] == "Grows tomatoes on the balcony" and got[1]["user_id"] == "gardener"
+    r = amber(tmp_path, "reindex")
+    assert r.returncode == 0 and "gardener: 1 memories, 1 messages re-embedded" in r.stderr
+    assert "reindexing" in r.stderr  # the progress bar
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "header", "format": "amber-export"}\nnot json\n')
+    r = amber(tmp_path, "import", str(bad))
+    assert r.returncode == 1 and "line 2" in r.stderr
+
+
+def test_data_commands_through_a_running_host(host, tmp_path):
+    url, _ = host
+    src = tmp_path / "one.jsonl"
+    src.write_text(json.dumps({"type": "memory", "id": "m_cli2", "content": "Reads Le Monde daily", "user_id": "?",
+                               "created_at": "2026-05-01T10:00:00Z", "updated_at": "2026-05-01T10:00:00Z"}) + "\n")
+    r = amber(tmp_path, "import", str(src), "--url", url, "--key", KEYS["admin"], "--user", "reader")
+    assert r.returncode == 0, r.stderr
+    r = amber(tmp_path, "export", "--url", url, "--user", "reader", AMBER_KEY=KEYS["admin"])
+    assert r.returncode == 0 and "Reads Le Monde daily" in r.stdout
+    r = amber(tmp_path, "reindex", "--url", url, "--user", "reader", "--key", KEYS["admin"])
+    assert r.returncode == 0 and "reader: 1 memories" in r.stderr
+    r = amber(tmp_path, "reindex", "--url", url, "--key", KEYS["alice"])
+    assert r.returncode == 1 and "memory:admin" in r.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_doctor_in_plain_words(tmp_path):
+    r = amber(tmp_path, "doctor", "--no-llm")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "[ok  ] embedder hash:v1 works" in r.stdout and "no API keys" in r.stdout and "all good" in r.stdout
+    keys = json.dumps([{"name": "phone", "secret": "", "user": "me"}])
+    r = amber(tmp_path, "doctor", "--no-llm", AMBER_API_KEYS=keys)
+    assert r.returncode == 1 and "empty secret" in r.stdout and "phone" in r.stdout
+
+
+def test_doctor_checks_the_llm(tmp_path):
+    with FakeUpstreams() as up:
+        up.script("ok")
+        r = amber(tmp_path, "doctor", AMBER_LLM_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=up.openai_base, OPENAI_API_KEY="sk-fake")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "LLM 'openai/gpt-4o-mini' answers" in r.stdout
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        r = amber(tmp_path, "doctor", AMBER_LLM_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=dead, OPENAI_API_KEY="sk-fake",
+                  AMBER_LLM_TIMEOUT_S="5")
+    assert r.returncode == 1 and "is not reachable" in r.stdout
+
+
+def test_jobs_run_by_hand(tmp_path):
+    r = amber(tmp_path, "jobs", "run", "retention")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)  # the run record
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_standalone_and_the_lock(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([AMBER, "serve", "--port", str(port)], env=env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "timeout"
+            time.sleep(0.3)
+        w = httpx.post(f"http://127.0.0.1:{port}/v1/memories", json={"content": "Served standalone"}, timeout=10)
+        assert w.status_code == 200 and w.json()["memory"]["user_id"] == "local"
+        second = amber(tmp_path, "serve", "--port", str(free_port()))
+        assert second.returncode == 2 and "held by process" in second.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "jobs scheduled: amber-extract, amber-consolidate, amber-retention" in err
+    r = amber(tmp_path, "export")
+    assert r.returncode == 0 and "Served standalone" in r.stdout  # lock released on shutdown
