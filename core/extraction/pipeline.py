@@ -158,8 +158,11 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
     todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
     vectors = service.embedder.embed_documents([f.fact for _, f in todo]) if todo else []
+    written: set[str] = set()  # by this attempt: a repeated fact in one answer is "seen", not "already landed"
     for (sig, fact), vec in zip(todo, vectors):
-        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts)
+        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written)
+        if mem_id is not None:
+            written.add(mem_id)
         links[sig] = mem_id
         w = {**w, "links": links}
         if mem_id is not None:  # a write landed: link it before the next fact, so a retry skips it
@@ -170,13 +173,14 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
     return w
 
 
-def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[float], opts: ExtractOptions) -> tuple[str | None, str]:
+def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[float], opts: ExtractOptions,
+                written: set[str]) -> tuple[str | None, str]:
     store, col, ns = service.store, memory_collection(scope), scope.write_namespace
     tag = f"window:{window}"
     # a previous attempt may have written this fact and died before linking it
     same_text = store.find_memories(col, memory_where(scope, statuses=None, namespaces=[ns], content_hash=content_hash(fact.fact)))
     for m in same_text:
-        if tag in m.source_ids:
+        if tag in m.source_ids and m.id not in written:
             return m.id, "candidates" if m.status == Status.candidate else "added"
     same_key = None
     if fact.fact_key:

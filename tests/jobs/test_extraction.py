@@ -236,3 +236,12 @@ async def test_users_are_extracted_separately(service, clock, alice, bob, settin
     upstream.default = lambda body: facts(fact("Is a pastry chef", "profile.job"))
     rec = await arun_job("extract", service, settings, llm=llm, user="bob")
     assert rec["users"] == 1 and rec["facts"]["superseded"] == 1
+
+
+async def test_a_fact_repeated_in_one_answer_is_stored_once_and_counted_seen(service, clock, alice, settings, llm, upstream):
+    say(service, alice, clock, ("user", "I live in Lisbon."), ("user", "Yes, Lisbon, I live there."))
+    upstream.push(facts(fact("Lives in Lisbon", "profile.city"), fact("Lives in Lisbon", "profile.city", evidence=("m2",))))
+    rec = await arun_job("extract", service, settings, llm=llm)
+    assert rec["facts"]["added"] == 1 and rec["facts"]["seen"] == 1
+    [m] = all_memories(service, alice)
+    assert m.seen_count == 2
