@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -31,12 +31,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import litellm  # noqa: E402
-from tests.jobs.jobs_fake_llm import FakeUpstream  # noqa: E402
+import litellm
 
-from core import Actor, Message, Role, Settings, build_service, scope_for  # noqa: E402
-from core.jobs import arun_job  # noqa: E402
-from core.llm import LiteLLMClient  # noqa: E402
+from core import Actor, Message, Role, Settings, build_service, scope_for
+from core.jobs import arun_job
+from core.llm import LiteLLMClient
+from tests.jobs.jobs_fake_llm import FakeUpstream
 
 CITIES = ["Lisbon", "Porto", "Berlin", "Shanghai", "Osaka"]
 FOODS = ["ramen", "tacos", "dumplings", "paella"]
@@ -75,7 +75,7 @@ PATTERNS = [
     (re.compile(r"I finished chapter (\d+) of my novel"), lambda m: (f"Finished chapter {m[1]} of a novel", None, "project", 0.5, 0.9, "en", "event")),
     (re.compile(r"^(ok thanks|haha nice)"), lambda m: ("Said " + m[1], None, "conversation_style", 0.1, 0.9, "en", "fact")),
 ]
-LINE = re.compile(r"^(m\d+) \[[^\]]+\] user: (.*)$", re.M)
+LINE = re.compile(r"^(m\d+) \[[^\]]+\] user: (.*)$", re.MULTILINE)
 
 
 def answer(body: dict) -> dict:
@@ -94,7 +94,7 @@ def answer(body: dict) -> dict:
 async def run(n: int, window: int, embedder: str, upstream: FakeUpstream) -> dict:
     upstream.requests.clear()
     upstream.default = answer
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     log = script_log(n, start)
     with tempfile.TemporaryDirectory() as d:
         emb = None

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from . import jobstate

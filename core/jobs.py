@@ -18,8 +18,9 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -105,7 +106,7 @@ async def arun_job(
         await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
         users = [user] if user else await asyncio.to_thread(service.users)
         rec.users = len(users)
-        heartbeat = lambda: jobstate.renew_lease(service.store, name, me, clock(), ttl)  # noqa: E731
+        heartbeat = lambda: jobstate.renew_lease(service.store, name, me, clock(), ttl)
         if name == "extract":
             await _extract(service, settings, llm or default_llm(settings), users, clock, emit, heartbeat, rec, backfill)
         elif name == "consolidate":
@@ -234,7 +235,7 @@ def run_job(
 ) -> dict[str, Any]:
     """Synchronous `arun_job` for the CLI and scripts. Called from inside a running loop, it runs
     on a fresh loop in a helper thread (async hosts should await `arun_job` instead)."""
-    coro = lambda: arun_job(name, service, settings, llm=llm, user=user, progress=progress, now=now, backfill=backfill)  # noqa: E731
+    coro = lambda: arun_job(name, service, settings, llm=llm, user=user, progress=progress, now=now, backfill=backfill)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

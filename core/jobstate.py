@@ -14,8 +14,9 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any
 
 from .model import Memory, Status
 from .scope import Scope, event_collection, memory_collection, message_collection

@@ -14,9 +14,10 @@ A batch the store refuses to delete stays as it is (metadata included) and is tr
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .model import Kind, Memory, Status
 

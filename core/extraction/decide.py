@@ -13,8 +13,9 @@ Order of the rules, and why:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 from ..model import Memory, Status
 from .parse import Fact

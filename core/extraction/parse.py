@@ -8,8 +8,9 @@ the window is retried on the next run rather than half-understood.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import LLMError
 from ..model import FACT_KEY_RE, Category

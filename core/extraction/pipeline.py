@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from .. import jobstate
 from ..errors import InvalidInput, LLMError
@@ -95,7 +96,7 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
     cursor = W.Mark.from_dict(jobstate.get_cursor(store, "extract", user))
     ends = [m for m in (W.Mark.from_dict(w["end"]) for w in wins) if m is not None]
     last = max([*ends, *([cursor] if cursor else [])], default=None)
-    since = datetime.fromtimestamp(last.ts, tz=timezone.utc) if last else None
+    since = datetime.fromtimestamp(last.ts, tz=UTC) if last else None
     msgs = service.messages(scope, since=since)
     known = {w["id"] for w in wins}
     planned = {i for w in wins for i in w["message_ids"]}
@@ -142,8 +143,8 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
 def _window_messages(service: Any, scope: Scope, w: dict[str, Any]) -> list:
     start, end = W.Mark.from_dict(w["start"]), W.Mark.from_dict(w["end"])
     assert start and end
-    since = datetime.fromtimestamp(start.ts, tz=timezone.utc)
-    until = datetime.fromtimestamp(end.ts, tz=timezone.utc) + timedelta(milliseconds=1)
+    since = datetime.fromtimestamp(start.ts, tz=UTC)
+    until = datetime.fromtimestamp(end.ts, tz=UTC) + timedelta(milliseconds=1)
     wanted = set(w["message_ids"])
     # messages dropped by retention in the meantime are simply absent
     return [m for m in service.messages(scope, since=since, until=until) if m.id in wanted]

@@ -7,16 +7,17 @@ tokens, and a ref the model invents is caught by the parser instead of pointing 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import Memory, Message
 
 MAX_MESSAGE_CHARS = 4000
 
 
-@lru_cache(maxsize=None)
+@cache
 def prompt_file(name: str) -> str:
     return resources.files(__package__).joinpath("prompts", name).read_text(encoding="utf-8")
 

@@ -12,9 +12,10 @@ the same log twice yields the same windows.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import Message, Role
 
@@ -33,14 +34,14 @@ class Mark:
     id: str
 
     @classmethod
-    def of(cls, m: Message) -> "Mark":
+    def of(cls, m: Message) -> Mark:
         return cls(m.created_at.timestamp(), m.id)
 
     def as_dict(self) -> dict[str, Any]:
         return {"ts": self.ts, "id": self.id}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> "Mark | None":
+    def from_dict(cls, d: dict[str, Any] | None) -> Mark | None:
         return cls(float(d["ts"]), str(d["id"])) if d else None
 
 

@@ -4,10 +4,10 @@ write a conversation log and script the model's answers (see jobs_helpers)."""
 from __future__ import annotations
 
 import pytest
-from tests.jobs.jobs_fake_llm import FakeUpstream
 
 from core import Settings
 from core.llm import LiteLLMClient
+from tests.jobs.jobs_fake_llm import FakeUpstream
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ import json
 import socket
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -41,7 +42,7 @@ class FakeUpstream:
         self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
-    def start(self) -> "FakeUpstream":
+    def start(self) -> FakeUpstream:
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
-from tests.jobs.jobs_helpers import say
-from tests.jobs.jobs_fake_llm import Fail
+from datetime import UTC, datetime, timedelta
 
 from core import MemoryIn, Status
 from core.jobs import arun_job
 from core.model import Memory
+from tests.jobs.jobs_fake_llm import Fail
+from tests.jobs.jobs_helpers import say
 
-NIGHT = datetime(2026, 1, 2, 3, 30, tzinfo=timezone.utc)
+NIGHT = datetime(2026, 1, 2, 3, 30, tzinfo=UTC)
 
 
 def plan(**over):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from tests.jobs.jobs_helpers import fact, facts, say
-from tests.jobs.jobs_fake_llm import Fail
 
 from core import Status
 from core.jobs import arun_job, list_runs
 from core.jobstate import get_cursor, get_windows
+from tests.jobs.jobs_fake_llm import Fail
+from tests.jobs.jobs_helpers import fact, facts, say
 
 
 class Crash(BaseException):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,10 +15,14 @@ import pytest
 from core import Memory, Message, Role
 from core.consolidation import CONSOLIDATION_SCHEMA, parse_plan
 from core.extraction.parse import FACT_SCHEMA, parse_facts
-from core.extraction.prompt import consolidation_messages, extraction_messages, prompt_file
+from core.extraction.prompt import (
+    consolidation_messages,
+    extraction_messages,
+    prompt_file,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
-T = datetime(2026, 2, 3, 9, 30, tzinfo=timezone.utc)
+T = datetime(2026, 2, 3, 9, 30, tzinfo=UTC)
 
 WINDOW = [
     Message(id="a1", role=Role.user, content="I moved from Beijing to Shanghai last month.", created_at=T),

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from core import LLMError, Memory, Message, Role, Status
-from core.consolidation import parse_plan, plan_conflicts, plan_merges, plan_stale, trim_digest, yesterday
+from core.consolidation import (
+    parse_plan,
+    plan_conflicts,
+    plan_merges,
+    plan_stale,
+    trim_digest,
+    yesterday,
+)
 from core.extraction import windows as W
 from core.extraction.decide import Existing, Policy, decide
 from core.extraction.parse import Fact, parse_facts
 from core.retention import RetentionPolicy, to_expire, to_purge
 
-T = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+T = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 
 def msgs(n: int, start: datetime = T) -> list[Message]:
@@ -137,9 +144,9 @@ def test_decide_does_not_mutate_its_inputs():
 
 
 def test_yesterday_is_the_users_calendar_day():
-    now = datetime(2026, 1, 2, 17, 0, tzinfo=timezone.utc)  # 01:00 on Jan 3 in Shanghai
+    now = datetime(2026, 1, 2, 17, 0, tzinfo=UTC)  # 01:00 on Jan 3 in Shanghai
     day, start, end = yesterday(now, "Asia/Shanghai")
-    assert day == "2026-01-02" and start == datetime(2026, 1, 1, 16, 0, tzinfo=timezone.utc)
+    assert day == "2026-01-02" and start == datetime(2026, 1, 1, 16, 0, tzinfo=UTC)
     assert end - start == timedelta(days=1)
     assert yesterday(now, "UTC")[0] == "2026-01-01"
 

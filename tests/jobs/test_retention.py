@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core import Message, MemoryIn, NotFound, Role, Status
+from core import MemoryIn, Message, NotFound, Role, Status
+from core.extraction.windows import new_window
 from core.jobs import arun_job, list_runs
 from core.jobstate import get_windows, put_window
-from core.extraction.windows import new_window
 
-T0 = datetime(2026, 6, 1, 4, 15, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 1, 4, 15, tzinfo=UTC)
 
 
 def msg(i: str, when: datetime) -> Message:

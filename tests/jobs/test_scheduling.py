@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import litellm
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from tests.jobs.jobs_helpers import fact, facts, say
 from litellm.integrations.custom_logger import CustomLogger
 
 from core import InvalidInput, LLMError, Settings
 from core.jobs import list_runs, register_jobs, run_job
 from core.llm import LiteLLMClient
+from tests.jobs.jobs_helpers import fact, facts, say
 
 
 async def test_register_jobs_on_an_asyncio_scheduler_and_fire_one(service, clock, alice, tmp_path):
@@ -29,7 +29,7 @@ async def test_register_jobs_on_an_asyncio_scheduler_and_fire_one(service, clock
         assert str(jobs["amber-extract"].trigger.timezone) == "Asia/Shanghai"
         assert "hour='*/4'" in str(jobs["amber-extract"].trigger) and "hour='2'" in str(jobs["amber-consolidate"].trigger)
         # fire retention now (it needs no model) and wait for its run record
-        scheduler.modify_job("amber-retention", next_run_time=datetime.now(timezone.utc))
+        scheduler.modify_job("amber-retention", next_run_time=datetime.now(UTC))
         for _ in range(200):
             runs = list_runs(service, 5, "retention")
             if runs and runs[0]["status"] != "running":
