@@ -17,7 +17,6 @@ defined right here. The instance is a process singleton: no per-request state li
 from __future__ import annotations
 
 import asyncio
-import copy
 import hashlib
 import logging
 import time
@@ -50,7 +49,6 @@ class AmberMemory(CustomLogger):
         if backend is None or settings is None:
             return None
         started = time.perf_counter()
-        original = {k: copy.deepcopy(data.get(k)) for k in ("messages", "system", "input")}
         try:
             actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user)
             if actor is None:
@@ -83,10 +81,7 @@ class AmberMemory(CustomLogger):
                 planned.marks_total, (time.perf_counter() - started) * 1000, f" ({why})" if why else "",
             )
             return data
-        except Exception as e:  # fail open: the client's request exactly as it came
-            for k, v in original.items():
-                if v is not None:
-                    data[k] = v
+        except Exception as e:  # fail open: request.apply writes only once a plan exists, so data is as sent
             log.warning("amber pre-call skipped: %s: %s", type(e).__name__, e)
             return None
 
@@ -117,15 +112,18 @@ class AmberMemory(CustomLogger):
         if not user_text and not answer:
             return
         actor = Actor(meta["amber_user"], client=meta.get("amber_client"), via="litellm")
-        call_id = str(kwargs.get("litellm_call_id") or meta.get("amber_request_id") or "")
-        base = hashlib.sha256(f"{actor.user_id}\x1f{call_id}".encode()).hexdigest()[:24]
         session = meta.get("amber_session")
+        started = capture.when(start_time)
         msgs = []
         if user_text:
-            msgs.append(Message(id=f"lt_{base}_u", role="user", content=user_text, client=actor.client,
-                                session=session, created_at=capture.when(start_time)))
+            # a client's retry of the same turn (same words, same place, same day) keeps one copy
+            key = f"{actor.user_id}\x1f{session or ''}\x1f{started.date()}\x1f{turn.position}\x1f{user_text}"
+            msgs.append(Message(id=f"lt_{_digest(key)}_u", role="user", content=user_text, client=actor.client,
+                                session=session, created_at=started))
         if answer:
-            msgs.append(Message(id=f"lt_{base}_a", role="assistant", content=answer, client=actor.client,
+            # the answer belongs to this call: LiteLLM's call id, stable across its own retries
+            key = f"{actor.user_id}\x1f{kwargs.get('litellm_call_id') or _digest(str(msgs[0].id if msgs else started))}"
+            msgs.append(Message(id=f"lt_{_digest(key)}_a", role="assistant", content=answer, client=actor.client,
                                 session=session, created_at=capture.when(end_time)))
         try:
             done = await backend.capture(actor, msgs, user_text, source_id=msgs[0].id)
@@ -148,6 +146,10 @@ class AmberMemory(CustomLogger):
         actor = Actor(entry["user"], client=entry.get("client"), via="litellm")
         msgs = [Message.model_validate(m) for m in entry["messages"]]
         await backend.capture(actor, msgs, entry.get("command") or "", source_id=msgs[0].id)
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
 
 amber_memory = AmberMemory()
 amber_memory.host.start_soon()

@@ -19,8 +19,9 @@ from .request import TEXT_TYPES, text_of
 
 @dataclass(frozen=True)
 class Turn:
-    user: str
+    user: str  # the user's new words; "" when the request only continues a turn (tool results)
     assistant: str
+    position: str = ""  # where the user's words sit in the conversation, for a retry-stable id
 
 
 def metadata(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -50,18 +51,6 @@ def _last_user(messages: Any) -> str:
     return ""
 
 
-def user_text(kwargs: dict[str, Any]) -> str:
-    for key in ("messages", "input"):
-        value = kwargs.get(key)
-        if value:
-            found = _last_user(value)
-            if found:
-                return found
-    params = kwargs.get("additional_args") or {}
-    slo = kwargs.get("standard_logging_object") or {}
-    return _last_user(slo.get("messages")) if isinstance(slo, dict) else _last_user(params.get("messages"))
-
-
 def answer_text(response: Any) -> str:
     """The assistant's text from a chat, Anthropic or Responses API result."""
     if response is None:
@@ -84,6 +73,21 @@ def answer_text(response: Any) -> str:
     return ""
 
 
+def fresh_user_turn(kwargs: dict[str, Any]) -> tuple[str, str]:
+    """The user's words if the request ends with them, and their position in the conversation.
+
+    A request that ends with a tool result or an assistant prefill continues an earlier turn whose
+    words were captured already: only its answer is new."""
+    items = kwargs.get("messages") or kwargs.get("input")
+    if isinstance(items, str):
+        return items, f"1|{kwargs.get('previous_response_id') or ''}"
+    items = [m for m in items or [] if _get(m, "role")]
+    if not items or _get(items[-1], "role") != "user":
+        return "", ""
+    before = text_of(_get(items[-2], "content"))[:200] if len(items) > 1 else ""
+    return text_of(_get(items[-1], "content")), f"{len(items)}|{kwargs.get('previous_response_id') or ''}|{before}"
+
+
 def turn(kwargs: dict[str, Any], response: Any) -> Turn | None:
     if os.environ.get("AMBER_DEBUG_CAPTURE"):
         _dump(kwargs, response)
@@ -91,8 +95,8 @@ def turn(kwargs: dict[str, Any], response: Any) -> Turn | None:
     if not answer:
         slo = kwargs.get("standard_logging_object") or {}
         answer = answer_text(slo.get("response")) if isinstance(slo, dict) else ""
-    user = user_text(kwargs)
-    return Turn(user, answer) if user or answer else None
+    user, position = fresh_user_turn(kwargs)
+    return Turn(user, answer, position) if user or answer else None
 
 
 def when(value: Any) -> datetime:

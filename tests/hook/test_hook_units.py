@@ -126,3 +126,17 @@ def test_boot_pack_renders_in_creation_order_and_is_fenced():
     assert text.index("first") < text.index("second")
     assert text.count("</memory_context>") == 1
     assert render_boot(None, [], []) == ""
+
+
+def test_only_a_request_ending_with_the_users_words_captures_them():
+    convo = [{"role": "user", "content": "book a table"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]},
+             {"role": "tool", "content": "booked"}]
+    assert capture.fresh_user_turn({"messages": convo}) == ("", "")
+    anthropic_loop = [{"role": "user", "content": "book"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "1"}]},
+                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "1", "content": "ok"}]}]
+    assert capture.fresh_user_turn({"messages": anthropic_loop})[0] == ""
+    first = capture.fresh_user_turn({"messages": [{"role": "user", "content": "hi"}]})
+    later = capture.fresh_user_turn({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+                                                  {"role": "user", "content": "hi"}]})
+    assert first[0] == later[0] == "hi" and first[1] != later[1]  # same words, another place: another message
+    assert capture.fresh_user_turn({"messages": [{"role": "user", "content": "hi"}]}) == first  # a retry: the same

@@ -278,3 +278,11 @@ def test_boot_pack_sits_at_the_end_of_the_system_prompt_behind_the_anchor(proxie
     system = rec.body["system"]
     assert system[0] == {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
     assert "night-shift nurse" in system[-1]["text"] and "cache_control" not in system[-1]
+
+
+def test_a_retried_turn_is_logged_once(proxy, up):
+    user = f"jo-{uuid.uuid4().hex[:6]}"
+    for _ in range(2):  # the client retries the same turn
+        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "plan my week"}])
+    log = wait_for(lambda: (lambda ms: ms if len(ms) >= 3 else None)(logged(proxy, user)))
+    assert [m["role"] for m in log].count("user") == 1 and [m["role"] for m in log].count("assistant") == 2
