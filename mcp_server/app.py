@@ -19,7 +19,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from core import AsyncMemory, Forbidden, MemoryService, Settings
+import core
+from core import AmberError, AsyncMemory, Forbidden, MemoryService, Settings
 
 from . import rest_memory, rest_more
 from .errors import HANDLERS
@@ -53,6 +54,19 @@ async def identity_middleware(ctx: Any, call_next: Any) -> Any:
         return await call_next(ctx)
     finally:
         current_identity.reset(reset)
+
+
+async def llm_status(settings: Settings) -> dict[str, Any]:
+    """One tiny completion through Amber's LLM client: is the model the jobs use reachable?"""
+    client_cls = getattr(core, "LiteLLMClient", None)
+    if client_cls is None:
+        return {"model": settings.llm_model, "checked": False, "error": "no LLM client in this build"}
+    llm = client_cls(settings.llm_model, timeout=min(15.0, settings.llm_timeout_s), max_tokens=5)
+    try:
+        await llm.complete([{"role": "user", "content": "Reply with the word: ok"}], purpose="health")
+    except AmberError as e:
+        return {"model": settings.llm_model, "checked": True, "ok": False, "error": str(e)[:300]}
+    return {"model": settings.llm_model, "checked": True, "ok": True}
 
 
 def create_app(service: MemoryService, settings: Settings) -> FastAPI:
@@ -92,13 +106,16 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
         app.add_exception_handler(exc, handler)
 
     @app.get("/health", tags=["health"], summary="Store, embedder and LLM status")
-    async def health(request: Request) -> JSONResponse:
+    async def health(request: Request, check_llm: bool = False) -> JSONResponse:
+        """Public. `check_llm=true` with an admin key also makes one tiny LLM call (it costs tokens)."""
         h = await anyio.to_thread.run_sync(service.health)
+        identity = getattr(request.state, "amber_identity", None)
+        llm = await llm_status(settings) if check_llm and identity is not None and identity.is_admin else {"model": settings.llm_model, "checked": False}
         body = {
             "ok": bool(h.get("ok")),
             "store": {k: v for k, v in h.get("store", {}).items() if k != "location"},
             "embedder": h.get("embedder", {}),
-            "llm": {"model": settings.llm_model, "checked": False},
+            "llm": llm,
             "auth": "local" if ring.local_mode else "keys",
             "version": VERSION,
         }

@@ -385,3 +385,21 @@ def test_admin_vector_health_and_reindex(http, host):
     assert done == {"users": {user: {"memories": 1, "messages": 0}}}
     assert http.post("/v1/search", json={"query": "reindex"}, headers=h).json()["hits"][0]["text"] == "Reindex me"
     assert http.post("/v1/reindex", json={}, headers=auth("alice")).status_code == 403
+
+
+def test_health_checks_the_llm_only_for_an_admin(http, monkeypatch):
+    from tests.fakes.upstreams import FakeUpstreams
+
+    with FakeUpstreams() as up:
+        monkeypatch.setenv("OPENAI_API_BASE", up.openai_base)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
+        up.script("ok")
+        anon = http.get("/health", params={"check_llm": True}).json()
+        assert anon["llm"]["checked"] is False
+        assert http.get("/health", params={"check_llm": True}, headers=auth("alice")).json()["llm"]["checked"] is False
+        admin = http.get("/health", params={"check_llm": True}, headers=auth("admin")).json()
+        assert admin["llm"] == {"model": "gpt-4o-mini", "checked": True, "ok": True}
+        assert len(up.requests) == 1  # exactly the admin's check reached the model
+        monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")
+        down = http.get("/health", params={"check_llm": True}, headers=auth("admin")).json()
+        assert down["llm"]["ok"] is False and down["ok"] is True  # memory still works without its LLM
