@@ -31,6 +31,11 @@ async def test_extract_twice_on_the_same_log_makes_no_duplicates(service, clock,
     rec = await arun_job("extract", service, settings, llm=llm)
     assert rec["status"] == "ok" and rec["facts"]["added"] == 3 and rec["llm_calls"] == 1
     assert rec["prompt_tokens"] > 0 and rec["windows"]["processed"] == 1
+    # window <-> memory links, both ways
+    [w] = windows_of(service, "alice")
+    mems = all_memories(service, alice)
+    assert set(w["links"].values()) == {m.id for m in mems}
+    assert all(f"window:{w['id']}" in m.source_ids and set(m.source_ids) & set(w["message_ids"]) for m in mems)
 
     again = await arun_job("extract", service, settings, llm=llm)  # nothing new past the cursor
     assert again["llm_calls"] == 0 and len(upstream.requests) == 1
