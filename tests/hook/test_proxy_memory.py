@@ -286,3 +286,25 @@ def test_a_retried_turn_is_logged_once(proxy, up):
         oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "plan my week"}])
     log = wait_for(lambda: (lambda ms: ms if len(ms) >= 3 else None)(logged(proxy, user)))
     assert [m["role"] for m in log].count("user") == 1 and [m["role"] for m in log].count("assistant") == 2
+
+
+def test_openai_client_on_a_claude_model_gets_anchors_in_the_anthropic_request(proxy, up):
+    oai(proxy).chat.completions.create(
+        model="claude-sonnet", user="alice",
+        messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "tea for tonight? (openai to claude)"}],
+    )
+    rec = up.find("/v1/messages", contains="(openai to claude)")[-1]
+    assert [b["text"] for b in rec.body["system"]] == ["Be brief."] and rec.body["system"][-1].get("cache_control")
+    blocks = last_user_blocks(rec)
+    assert blocks[0]["text"] == "tea for tonight? (openai to claude)" and blocks[0].get("cache_control")
+    assert "genmaicha" in blocks[-1]["text"] and "cache_control" not in blocks[-1]
+
+
+def test_anthropic_client_on_an_openai_model_gets_the_patch(proxy, up):
+    claude(proxy).messages.create(
+        model="gpt-4o-mini", max_tokens=32, metadata={"user_id": "alice"},
+        messages=[{"role": "user", "content": "tea for breakfast? (claude to openai)"}],
+    )
+    # LiteLLM carries /v1/messages to OpenAI models over the Responses API
+    rec = up.find("/responses", contains="(claude to openai)")[-1]
+    assert "genmaicha" in json.dumps(rec.body["input"][-1]) and "cache_control" not in json.dumps(rec.body)
