@@ -11,14 +11,22 @@ class RecallConfig(BaseModel):
     k_dense: int = 40  # per dense arm
     k_lexical: int = 40  # per lexical arm
     top_k: int = 10  # items returned by search / injected by recall
+    # Arm weights (an arm weighted 0 is not queried). Memories are short, distilled statements,
+    # often worded unlike the conversation that recalls them: meaning matters more than shared
+    # words. Raw turns are verbatim, full of names and rare words, and their indexed windows are
+    # long enough to blur an embedding: shared words matter more. Measured on MADial (memories)
+    # and LoCoMo (turns), see bench/README.md.
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 1.0, "msg_dense": 0.8, "msg_lexical": 1.0}
+        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 0.8, "msg_dense": 0.8, "msg_lexical": 1.0}
     )
-    rrf_k: int = 60
+    # RRF's k: 60 suits deep lists from many systems; with four arms cut at 40, a small k lets a
+    # strong first hit of one arm compete with middling hits of two (LoCoMo and MADial both gain).
+    rrf_k: int = 10
     neighbours: float = 0.0  # share of a turn's fused score credited to its adjacent turns (0: off)
     include_messages: bool = True  # the episodic arm: raw turns not yet extracted
     message_window_days: float | None = None  # None: every stored message
-    context_turns: int = 3  # how many recent turns shape the query
+    context_turns: int = 3  # the dense query is the query's last lines (turns), at most this many
+    query_max_chars: int = 600  # ... and at most this long: what was said last, at a bounded embedding cost
     min_score: float = 0.0  # fused-score floor (after boosts)
     dedup_threshold: float = 0.85
     budget_tokens: int = 600

@@ -22,6 +22,7 @@ from ..scope import Scope, memory_collection, memory_where, message_collection, 
 from .config import RecallConfig
 from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
+from .query import dense_query, lexical_query
 from .compress import compress
 from .render import estimate_tokens, fit_budget, render
 from .rerank import reorder
@@ -277,7 +278,10 @@ class Recaller:
         mcol = memory_collection(scope)
         now_ts = now.timestamp()
         # one query vector serves both dense arms; skipped entirely when no dense arm is on
-        qvec = self.embedder.embed_query(query) if on & {"mem_dense", "msg_dense"} else None
+        qvec = None
+        if on & {"mem_dense", "msg_dense"}:
+            qvec = self.embedder.embed_query(dense_query(query, cfg.context_turns, cfg.query_max_chars))
+        lex_q = lexical_query(query)
         rankings: dict[str, list[str]] = {}
         cands: dict[str, Candidate] = {}
         neighbours: dict[str, list[str]] = {}
@@ -291,7 +295,7 @@ class Recaller:
                 dense = self.store.query_memories(mcol, qvec, min(cfg.k_dense, len(allowed)), memory_where(scope))
                 rankings["mem_dense"] = [m.id for m, _ in dense if m.id in allowed]
             if "mem_lexical" in on:
-                rankings["mem_lexical"] = [i for i, _ in midx.bm25.search(query, cfg.k_lexical, allowed)]
+                rankings["mem_lexical"] = [i for i, _ in midx.bm25.search(lex_q, cfg.k_lexical, allowed)]
             for arm in ("mem_dense", "mem_lexical"):
                 for i in rankings.get(arm, ()):
                     cands[i] = midx.cands[i]
@@ -308,7 +312,7 @@ class Recaller:
                     rankings["msg_dense"] = [m.id for m, _ in dense_m if m.id in gidx.cands]
                 if "msg_lexical" in on:
                     allowed_m = None if since is None else {i for i, m in gidx.msgs.items() if m.created_at.timestamp() >= since}
-                    rankings["msg_lexical"] = [i for i, _ in gidx.bm25.search(query, cfg.k_lexical, allowed_m)]
+                    rankings["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
                 hits = rankings.get("msg_dense", []) + rankings.get("msg_lexical", [])
                 if cfg.neighbours > 0:
                     neighbours = gidx.neighbours(hits)

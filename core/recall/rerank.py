@@ -21,6 +21,9 @@ class LiteLLMReranker:
     """Scores documents with `litellm.arerank`; extra keyword arguments (api_base, api_key) go to every call."""
 
     def __init__(self, model: str, *, timeout: float = 5.0, **params: Any):
+        import litellm  # imported at wiring time: seconds of import must not eat a request's timeout
+
+        self._litellm = litellm
         self.model = model
         self.timeout = timeout
         self.params = params
@@ -28,10 +31,8 @@ class LiteLLMReranker:
     async def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
         if not documents:
             return []
-        import litellm  # heavy import, paid only when reranking is switched on
-
         try:
-            resp = await litellm.arerank(
+            resp = await self._litellm.arerank(
                 model=self.model,
                 query=query,
                 documents=list(documents),
