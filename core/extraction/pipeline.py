@@ -166,7 +166,9 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
             written.add(mem_id)
         links[sig] = mem_id
         w = {**w, "links": links}
-        if mem_id is not None:  # a write landed: link it before the next fact, so a retry skips it
+        if counted == "seen":
+            # records this window created carry its tag, so a retry finds them without a link; a "seen"
+            # leaves no such trace: link it before the next fact, or a retry would count it twice
             jobstate.put_window(service.store, w)
         stats.facts[counted] += 1
         outcome[counted] = outcome.get(counted, 0) + 1

@@ -250,3 +250,25 @@ async def test_a_fact_repeated_in_one_answer_is_stored_once_and_counted_seen(ser
     assert rec["facts"]["added"] == 1 and rec["facts"]["seen"] == 1
     [m] = all_memories(service, alice)
     assert m.seen_count == 2
+
+
+async def test_crash_after_a_seen_fact_does_not_count_it_twice(service, clock, alice, settings, llm, upstream):
+    say(service, alice, clock, ("user", "I'm a violinist."))
+    upstream.push(facts(fact("Plays the violin", "skill.violin", category="skill")))
+    await arun_job("extract", service, settings, llm=llm)
+    clock.advance(hours=4)
+    say(service, alice, clock, ("user", "Violin practice again, and I started learning Greek."), prefix="later")
+    answer = facts(fact("Plays the violin", "skill.violin", category="skill"), fact("Learning Greek", "skill.greek", category="skill"))
+    upstream.push(answer, answer)
+
+    def die_after_first_fact(event):
+        if event.get("stage") == "fact":
+            raise Crash()
+
+    with pytest.raises(Crash):
+        await arun_job("extract", service, settings, llm=llm, progress=die_after_first_fact)
+    clock.advance(minutes=31)
+    rec = await arun_job("extract", service, settings, llm=llm)
+    assert rec["facts"] == {"added": 1, "seen": 0, "superseded": 0, "candidates": 0, "dropped": 0}
+    violin = service.list(alice, text="violin").items[0]
+    assert violin.seen_count == 2 and len(all_memories(service, alice)) == 2
