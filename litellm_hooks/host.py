@@ -124,11 +124,19 @@ class Host:
                 return
             self.service = await asyncio.to_thread(build_service, settings)
             self.backend = LocalBackend(self.service, settings.timezone)
-            await self._mount(settings)
-            await self._schedule(settings)
-            log.info("amber: memory ready at %s (store %s)", MOUNT_PATH, self.service.store.location)
         except Exception as e:  # never take the proxy down: chat goes on without memory
             log.error("amber: memory is off for this process: %s: %s", type(e).__name__, e)
+            return
+        # chat has memory from here on; the server and the jobs are extras that may fail alone
+        try:
+            await self._mount(settings)
+            log.info("amber: memory ready, server at %s (store %s)", MOUNT_PATH, self.service.store.location)
+        except Exception as e:
+            log.error("amber: memory server not mounted at %s: %s: %s", MOUNT_PATH, type(e).__name__, e)
+        try:
+            await self._schedule(settings)
+        except Exception as e:
+            log.error("amber: jobs not scheduled: %s: %s", type(e).__name__, e)
 
     def _remote(self, settings: Settings) -> Any:
         from core import RemoteMemory
@@ -138,23 +146,18 @@ class Host:
         return RemoteMemory(settings.server_url, api_key=key, timeout=max(1.0, settings.recall_timeout_s * 2), client_name="litellm")
 
     async def _mount(self, settings: Settings) -> None:
-        ps = _proxy_server()
-        if ps is None:
-            return
-        try:
-            from mcp_server.app import create_app
-        except ImportError as e:
-            log.warning("amber: memory server not installed, %s not mounted: %s", MOUNT_PATH, e)
-            return
         from starlette.routing import Mount
 
+        from mcp_server.app import create_app
+
+        ps = _proxy_server()
         sub = create_app(self.service, settings)
-        # First in line: LiteLLM serves its own MCP servers at /{name}/mcp, which would take /memory/mcp.
-        ps.app.router.routes.insert(0, Mount(MOUNT_PATH, app=sub))
         # Starlette does not run a mounted app's lifespan (MCP session manager, background work): hold it open here.
         entered = asyncio.get_running_loop().create_future()
         self._lifespan_task = asyncio.create_task(self._hold_lifespan(sub, entered), name="amber-lifespan")
         await entered
+        # First in line: LiteLLM serves its own MCP servers at /{name}/mcp, which would take /memory/mcp.
+        ps.app.router.routes.insert(0, Mount(MOUNT_PATH, app=sub))
 
     async def _hold_lifespan(self, sub: Any, entered: asyncio.Future) -> None:
         try:
