@@ -19,13 +19,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-import core
-from core import AmberError, AsyncMemory, Forbidden, MemoryService, Settings
+from core import AsyncMemory, Forbidden, MemoryService, Settings
 
 from . import rest_memory, rest_more
 from .errors import HANDLERS
 from .http_auth import AuthMiddleware
 from .identity import KeyRing, current_identity
+from .llm_check import llm_status
 from .local import LocalMemory
 from .mcp_tools import build_mcp
 
@@ -54,19 +54,6 @@ async def identity_middleware(ctx: Any, call_next: Any) -> Any:
         return await call_next(ctx)
     finally:
         current_identity.reset(reset)
-
-
-async def llm_status(settings: Settings) -> dict[str, Any]:
-    """One tiny completion through Amber's LLM client: is the model the jobs use reachable?"""
-    client_cls = getattr(core, "LiteLLMClient", None)
-    if client_cls is None:
-        return {"model": settings.llm_model, "checked": False, "error": "no LLM client in this build"}
-    llm = client_cls(settings.llm_model, timeout=min(15.0, settings.llm_timeout_s), max_tokens=5)
-    try:
-        await llm.complete([{"role": "user", "content": "Reply with the word: ok"}], purpose="health")
-    except AmberError as e:
-        return {"model": settings.llm_model, "checked": True, "ok": False, "error": str(e)[:300]}
-    return {"model": settings.llm_model, "checked": True, "ok": True}
 
 
 def create_app(service: MemoryService, settings: Settings) -> FastAPI:

@@ -14,6 +14,7 @@ import core
 from core import AmberError, RemoteMemory, Settings, StoreLocked, build_service
 
 from .identity import hash_secret
+from .llm_check import llm_status
 
 OK, BAD, NOTE = "ok  ", "FAIL", "note"
 
@@ -109,22 +110,14 @@ def _check_host(url: str, key: str | None) -> int:
 
 
 def _check_llm(settings: Settings) -> int:
-    client_cls = getattr(core, "LiteLLMClient", None)
-    if client_cls is None:
-        _say(NOTE, "this build has no LLM client; jobs that need an LLM are unavailable")
+    status = asyncio.run(llm_status(settings))
+    if not status["checked"]:
+        _say(NOTE, f"LLM not checked: {status.get('error')}")
         return 0
-    llm = client_cls(settings.llm_model, timeout=min(30.0, settings.llm_timeout_s), max_tokens=5)
-
-    async def ping() -> str:
-        text, _ = await llm.complete([{"role": "user", "content": "Reply with the word: ok"}], purpose="doctor")
-        return text
-
-    try:
-        answer = asyncio.run(ping())
-    except AmberError as e:
-        _say(BAD, f"LLM {settings.llm_model!r} is not reachable (extraction and consolidation will wait): {e}")
+    if not status["ok"]:
+        _say(BAD, f"LLM {settings.llm_model!r} is not reachable (extraction and consolidation will wait): {status['error']}")
         return 1
-    _say(OK, f"LLM {settings.llm_model!r} answers ({answer.strip()[:20]!r})")
+    _say(OK, f"LLM {settings.llm_model!r} answers")
     return 0
 
 

@@ -150,12 +150,12 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         importance: Annotated[float, Field(ge=0, le=1, description="0.5 ordinary, 0.8 important, 1 essential")] = 0.5,
         namespace: Annotated[str | None, Field(max_length=80, description="Default 'default'; 'project:<name>' for project facts")] = None,
         pinned: Annotated[bool, Field(description="Always include in the boot pack")] = False,
-        tags: Annotated[list[str], Field(max_length=20, description="Free labels")] = [],
+        tags: Annotated[list[str] | None, Field(max_length=20, description="Free labels")] = None,
     ) -> WriteView:
         """Save a durable fact about the user (preferences, people, goals, projects, decisions) that they
         would want remembered next time. Only durable facts: not chit-chat, not secrets, not what is
         already stored (same content is recognised as 'seen'). Use fact_key for facts whose value can change."""
-        data: dict[str, Any] = {"content": content, "kind": kind, "importance": importance, "pinned": pinned, "tags": tags}
+        data: dict[str, Any] = {"content": content, "kind": kind, "importance": importance, "pinned": pinned, "tags": tags or []}
         data.update({k: v for k, v in (("fact_key", fact_key), ("category", category), ("namespace", namespace)) if v})
         r = await _call(port_for_request().remember(_memory_in(data)))
         return WriteView(action=r.action, memory=view(r.memory), previous=view(r.previous))  # type: ignore[arg-type]
@@ -194,11 +194,11 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
     async def glossary_set(
         term: Annotated[str, Field(min_length=1, max_length=200, description="The word, name or abbreviation")],
         definition: Annotated[str, Field(min_length=1, max_length=4000, description="What it means for this user")],
-        aliases: Annotated[list[str], Field(max_length=20, description="Other spellings or names")] = [],
+        aliases: Annotated[list[str] | None, Field(max_length=20, description="Other spellings or names")] = None,
     ) -> WriteView:
         """Define a term private to the user (a nickname, project code name, in-joke) so future
         conversations understand it. Redefining a term replaces its definition."""
-        r = await _call(port_for_request().glossary_set(term, definition, aliases))
+        r = await _call(port_for_request().glossary_set(term, definition, aliases or []))
         return WriteView(action=r.action, memory=view(r.memory), previous=view(r.previous))  # type: ignore[arg-type]
 
     @mcp.tool(annotations=READ_ONLY, structured_output=True)

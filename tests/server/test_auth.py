@@ -9,7 +9,7 @@ from server_kit import KEYS, auth, key_configs, make_settings, serve
 from core import ApiKeyConfig, Forbidden, InvalidInput, build_service
 from mcp_server.app import create_app
 from mcp_server.http_auth import pop_token, route_path
-from mcp_server.identity import ADMIN, READ, WRITE, KeyRing, Unauthenticated, hash_secret
+from mcp_server.identity import READ, WRITE, KeyRing, Unauthenticated, hash_secret
 
 
 def ring() -> KeyRing:

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from server_kit import KEYS, auth, make_settings, serve
 from core import build_service
 from mcp_server.app import create_app
-from mcp_server.identity import ADMIN, READ, WRITE, Identity, current_identity
+from mcp_server.identity import READ, WRITE, Identity, current_identity
 
 TOOLS = {
     "memory_search", "memory_recall", "memory_list", "memory_get", "memory_upsert", "memory_supersede", "memory_archive",
@@ -164,10 +164,11 @@ async def test_streamable_http_with_bearer_and_query_token(app):
         async with Client(f"{url}/mcp?token={KEYS['alice_ro']}") as c:
             r = await c.call_tool("memory_delete", {"id": w["memory"]["id"]})
             assert r.is_error and "memory:write" in r.content[0].text
-        with pytest.raises(Exception):
-            async with Client(f"{url}/mcp?token=wrong") as c:
-                await c.list_tools()
         async with httpx.AsyncClient() as raw:
+            # a wrong key is refused before MCP, with a plain Bearer challenge: no OAuth metadata to discover
+            r = await raw.post(f"{url}/mcp?token=wrong", json={}, headers={"Accept": "application/json, text/event-stream"})
+            assert r.status_code == 401 and r.headers["www-authenticate"] == 'Bearer realm="amber"'
+
             # the DNS-rebinding guard: a Host outside allowed_hosts is refused even with a key
             r = await raw.post(f"{url}/mcp", headers={**auth("alice"), "Host": "evil.example", "Content-Type": "application/json",
                                                       "Accept": "application/json, text/event-stream"}, json={})
