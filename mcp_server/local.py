@@ -31,6 +31,7 @@ from core import (
     WriteResult,
     known_message_ids,
     scope_for,
+    strip_patch,
     vector_health,
 )
 
@@ -100,6 +101,9 @@ class LocalMemory:
         msgs = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
         if len({m.id for m in msgs}) != len(msgs):
             raise InvalidInput("messages", "message ids repeat within one request")
+        # a client may echo back a memory block it was given: store only what was actually said
+        msgs = [m.model_copy(update={"content": strip_patch(m.content)}) for m in msgs]
+        msgs = [m for m in msgs if m.content.strip()]
 
         def work() -> dict[str, Any]:
             known = known_message_ids(self.service, scope, [m.id for m in msgs]) if commands else set()
