@@ -38,13 +38,13 @@ def make_settings(data_dir: Path, *, keys: bool = True, **kw) -> Settings:
 
 
 @contextlib.contextmanager
-def serve(app, host: str = "127.0.0.1") -> Iterator[str]:
+def serve(app, host: str = "127.0.0.1", **config) -> Iterator[str]:
     """Run an ASGI app under uvicorn in a thread on a free port; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, **{"log_level": "warning", "lifespan": "on", **config}))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -110,3 +110,34 @@ async def test_a_key_works_from_any_address(tmp_path):
             assert (await c.get("/v1/memories")).status_code == 401
     finally:
         service.close()
+
+
+@pytest.mark.e2e
+def test_query_token_never_reaches_the_access_log(tmp_path):
+    """Mounted under /memory like in the proxy, with uvicorn's access log on: the log shows no token."""
+    import logging
+
+    from fastapi import FastAPI
+
+    settings = make_settings(tmp_path / "data")
+    service = build_service(settings)
+    host = FastAPI()
+    host.mount("/memory", create_app(service, settings))
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    access = logging.getLogger("uvicorn.access")
+    handler = Keep()
+    try:
+        with serve(host, log_level="info", access_log=True) as url:
+            access.addHandler(handler)
+            r = httpx.get(f"{url}/memory/v1/memories", params={"token": KEYS["bob"], "limit": 3})
+            assert r.status_code == 200
+    finally:
+        access.removeHandler(handler)
+        service.close()
+    lines = [x for x in seen if "/memory/v1/memories" in x]
+    assert lines and all(KEYS["bob"] not in x and "token" not in x for x in lines), lines

@@ -67,8 +67,34 @@ async def test_stdio_bridge_round_trips_to_a_running_host(host, tmp_path):
         assert not review.is_error
         missing = await c.call_tool("memory_get", {"id": "m_nope"})
         assert missing.is_error and "no memory" in missing.content[0].text
+        # every other tool works through the bridge too
+        ok = {}
+        for tool, args in [
+            ("memory_search", {"query": "maps"}),
+            ("memory_list", {"kind": "fact"}),
+            ("memory_get", {"id": mid}),
+            ("memory_pin", {"id": mid}),
+            ("glossary_set", {"term": "MapCon", "definition": "the yearly map fair", "aliases": ["mc"]}),
+            ("glossary_get", {"term": "mc"}),
+            ("digest_set", {"text": "Bob: map collector"}),
+            ("digest_get", {}),
+            ("memory_ingest", {"messages": [{"role": "user", "content": "remember that I have 212 maps"}]}),
+            ("memory_export", {"limit": 2}),
+            ("namespaces_list", {}),
+            ("memory_supersede", {"id": mid, "content": "Collects vintage sea charts"}),
+        ]:
+            r = await c.call_tool(tool, args)
+            assert not r.is_error, (tool, r.content)
+            ok[tool] = r.structured_content
+        assert ok["glossary_get"]["entries"][0]["title"] == "MapCon"
+        assert ok["memory_ingest"]["commands"][0]["action"] == "remember"
+        assert ok["memory_export"]["truncated"] is True
+        new = ok["memory_supersede"]["memory"]["id"]
+        assert (await c.call_tool("memory_archive", {"id": new})).structured_content["status"] == "archived"
+        assert (await c.call_tool("memory_delete", {"id": new})).structured_content["status"] == "deleted"
     # the write landed in the host's store, for the key's user
     assert service.get(scope_for(Actor("bob")), mid).content == "Collects vintage maps"
+    assert service.digest_get(scope_for(Actor("bob"))).content == "Bob: map collector"
     assert not (tmp_path / "data").exists()  # the bridge opened no store of its own
 
 
