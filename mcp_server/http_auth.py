@@ -117,4 +117,5 @@ class AuthMiddleware:
             who = user_hash(identity.user_id) if identity and identity.user_id else "-"
             key = identity.key_name if identity else "-"
             ms = (time.perf_counter() - started) * 1000
-            log.info("%s %s %s user=%s key=%s %.0fms", scope.get("method"), scope.get("path"), status[0], who, key, ms)
+            extra = (scope.get("state") or {}).get("amber_log", "")
+            log.info("%s %s %s user=%s key=%s %.0fms%s", scope.get("method"), scope.get("path"), status[0], who, key, ms, f" {extra}" if extra else "")

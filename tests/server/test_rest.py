@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -333,6 +334,11 @@ def test_query_token_works_and_is_not_logged(http, caplog):
     r = http.get("/v1/memories", params={"token": KEYS["alice"], "limit": 5})
     assert r.status_code == 200
     assert KEYS["alice"] not in caplog.text and "GET /v1/memories 200" in caplog.text
+    http.post("/v1/recall", json={"query": "a private question about my health"}, headers=auth("alice"))
+    line = next(x for x in caplog.messages if x.startswith("POST /v1/recall"))
+    # one quiet line: pseudonymous user, key name, timing and what recall returned; never the words
+    assert re.fullmatch(r"POST /v1/recall 200 user=[0-9a-f]{10} key=alice \d+ms items=\d+ tokens=\d+", line), line
+    assert "alice\"" not in caplog.text and "health" not in line
 
 
 def test_auth_refusals(http):
