@@ -104,7 +104,8 @@ class RemoteMemory:
         self._http = http or httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout)
 
     def for_user(self, user: str) -> "RemoteMemory":
-        """The same connection acting for another user (needs a trusted-client or admin key)."""
+        """The same connection acting for another user (needs a trusted-client or admin key).
+        It shares this client's connection pool: close only the original."""
         return RemoteMemory(self.base_url, user=user, client_name=self.client_name, http=self._http)
 
     async def aclose(self) -> None:
