@@ -9,7 +9,6 @@ known here.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -89,8 +88,6 @@ def fresh_user_turn(kwargs: dict[str, Any]) -> tuple[str, str]:
 
 
 def turn(kwargs: dict[str, Any], response: Any) -> Turn | None:
-    if os.environ.get("AMBER_DEBUG_CAPTURE"):
-        _dump(kwargs, response)
     answer = answer_text(response)
     if not answer:
         slo = kwargs.get("standard_logging_object") or {}
@@ -106,11 +103,3 @@ def when(value: Any) -> datetime:
         return datetime.fromtimestamp(value, tz=timezone.utc)
     return datetime.now(timezone.utc)
 
-
-def _dump(kwargs: dict[str, Any], response: Any) -> None:
-    import json
-
-    with open(os.environ["AMBER_DEBUG_CAPTURE"], "a") as f:
-        f.write(json.dumps({"keys": sorted(kwargs), "messages": kwargs.get("messages"), "input": kwargs.get("input"),
-                            "meta": metadata(kwargs), "response_type": type(response).__name__,
-                            "response": str(response)[:1500]}, default=str)[:20000] + "\n")
