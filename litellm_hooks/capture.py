@@ -98,7 +98,7 @@ def turn(kwargs: dict[str, Any], response: Any) -> Turn | None:
 
 def when(value: Any) -> datetime:
     if isinstance(value, datetime):
-        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)  # LiteLLM's times are naive local time; astimezone reads them so
     if isinstance(value, (int, float)):
         return datetime.fromtimestamp(value, tz=timezone.utc)
     return datetime.now(timezone.utc)
