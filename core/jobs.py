@@ -96,7 +96,10 @@ async def arun_job(
     started = clock()
     rec = RunRecord(id=jobstate.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat())
     ttl = timedelta(minutes=_opt(settings, "lease_minutes", 15))
-    if not await asyncio.to_thread(jobstate.acquire_lease, service.store, name, me, started, ttl):
+    # an embedded store has one owning process (the mutex in acquire_lease is exact); a shared Chroma
+    # server can have several hosts, so the lease write is given time to be overwritten by a rival
+    settle = _opt(settings, "lease_settle_s", 0.5 if getattr(settings, "chroma_url", None) else 0.0)
+    if not await asyncio.to_thread(jobstate.acquire_lease, service.store, name, me, started, ttl, settle):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
         await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
         emit({"stage": "skipped", "job": name, "reason": rec.reason})

@@ -55,11 +55,14 @@ def delete_windows(store: Any, ids: Sequence[str]) -> None:
 # ---- leases ----------------------------------------------------------------------------------
 
 
-def acquire_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelta, settle_s: float = 0.05) -> bool:
+def acquire_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelta, settle_s: float = 0.0) -> bool:
     """Take the job's lease unless someone else holds an unexpired one.
 
-    Chroma has no compare-and-set, so across processes this is write, wait, re-read: the last
-    writer wins and the loser sees it. Within a process a mutex makes it exact."""
+    Within a process a mutex makes this exact. Chroma has no compare-and-set, so across processes
+    (hosts sharing a Chroma server) it is write, wait `settle_s`, re-read: of two workers that both
+    saw the lease free, the last writer wins and the other sees it. Best effort: a rival whose read
+    and write are further apart than `settle_s` could still slip through; LiteLLM's Redis pod lock
+    would be the strict alternative."""
     key = f"lease:{job}"
     with _lease_mutex:
         held = store.reg_get(key)

@@ -6,6 +6,7 @@ so the whole path from our code to the wire is real; only the model's answers ar
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -31,7 +32,8 @@ class Fail:
 
 
 class FakeUpstream:
-    def __init__(self, default: Answer | None = None):
+    def __init__(self, default: Answer | None = None, delay_s: float = 0.0):
+        self.delay_s = delay_s  # a slow model, to make runs overlap
         self.script: list[Answer] = []
         self.default = default
         self.requests: list[dict[str, Any]] = []
@@ -73,6 +75,8 @@ class FakeUpstream:
     async def _chat(self, request: Request) -> JSONResponse:
         body = await request.json()
         answer = self._next(body)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
         if isinstance(answer, Fail):
             return JSONResponse({"error": {"message": answer.message, "type": "server_error"}}, status_code=answer.status)
         text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
