@@ -6,6 +6,7 @@ Driven with plain Hypothesis over schemathesis strategies, one run per operation
 
 from __future__ import annotations
 
+import os
 import uuid
 
 import pytest
@@ -17,7 +18,7 @@ from server_kit import auth
 
 pytestmark = pytest.mark.e2e
 
-EXAMPLES = 12
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))  # FUZZ_EXAMPLES=80 for a deeper run (~90 s)
 
 
 @schemathesis.serializer("application/x-ndjson")
