@@ -59,11 +59,11 @@ class AmberMemory(CustomLogger):
             meta["amber_client"] = actor.client
             meta["amber_session"] = identity.session_of(data, meta)
             query = request.last_user_text(data, kind)
-            patch, items, why = "", 0, ""
+            patch, items, tokens, why = "", 0, 0, ""
             if query:
                 try:
                     result = await asyncio.wait_for(backend.recall(actor, query), timeout=settings.recall_timeout_s)
-                    patch, items = result.text or "", len(result.items)
+                    patch, items, tokens = result.text or "", len(result.items), result.tokens
                 except asyncio.TimeoutError:
                     why = f"recall timed out after {settings.recall_timeout_s}s"
                 except Exception as e:  # store, embedder, remote host: all mean "no memory this turn"
@@ -76,8 +76,8 @@ class AmberMemory(CustomLogger):
             )
             planned = request.apply(data, kind, patch, target, boot_pack=boot)
             log.info(
-                "amber pre-call %s %s memories=%d tokens~%d anchors=%s marks=%d %.0fms%s",
-                kind, describe(actor), items, len(patch) // 4, ",".join(planned.anchors) or "-",
+                "amber pre-call %s %s memories=%d tokens=%d anchors=%s marks=%d %.0fms%s",
+                kind, describe(actor), items, tokens, ",".join(planned.anchors) or "-",
                 planned.marks_total, (time.perf_counter() - started) * 1000, f" ({why})" if why else "",
             )
             return data
