@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from . import jobstate
 from .consolidation import ConsolidateOptions, ConsolidateStats, consolidate_user
+from .errors import InvalidInput
 from .extraction.decide import Policy
 from .extraction.pipeline import ExtractOptions, ExtractStats, extract_user
 from .ports import LLM
@@ -87,8 +88,6 @@ async def arun_job(
 ) -> dict[str, Any]:
     """Run one job now, under its lease. Returns the run record (status `skipped` if another worker holds the lease)."""
     if name not in JOBS:
-        from .errors import InvalidInput
-
         raise InvalidInput("job", f"{name!r} is not one of {', '.join(JOBS)}")
     clock = (lambda: now) if now is not None else service.clock.now
     emit = progress or (lambda e: None)
