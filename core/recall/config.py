@@ -12,12 +12,13 @@ class RecallConfig(BaseModel):
     k_lexical: int = 40  # per lexical arm
     top_k: int = 10  # items returned by search / injected by recall
     # Arm weights (an arm weighted 0 is not queried). Memories are short, distilled statements,
-    # often worded unlike the conversation that recalls them: meaning matters more than shared
-    # words. Raw turns are verbatim, full of names and rare words, and their indexed windows are
-    # long enough to blur an embedding: shared words matter more. Measured on MADial (memories)
-    # and LoCoMo (turns), see bench/README.md.
+    # often worded unlike the conversation that recalls them ("I aced my maths test" should bring
+    # back "celebrated with mango ice cream"): meaning matters more than shared words, and Chinese
+    # character bigrams add more noise than signal there. Raw turns are verbatim, full of names and
+    # rare words, and their indexed windows are long enough to blur an embedding: shared words
+    # matter more. Chosen on MADial (memories) and LoCoMo (turns) dev data, see bench/README.md.
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 0.8, "msg_dense": 0.8, "msg_lexical": 1.0}
+        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 0.5, "msg_dense": 0.8, "msg_lexical": 1.0}
     )
     # RRF's k: 60 suits deep lists from many systems; with four arms cut at 40, a small k lets a
     # strong first hit of one arm compete with middling hits of two (LoCoMo and MADial both gain).
