@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     data_dir: Path = Path("./data")
     chroma_url: str | None = None  # client/server Chroma, e.g. http://127.0.0.1:8000
     server_url: str | None = None  # remote mode: use another Amber host instead of opening a store
+    server_key: str | None = None  # remote mode: a trusted-client key for that host (`os.environ/NAME`)
 
     # embedder: "local" (offline multilingual-e5-small), "hash" (tests only) or any LiteLLM embedding model
     embedding_model: str = "local"
@@ -71,6 +72,18 @@ class Settings(BaseSettings):
     consolidate_cron: str = "30 3 * * *"
     retention_cron: str = "15 4 * * *"
     jobs_enabled: bool = True
+    jobs_window_size: int = Field(40, ge=1, le=200)  # messages per extraction window
+    jobs_max_retries: int = 3  # a window fails after this many model errors
+    jobs_stuck_minutes: float = 30  # a window left "processing" this long is recovered
+    jobs_seen_cosine: float = 0.9  # same key and at least this similar: "seen", not a new value
+    jobs_candidate_below: float = 0.76  # confidence under this goes to the review queue
+    jobs_importance_floor: float = 0.3  # facts less important than this are dropped
+    jobs_consolidate_max_llm_calls: int = 2  # per user per night
+    jobs_lease_minutes: float = 15
+    jobs_messages_days: int = 14  # retention of raw messages
+    jobs_events_days: int = 30  # retention of audit events and run records
+    jobs_unused_days: int = 180  # unpinned memories unused this long expire
+    jobs_purge_after_days: int = 30  # deleted, superseded and expired records are purged after this
 
     @classmethod
     def settings_customise_sources(

@@ -142,8 +142,7 @@ class Host:
         from core import RemoteMemory
 
         # a trusted-client key of the memory host: it acts for the user each request names
-        key = os.environ.get("AMBER_SERVER_KEY") or None
-        return RemoteMemory(settings.server_url, api_key=key, timeout=max(1.0, settings.recall_timeout_s * 2), client_name="litellm")
+        return RemoteMemory(settings.server_url, api_key=settings.server_key, timeout=max(1.0, settings.recall_timeout_s * 2), client_name="litellm")
 
     async def _mount(self, settings: Settings) -> None:
         from starlette.routing import Mount

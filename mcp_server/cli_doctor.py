@@ -45,7 +45,7 @@ def doctor(args: argparse.Namespace) -> int:
 
     if settings.server_url:
         _say(NOTE, f"remote mode: this process uses the memory host at {settings.server_url}")
-        failures += _check_host(settings.server_url, os.environ.get("AMBER_KEY") or os.environ.get("AMBER_SERVER_KEY"))
+        failures += _check_host(settings.server_url, os.environ.get("AMBER_KEY") or settings.server_key)
     else:
         failures += _check_store(settings)
 
