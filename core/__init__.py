@@ -4,6 +4,7 @@ Faces import from here only; see DESIGN §2.
 """
 
 from .asyncio_api import AsyncMemory
+from .boot import build_boot
 from .cache_plan import Planned, count_marks
 from .cache_plan import Target as CacheTarget
 from .cache_plan import plan as plan_cache
@@ -82,6 +83,7 @@ __all__ = [
     "WriteResult",
     "active_memories",
     "arun_job",
+    "build_boot",
     "build_embedder",
     "build_service",
     "count_marks",

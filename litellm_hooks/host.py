@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from core import AsyncMemory, Message, RecallResult, Settings, active_memories, build_service, scope_for, user_hash
+from core import AsyncMemory, Message, RecallResult, Settings, build_boot, build_service, scope_for, user_hash
 
 from .bootpack import DailyBootPacks, render_boot
 from .spool import Spool
@@ -33,6 +33,7 @@ class LocalBackend:
     def __init__(self, service: Any, tz: str = "UTC"):
         self.service = service
         self.memory = AsyncMemory(service)
+        self.tz = tz
         self.packs = DailyBootPacks(tz)
 
     async def recall(self, actor: Any, query: str) -> RecallResult:
@@ -42,8 +43,8 @@ class LocalBackend:
         scope = scope_for(actor)
 
         def build() -> str:
-            pinned = [m for m in active_memories(self.service, scope) if m.pinned]
-            return render_boot(self.service.digest_get(scope), pinned, self.service.glossary_get(scope))
+            boot = build_boot(self.service, scope, self.tz)
+            return render_boot(boot["digest"], boot["pinned"], boot["glossary"])
 
         return await self.packs.get(actor.user_id, lambda: asyncio.to_thread(build))
 

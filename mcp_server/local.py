@@ -29,13 +29,13 @@ from core import (
     Scope,
     Settings,
     WriteResult,
+    build_boot,
     known_message_ids,
     scope_for,
     strip_patch,
     vector_health,
 )
 
-from .boot import build_boot
 from .identity import ADMIN, READ, WRITE, Identity
 
 EXPORT_CHUNK = 200

@@ -11,7 +11,9 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from core import Kind, MemoryService, Scope, active_memories, kind_counts
+from .inventory import active_memories, kind_counts
+from .model import Kind
+from .scope import Scope
 
 TODAY_MESSAGES_MAX = 50
 LIST_MAX = 100
@@ -24,7 +26,8 @@ def _zone(name: str) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
-def build_boot(service: MemoryService, scope: Scope, timezone: str) -> dict[str, Any]:
+def build_boot(service: Any, scope: Scope, timezone: str) -> dict[str, Any]:
+    """The boot pack for one user, as data (the memory server returns it; the hook renders part of it)."""
     tz = _zone(timezone)
     now = service.clock.now().astimezone(tz)
     today = datetime.combine(now.date(), time(0), tzinfo=tz)
