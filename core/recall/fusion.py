@@ -102,13 +102,16 @@ def fuse(
     return out
 
 
-def dedup(items: Sequence[Candidate], threshold: float = 0.85) -> list[Candidate]:
-    """Drop items whose word set is near-identical (Jaccard >= threshold) to a better-ranked one."""
+def dedup(items: Sequence[Candidate], threshold: float = 0.85, limit: int | None = None) -> list[Candidate]:
+    """Drop items whose word set is near-identical (Jaccard >= threshold) to a better-ranked one;
+    stop once `limit` items are kept (the rest would be cut anyway: no need to tokenize them)."""
     from .lexical import tokenize
 
     kept: list[Candidate] = []
     seen: list[set[str]] = []
     for c in items:
+        if limit is not None and len(kept) >= limit:
+            break
         toks = set(tokenize(c.text))
         if toks and any(len(toks & s) / len(toks | s) >= threshold for s in seen):
             continue

@@ -292,8 +292,7 @@ class Recaller:
         }
         if allowed:
             if "mem_dense" in on:
-                dense = self.store.query_memories(mcol, qvec, min(cfg.k_dense, len(allowed)), memory_where(scope))
-                rankings["mem_dense"] = [m.id for m, _ in dense if m.id in allowed]
+                rankings["mem_dense"] = self._dense_memories(scope, mcol, qvec, min(cfg.k_dense, len(allowed)), allowed, len(midx.meta))
             if "mem_lexical" in on:
                 rankings["mem_lexical"] = [i for i, _ in midx.bm25.search(lex_q, cfg.k_lexical, allowed)]
             for arm in ("mem_dense", "mem_lexical"):
@@ -324,7 +323,19 @@ class Recaller:
 
         ranked = fuse(cands, rankings, w, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
-        return dedup(ranked, cfg.dedup_threshold)[: cfg.top_k]
+        return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
+
+    def _dense_memories(self, scope: Scope, col: str, qvec, k: int, allowed: set[str], active: int) -> list[str]:
+        """Top-k memory ids by vector. A filtered Chroma query costs ~30 ms at 10k records against
+        ~3 ms unfiltered (measured, bench/README.md), and the index already knows which ids are
+        allowed: so over-fetch unfiltered and filter here. Only when retired records or other
+        namespaces crowd the top does the filtered query run, so the result is the same."""
+        fetch = min(2 * k, active)  # active <= records in the collection: Chroma never sees n > count
+        hits = [m.id for m, _ in self.store.query_memories(col, qvec, fetch, None)]
+        ids = [i for i in hits if i in allowed][:k]
+        if len(ids) < k and len(hits) == fetch:
+            ids = [m.id for m, _ in self.store.query_memories(col, qvec, k, memory_where(scope)) if m.id in allowed]
+        return ids
 
     async def refine(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
         """The optional stages, each under its own timeout; a failed or late stage keeps what it was given."""

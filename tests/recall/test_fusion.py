@@ -101,3 +101,9 @@ def test_dedup_keeps_the_better_ranked_of_near_identical_texts():
 def test_dedup_handles_chinese():
     items = [cand("a", text="我喜欢在山里徒步"), cand("b", text="我喜欢在山里徒步。"), cand("c", text="我每天喝咖啡")]
     assert [c.id for c in dedup(items)] == ["a", "c"]
+
+
+@given(st.lists(st.sampled_from(["tea", "green tea", "tea green", "coffee", "我喜欢茶", "我喜欢茶。"]), max_size=12), st.integers(0, 12))
+def test_dedup_with_limit_is_a_prefix_of_dedup(texts, limit):
+    items = [cand(str(i), text=t) for i, t in enumerate(texts)]
+    assert dedup(items, limit=limit) == dedup(items)[:limit]
