@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export OMP_WAIT_POLICY := PASSIVE
 
-.PHONY: run serve test test-fast bench clean
+.PHONY: run serve test test-fast bench clean browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -26,8 +26,13 @@ run: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/amber serve
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q
+
+# The admin page's tests drive Debian's chromium through Playwright (Playwright's own browser download cannot work here).
+browser:
+	@test -x /usr/bin/chromium || { echo "installing chromium with apt-get (for the admin page's browser tests)"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not e2e"

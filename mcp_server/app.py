@@ -1,4 +1,4 @@
-"""The memory server app: REST under /v1, MCP (Streamable HTTP) at /mcp, /health, OpenAPI.
+"""The memory server app: REST under /v1, MCP (Streamable HTTP) at /mcp, /health, the admin page at /admin, OpenAPI.
 
 `create_app(service, settings)` is the one factory: `amber serve` runs it with uvicorn and the
 LiteLLM hook mounts it at /memory on the proxy (entering `app.router.lifespan_context(app)` itself).
@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from core import AsyncMemory, Forbidden, MemoryService, Settings
 
-from . import rest_memory, rest_more
+from . import admin, rest_memory, rest_more
 from .errors import HANDLERS
 from .http_auth import AuthMiddleware
 from .identity import KeyRing, current_identity
@@ -89,6 +89,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     bearer = HTTPBearer(auto_error=False, description="An Amber API key")
     app.include_router(rest_memory.router, dependencies=[Security(bearer)])
     app.include_router(rest_more.router, dependencies=[Security(bearer)])
+    app.include_router(admin.router)  # the admin page: static, public, strict CSP
     for exc, handler in HANDLERS.items():
         app.add_exception_handler(exc, handler)
 

@@ -19,7 +19,8 @@ from .identity import Identity, KeyRing, Unauthenticated, current_identity
 
 log = logging.getLogger("amber.server.http")
 
-PUBLIC = {"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+# the admin page and its assets are the same static bytes for everyone: its data comes from /v1 with a key
+PUBLIC = {"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/admin", "/admin/", "/admin/admin.js", "/admin/admin.css"}
 
 
 def route_path(scope: Scope) -> str:

@@ -1,0 +1,163 @@
+"""Helpers and fixtures for the admin page tests: a real `amber serve` with keys for two users and an admin, and
+Debian's chromium driven by Playwright (its own browser download is never used)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+KEYS = {"alice": "k-admin-page-alice-41c2", "bob": "k-admin-page-bob-8e07", "admin": "k-admin-page-root-5a5a"}
+AMBER = str(Path(sys.executable).with_name("amber"))
+XSS_IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
+XSS_SCRIPT = "<script>window.__pwned=2;alert(2)</script>"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def auth(name: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEYS[name]}"}
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    keys = [
+        {"name": "alice", "secret": KEYS["alice"], "user": "alice"},
+        {"name": "bob", "secret": KEYS["bob"], "user": "bob"},
+        {"name": "admin", "secret": KEYS["admin"], "scopes": ["memory:admin"]},
+    ]
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AMBER_", "OPENAI_"))}
+    return {**base, "AMBER_CONFIG": str(tmp / "none.yaml"), "AMBER_DATA_DIR": str(tmp / "data"), "AMBER_EMBEDDING_MODEL": "hash",
+            "AMBER_API_KEYS": json.dumps(keys), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE"}
+
+
+def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"amber serve exited: {proc.stderr.read() if proc.stderr else ''}")
+        if time.monotonic() > deadline:
+            raise RuntimeError("the memory server did not become healthy")
+        time.sleep(0.3)
+
+
+def remember(url: str, who: str, content: str, **fields) -> dict:
+    r = httpx.post(f"{url}/v1/memories", json={"content": content, **fields}, headers=auth(who), timeout=30)
+    assert r.status_code == 200, r.text
+    return r.json()["memory"]
+
+
+def seed(url: str) -> dict[str, dict]:
+    """Alice: 30 memories (two pages), a keyed fact with an older version, the XSS memories, four candidates.
+    Bob: a couple of his own, one with a word Alice also uses."""
+    mem: dict[str, dict] = {}
+    for i in range(26):
+        remember(url, "alice", f"Alice filler note number {i:02d} about her garden")
+    mem["old_city"] = remember(url, "alice", "Alice lives in Lisbon", fact_key="profile.city", category="profile")
+    mem["city"] = remember(url, "alice", "Alice lives in Porto", fact_key="profile.city", category="profile")
+    mem["edit"] = remember(url, "alice", "Alice prefers green tea", category="preference")
+    mem["delete"] = remember(url, "alice", "Alice once owned a red bicycle", category="world")
+    mem["xss_img"] = remember(url, "alice", f"Alice pasted {XSS_IMG} into a chat")
+    mem["xss_script"] = remember(url, "alice", f"And then {XSS_SCRIPT} too")
+    mem["tea"] = remember(url, "alice", "Alice drinks tea every morning", category="preference")
+    mem["bike"] = remember(url, "alice", "Alice plans to buy a cargo bike", category="goal")
+    mem["cand_approve"] = remember(url, "alice", "Alice might be learning the cello", status="candidate", confidence=0.6, category="skill")
+    mem["cand_merge"] = remember(url, "alice", "Alice likes tea with lemon", status="candidate", confidence=0.6, category="preference")
+    mem["cand_discard"] = remember(url, "alice", "Alice may dislike opera", status="candidate", confidence=0.5)
+    mem["cand_supersede"] = remember(url, "alice", "Alice bought a cargo bike", status="candidate", confidence=0.7, category="goal")
+    mem["bob_secret"] = remember(url, "bob", "Bob's secret: the safe code is 4711", category="world")
+    mem["bob_tea"] = remember(url, "bob", "Bob prefers black tea", category="preference")
+    return mem
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    """`amber serve` as a real subprocess on 127.0.0.1 with keys; yields (base_url, seeded memories)."""
+    tmp = tmp_path_factory.mktemp("admin-host")
+    port = free_port()
+    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=server_env(tmp),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url, seed(url)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Watch:
+    """What a page did that it should not: dialogs opened, uncaught errors, console errors."""
+
+    def __init__(self, page):
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        page.on("dialog", self._dialog)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def _dialog(self, d) -> None:
+        self.dialogs.append(d.message)
+        d.dismiss()
+
+
+@pytest.fixture
+def page_for(browser):
+    """page_for(**context_options) -> (page, watch); contexts are closed after the test."""
+    contexts = []
+
+    def make(**options):
+        ctx = browser.new_context(viewport={"width": 1360, "height": 900}, **options)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(15_000)
+        return page, Watch(page)
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def login(page, url: str, key: str, user: str = "") -> None:
+    page.goto(f"{url}/admin")
+    page.fill("#key", key)
+    if user:
+        page.fill("#as-user", user)
+    page.click("#login-form button[type=submit]")
