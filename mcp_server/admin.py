@@ -9,7 +9,7 @@ so it works wherever the app is mounted (/admin alone, /memory/admin inside the 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from fastapi import APIRouter
@@ -19,17 +19,9 @@ STATIC = Path(__file__).with_name("static")
 ASSETS = {"admin.js": "text/javascript; charset=utf-8", "admin.css": "text/css; charset=utf-8"}
 PATHS = ("/admin", "/admin/", *(f"/admin/{name}" for name in ASSETS))
 
-CSP = "; ".join(
-    [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self'",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-    ]
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 HEADERS = {
     "Content-Security-Policy": CSP,
@@ -42,7 +34,7 @@ HEADERS = {
 router = APIRouter(include_in_schema=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read(name: str) -> bytes:
     return (STATIC / name).read_bytes()
 

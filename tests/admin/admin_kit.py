@@ -3,16 +3,20 @@ Debian's chromium driven by Playwright (its own browser download is never used).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -132,6 +136,8 @@ class Watch:
         self.errors: list[str] = []
         page.on("dialog", self._dialog)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # the tests run under the page's own CSP: anything it blocks would be the page's bug
+        page.on("console", lambda m: self.errors.append(m.text) if "Content Security Policy" in m.text else None)
 
     def _dialog(self, d) -> None:
         self.dialogs.append(d.message)
@@ -161,3 +167,38 @@ def login(page, url: str, key: str, user: str = "") -> None:
     if user:
         page.fill("#as-user", user)
     page.click("#login-form button[type=submit]")
+
+
+@contextlib.contextmanager
+def serve_mounted(data_dir: Path, prefix: str = "/memory") -> Iterator[str]:
+    """The memory server app mounted under `prefix` of another app, as the LiteLLM proxy hosts it, in
+    local mode (no keys: loopback only); uvicorn in a thread on a free port. Yields the host's base URL."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from core import Settings, build_service
+    from core.testing import HashEmbedder
+    from mcp_server.app import create_app
+
+    settings = Settings(data_dir=data_dir, embedding_model="hash", api_keys=[], default_user="me")
+    service = build_service(settings, embedder=HashEmbedder())
+    sub = create_app(service, settings)
+    # like the hook: the host runs the mounted app's lifespan itself
+    host_app = Starlette(routes=[Mount(prefix, app=sub)], lifespan=lambda app: sub.router.lifespan_context(sub))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(host_app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()
+        service.close()

@@ -7,9 +7,8 @@ import re
 
 import httpx
 import pytest
-from playwright.sync_api import expect
-
 from admin_kit import KEYS, XSS_IMG, XSS_SCRIPT, auth, login
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 SHOTS = os.environ.get("AMBER_ADMIN_SCREENSHOTS")  # a directory: save screenshots there while developing
@@ -33,7 +32,7 @@ def row(page, content: str):
 
 
 def test_the_page_is_static_locked_down_and_holds_no_data(host):
-    url, mem = host
+    url, _ = host
     r = httpx.get(f"{url}/admin", timeout=10)  # no key: the page, but nothing of anyone's
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     csp = r.headers["content-security-policy"]
@@ -78,7 +77,7 @@ def test_a_bad_key_gets_a_clear_error(host, page_for):
 
 
 def test_alice_sees_her_memories_as_text_and_not_bobs(host, page_for):
-    url, mem = host
+    url, _ = host
     # bypass_csp: the page must be safe by how it renders, not only because the CSP blocks inline code
     page, watch = page_for(bypass_csp=True)
     login(page, url, KEYS["alice"])
