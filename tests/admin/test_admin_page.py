@@ -150,6 +150,15 @@ def test_detail_shows_the_audit_trail_and_the_supersede_chain(host, page_for):
     detail.get_by_role("button", name="Unpin").click()
     expect(detail.get_by_role("button", name="Pin", exact=True)).to_be_visible()
     assert get(url, mem["city"]["id"])["pinned"] is False
+    # archive: kept, but out of the active list
+    row(page, "Alice filler note number 25 about her garden").click()
+    detail.get_by_role("button", name="Archive").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("Archived")
+    expect(row(page, "Alice filler note number 25 about her garden")).to_have_count(0)
+    expect(detail).to_contain_text("archived")
+    expect(detail.get_by_role("button", name="Archive")).to_be_disabled()
+    archived = httpx.get(f"{url}/v1/memories", params={"status": "archived"}, headers=auth("alice"), timeout=10).json()["items"]
+    assert [m["content"] for m in archived] == ["Alice filler note number 25 about her garden"]
     assert not watch.dialogs and not watch.errors
 
 
