@@ -301,6 +301,8 @@
     state.selected = m.id;
     for (const li of document.querySelectorAll("#memory-list .row-item")) li.classList.toggle("selected", li.dataset.id === m.id);
     renderDetail(m, events.events || [], chain);
+    // on narrow screens the detail sits below the list: bring it into view
+    if (window.matchMedia("(max-width: 999px)").matches) $("detail").scrollIntoView({ block: "start" });
   }
 
   function renderDetail(m, events, chain) {
