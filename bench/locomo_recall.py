@@ -39,6 +39,11 @@ METHODS = {
     "dense": {"weights": {"mem_lexical": 0.0, "msg_lexical": 0.0, "mem_dense": 1.0, "msg_dense": 1.0}, "neighbours": 0.0},
     "amber": {},
 }
+# Ablations, run only when named in --methods (e.g. --methods amber,amber_rrf60,amber_neighbours).
+ABLATIONS = {
+    "amber_rrf60": {"rrf_k": 60},  # the textbook RRF constant instead of the default
+    "amber_neighbours": {"neighbours": 0.15},  # credit adjacent turns with part of a hit's score
+}
 
 
 def parse_date(text: str) -> datetime:
@@ -108,7 +113,7 @@ def main() -> None:
                 ingest_s += time.perf_counter() - t0
                 n_turns += len(msgs)
                 for m in methods:
-                    cfg = svc.recall_config(top_k=max(KS), **METHODS[m])
+                    cfg = svc.recall_config(top_k=max(KS), **{**METHODS, **ABLATIONS}[m])
                     svc.search(scope, "warm up", cfg)
                     for q in questions:
                         t = time.perf_counter()
