@@ -38,6 +38,7 @@ from .recall.pipeline import RecallResult
 from .recall.render import estimate_tokens, strip_patch
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
+from .vision import VisionRelay, find_images
 
 __all__ = [
     "Actor",
@@ -80,6 +81,7 @@ __all__ = [
     "SystemClock",
     "Timeout",
     "TransientError",
+    "VisionRelay",
     "WriteResult",
     "active_memories",
     "arun_job",
@@ -88,6 +90,7 @@ __all__ = [
     "build_service",
     "count_marks",
     "estimate_tokens",
+    "find_images",
     "kind_counts",
     "known_message_ids",
     "list_runs",

@@ -47,6 +47,11 @@ class Settings(BaseSettings):
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
 
+    # vision relay (off unless set): images sent to a model without vision are described by this
+    # model (a proxy model group or LiteLLM model) and go on as text; past the timeout, as sent
+    vision_model: str | None = None
+    vision_timeout_s: float = 20.0
+
     # identity
     default_user: str | None = None  # for requests that carry no identity; None: skip memory
     identity_order: list[str] = ["end_user", "user", "team", "key_alias"]

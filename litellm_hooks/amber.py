@@ -6,6 +6,7 @@ config.yaml:
 
 Before a call (/chat/completions, /v1/messages, /responses; streaming or not): find the user,
 recall with a hard timeout, and let `core.cache_plan` place the patch and the Claude cache anchors.
+Opt-in, before all that: images sent to a model without vision are described by `vision_model`.
 After a call: capture the user's turn (patch stripped) and the answer, and carry out explicit
 "remember ..." / "forget ..." commands at once. Nothing here may fail a request: every error is a
 log line and the request goes on as the client sent it.
@@ -24,7 +25,7 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import Actor, CacheTarget, Message, PermanentError, strip_patch
+from core import Actor, CacheTarget, Message, PermanentError, find_images, strip_patch
 
 from . import capture, identity, request
 from .host import Host, describe, router
@@ -46,8 +47,12 @@ class AmberMemory(CustomLogger):
         if kind is None or not isinstance(data, dict) or request.is_internal(data):
             return None
         backend, settings = self.host.backend, self.host.settings
-        if backend is None or settings is None:
+        if settings is None:
             return None
+        # first: recall and the cache plan then see the description as the user's words
+        relayed = await self._relay_images(data, kind, settings.vision_timeout_s)
+        if backend is None:
+            return data if relayed else None
         started = time.perf_counter()
         try:
             actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user)
@@ -84,6 +89,28 @@ class AmberMemory(CustomLogger):
         except Exception as e:  # fail open: request.apply writes only once a plan exists, so data is as sent
             log.warning("amber pre-call skipped: %s: %s", type(e).__name__, e)
             return None
+
+    async def _relay_images(self, data: dict, kind: str, timeout: float) -> bool:
+        """Images for a target without vision become the vision model's description (opt-in).
+        Any failure keeps the images: the upstream gets the request as the client sent it."""
+        relay = self.host.vision
+        messages = data.get("messages")
+        if relay is None or kind == "responses" or not isinstance(messages, list) or not find_images(messages):
+            return False
+        model = str(data.get("model") or "")
+        started = time.perf_counter()
+        try:
+            if self.targets.has_vision(model):
+                return False
+            data["messages"] = await asyncio.wait_for(relay.relay(messages), timeout=timeout)
+        except asyncio.TimeoutError:
+            log.warning("amber vision relay skipped for %s: %s took longer than %ss; images sent as they are", model, relay.model, timeout)
+            return False
+        except Exception as e:
+            log.warning("amber vision relay skipped for %s: %s: %s; images sent as they are", model, type(e).__name__, e)
+            return False
+        log.info("amber vision relay: images for %s described by %s in %.0fms", model, relay.model, (time.perf_counter() - started) * 1000)
+        return True
 
     async def _boot_pack(self, backend: Any, actor: Any, timeout: float) -> str:
         try:

@@ -17,7 +17,18 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from core import AsyncMemory, Message, RecallResult, Settings, build_boot, build_service, scope_for, user_hash
+from core import (
+    AsyncMemory,
+    LiteLLMClient,
+    Message,
+    RecallResult,
+    Settings,
+    VisionRelay,
+    build_boot,
+    build_service,
+    scope_for,
+    user_hash,
+)
 
 from .bootpack import DailyBootPacks, render_boot
 from .spool import Spool
@@ -100,6 +111,7 @@ class Host:
         self.spool = Spool(Path("./data/spool"))
         self.scheduler: Any = None
         self.jobs: list[str] = []
+        self.vision: VisionRelay | None = None  # set when `vision_model` is configured
 
     def start_soon(self) -> None:
         """Called at import inside the proxy: start on its running loop; elsewhere do nothing."""
@@ -119,6 +131,10 @@ class Host:
                 os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
             self.settings = settings = Settings()
             self.spool = Spool(Path(settings.data_dir) / "spool")
+            if settings.vision_model:
+                # through the proxy's router like the jobs' calls: its keys, tagged internal, never captured
+                llm = LiteLLMClient(settings.vision_model, router_getter=router, timeout=settings.vision_timeout_s)
+                self.vision = VisionRelay(llm, settings.vision_model)
             if settings.server_url:
                 self.backend = RemoteBackend(self._remote(settings), settings.timezone)
                 log.info("amber: remote mode, memory host %s", settings.server_url)

@@ -1,4 +1,4 @@
-"""Which upstream a model group goes to, and so whether it honours Claude's cache marks.
+"""Which upstream a model group goes to, and so whether it honours Claude's cache marks and sees images.
 
 The client names a model group ("claude-sonnet"); the router's deployments for it say what is
 behind (`anthropic/claude-...`, `bedrock/...anthropic.claude...`, `vertex_ai/claude-...`). A group is
@@ -33,12 +33,54 @@ def deployment_models(router: Any, group: str) -> list[str]:
     return out
 
 
+def _deployments(router: Any, group: str) -> list[tuple[dict, dict]]:
+    """(litellm_params, model_info) of each deployment behind `group`."""
+    if router is None or not group:
+        return []
+    try:
+        deployments = router.get_model_list(model_name=group) or []
+    except Exception:
+        return []
+    return [(_as_dict(d, "litellm_params"), _as_dict(d, "model_info")) for d in deployments]
+
+
+def _as_dict(deployment: Any, key: str) -> dict:
+    value = deployment.get(key) if isinstance(deployment, dict) else getattr(deployment, key, None)
+    if isinstance(value, dict):
+        return value
+    return value.model_dump() if hasattr(value, "model_dump") else {}
+
+
+def _known_vision(model: str, provider: str | None) -> bool:
+    try:
+        import litellm
+
+        return bool(litellm.supports_vision(model=model, custom_llm_provider=provider))
+    except Exception:  # a lookup that cannot answer leaves the request as sent
+        return True
+
+
+def group_has_vision(router: Any, group: str) -> bool:
+    """Whether every deployment behind `group` sees images (a request may land on any of them).
+
+    A deployment's own `model_info: {supports_vision: ...}` decides; else LiteLLM's model map, which
+    says no for models it does not know (mark those in config.yaml if they do see)."""
+    answers = []
+    for params, info in _deployments(router, group):
+        if info.get("supports_vision") is not None:
+            answers.append(bool(info["supports_vision"]))
+        elif params.get("model"):
+            answers.append(_known_vision(str(info.get("base_model") or params["model"]), params.get("custom_llm_provider")))
+    return all(answers) if answers else _known_vision(group, None)
+
+
 class TargetResolver:
     """Caches the answer per model group; the router is read at call time (config reloads)."""
 
     def __init__(self, router_getter: Callable[[], Any]):
         self._router_getter = router_getter
         self._known: dict[tuple[int, str], bool] = {}
+        self._vision: dict[tuple[int, str], bool] = {}
 
     def is_claude(self, group: str) -> bool:
         router = self._router_getter()
@@ -47,3 +89,10 @@ class TargetResolver:
             models = deployment_models(router, group)
             self._known[key] = bool(models) and all(is_claude_model(m) for m in models) if models else is_claude_model(group)
         return self._known[key]
+
+    def has_vision(self, group: str) -> bool:
+        router = self._router_getter()
+        key = (id(router), group)
+        if key not in self._vision:
+            self._vision[key] = group_has_vision(router, group)
+        return self._vision[key]
