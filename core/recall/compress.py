@@ -14,6 +14,7 @@ import logging
 from dataclasses import replace
 from typing import Any, Sequence
 
+from ..extraction.parse import strip_fences
 from ..ports import LLM
 from .fusion import Candidate
 
@@ -72,8 +73,6 @@ def apply_compression(items: Sequence[Candidate], answer: str, max_chars: int) -
 async def compress(llm: LLM, query: str, items: Sequence[Candidate], max_chars: int) -> list[Candidate]:
     if not items:
         return []
-    from ..extraction.parse import strip_fences
-
     answer, usage = await llm.complete(compress_prompt(query, items, max_chars), json_schema=SCHEMA, purpose="recall-compress")
     log.info("recall compression: %d items, %s prompt tokens", len(items), usage.get("prompt_tokens"))
     return apply_compression(items, strip_fences(answer), max_chars)
