@@ -4,8 +4,12 @@ request shapes, replaced in place by framed text, marks kept, inputs never mutat
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core import VisionRelay, count_marks, find_images
 from core.errors import LLMError
@@ -15,6 +19,7 @@ from core.vision import DESCRIBE_PROMPT, frame, replace_images
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 DATA_URL = f"data:image/png;base64,{PNG}"
 HTTP_URL = "https://example.org/cat.jpg"
+GOLDEN = Path(__file__).parent / "golden" / "vision_request.json"
 
 
 def openai_chat() -> list[dict]:
@@ -169,3 +174,37 @@ async def test_relay_fails_whole_when_any_description_fails():
 async def test_long_descriptions_are_cut():
     relay = VisionRelay(ScriptedLLM(["x" * 50]), "describer", max_chars=10)
     assert await relay.describe(HTTP_URL) == "x" * 10
+
+
+async def test_what_the_vision_model_reads_and_what_the_target_reads_golden():
+    # a change to the prompt or the framing shows up in review as a diff of this file
+    llm = ScriptedLLM(["A cat asleep on a windowsill; the sign above reads \"NO DOGS\"."])
+    relay = VisionRelay(llm, "describer")
+    out = await relay.relay([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": HTTP_URL}}]}])
+    got = json.dumps({"vision_model_reads": llm.calls[0], "target_reads": out}, ensure_ascii=False, indent=1) + "\n"
+    assert got == GOLDEN.read_text()
+
+
+_mark = st.one_of(st.none(), st.just({"type": "ephemeral"}))
+_block = st.one_of(
+    st.builds(lambda t, m: {"type": "text", "text": t, **({"cache_control": m} if m else {})}, st.text(max_size=5), _mark),
+    st.builds(lambda u, m: {"type": "image_url", "image_url": {"url": u}, **({"cache_control": m} if m else {})},
+              st.sampled_from([DATA_URL, HTTP_URL]), _mark),
+    st.builds(lambda d, m: {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": d},
+                            **({"cache_control": m} if m else {})}, st.sampled_from(["AAAA", PNG]), _mark),
+)
+_messages = st.lists(st.builds(lambda r, c: {"role": r, "content": c}, st.sampled_from(["user", "assistant"]),
+                               st.one_of(st.text(max_size=5), st.lists(_block, max_size=4))), max_size=5)
+
+
+@given(_messages)
+def test_replacing_removes_every_image_and_keeps_marks_order_and_input(msgs):
+    before = copy.deepcopy(msgs)
+    refs = find_images(msgs)
+    out = replace_images(msgs, {r.path: f"[{r.url[:8]}]" for r in refs})
+    assert msgs == before
+    assert find_images(out) == []
+    assert count_marks(out) == count_marks(msgs)
+    assert [len(m["content"]) if isinstance(m["content"], list) else m["content"] for m in out] == [
+        len(m["content"]) if isinstance(m["content"], list) else m["content"] for m in msgs
+    ]
