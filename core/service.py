@@ -406,7 +406,11 @@ class MemoryService(Curated, ReviewQueue, Portability):
             redo: list[Message] = []
             chains: list[Message] = []
             for key, turns in by_session.items():
-                earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
+                # the session's last turns: from the warm recall index when it is current and the new
+                # turns come after them (the usual capture), else from the store (a full session read)
+                earlier = self.recaller.session_tail(col, key, 2 * c)
+                if earlier is None or (earlier and earlier[-1].created_at > turns[0].created_at):
+                    earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
                 redo.extend(earlier[-c:] if c else [])
                 chains.extend(earlier[-2 * c :] if c else [])
                 chains.extend(turns)

@@ -259,6 +259,14 @@ class Recaller:
             self._msg_add(idx, messages)
             idx.rev = new_rev
 
+    def session_tail(self, col: str, session: str, n: int) -> list[Message] | None:
+        """The last n turns of a session from the in-process index, or None when it is not loaded
+        or not current (the caller then reads the store)."""
+        idx = self._msg.get(col)
+        if idx is None or idx.rev != self.revision(col) or n > LEXICAL_CONTEXT:
+            return None
+        return list(idx.tails.get(session, []))[-n:] if n else []
+
     def drop_indexes(self, *cols: str) -> None:
         with self._lock:
             for c in cols:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from core import Actor, MemoryIn, Message, Role, Settings, Status, build_service, scope_for
 from core.testing import FixedClock, HashEmbedder
 
@@ -127,3 +129,26 @@ def test_lexical_index_is_updated_in_place_not_rebuilt(tmp_path):
         assert svc.recaller.rebuilds == built
     finally:
         svc.close()
+
+
+def test_turns_captured_one_exchange_at_a_time_are_embedded_with_their_neighbours(service, alice):
+    """The dense text of a turn includes the turn after it once that arrives, whether the index is warm or cold."""
+    from core.scope import message_collection
+
+    def turn(i, text):
+        return Message(id=f"c{i}", role=Role.user if i % 2 == 0 else Role.assistant, content=text, session="s",
+                       created_at=T0 + timedelta(minutes=i))
+
+    service.ingest(alice, [turn(0, "Guess what I adopted"), turn(1, "Tell me!")])
+    service.search(alice, "warm")  # recall index now warm: the next ingest reads the tail from it
+    service.ingest(alice, [turn(2, "A beagle puppy named Biscuit")])
+    service.recaller.drop_indexes(message_collection(alice))  # cold: read from the store
+    service.ingest(alice, [turn(3, "What a lovely name")])
+    docs = {m.id: d for m, d in service.store.find_messages(message_collection(alice), None)}
+    assert set(docs) == {"c0", "c1", "c2", "c3"}  # documents hold the raw words
+    vec = service.store.memory_embeddings(message_collection(alice), ["c1", "c2"])
+    emb = service.embedder
+    want1 = emb.embed_documents(["[01 January 2026] Guess what I adopted assistant: Tell me! A beagle puppy named Biscuit"])[0]
+    want2 = emb.embed_documents(["[01 January 2026] Tell me! user: A beagle puppy named Biscuit What a lovely name"])[0]
+    assert vec["c1"] == pytest.approx(want1, abs=1e-6)  # Chroma keeps float32
+    assert vec["c2"] == pytest.approx(want2, abs=1e-6)
