@@ -36,6 +36,7 @@ from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 from .recall.render import estimate_tokens, strip_patch
+from .portability import parse_jsonl
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
 from .vision import VisionRelay, find_images
@@ -94,6 +95,7 @@ __all__ = [
     "kind_counts",
     "known_message_ids",
     "list_runs",
+    "parse_jsonl",
     "plan_cache",
     "register_jobs",
     "run_job",

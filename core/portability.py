@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, Iterator
 
 from .errors import InvalidInput
@@ -10,6 +11,21 @@ from .recall.pipeline import message_index_text
 from .scope import Scope, memory_collection, message_collection
 
 EXPORT_VERSION = 1
+
+
+def parse_jsonl(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Objects from JSON lines (an export file or request body); blank lines skipped; a bad line
+    is an InvalidInput naming its number."""
+    for n, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError as e:
+            raise InvalidInput(f"line {n}", f"not JSON: {e}") from None
+        if not isinstance(value, dict):
+            raise InvalidInput(f"line {n}", "each line is a JSON object")
+        yield value
 
 
 class Portability:

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from tqdm import tqdm
 
 import core
-from core import Actor, InvalidInput, RemoteMemory, Settings, build_service, scope_for
+from core import Actor, RemoteMemory, Settings, build_service, parse_jsonl, scope_for
 
 
 def _user(args: argparse.Namespace, settings: Settings) -> str:
@@ -28,16 +28,7 @@ def _bar(**kw: Any) -> tqdm:
 
 def _read_lines(path: str) -> Iterator[dict[str, Any]]:
     with (nullcontext(sys.stdin) if path == "-" else open(path, encoding="utf-8")) as f:
-        for n, text in enumerate(_bar(iterable=f, desc="reading", unit=" lines"), start=1):
-            if not text.strip():
-                continue
-            try:
-                value = json.loads(text)
-            except ValueError as e:
-                raise InvalidInput(f"line {n}", f"not JSON: {e}") from None
-            if not isinstance(value, dict):
-                raise InvalidInput(f"line {n}", "each line is a JSON object")
-            yield value
+        yield from parse_jsonl(_bar(iterable=f, desc="reading", unit=" lines"))
 
 
 def export(args: argparse.Namespace) -> int:

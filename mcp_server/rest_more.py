@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Depends, Path, Request
 from starlette.responses import Response, StreamingResponse
 
-from core import InvalidInput, NotFound, WriteResult
+from core import InvalidInput, NotFound, WriteResult, parse_jsonl
 
 from .local import LocalMemory
 from .rest_deps import port
@@ -125,17 +125,7 @@ async def import_(request: Request, p: Port) -> dict:
         raw += chunk
         if len(raw) > IMPORT_MAX_BYTES:
             raise InvalidInput("body", f"an import is at most {IMPORT_MAX_BYTES // (1024 * 1024)} MiB; split it")
-    lines = []
-    for n, text in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            value = json.loads(text)
-        except ValueError as e:
-            raise InvalidInput(f"line {n}", f"not JSON: {e}") from None
-        if not isinstance(value, dict):
-            raise InvalidInput(f"line {n}", "each line is a JSON object")
-        lines.append(value)
+    lines = list(parse_jsonl(raw.decode("utf-8", errors="replace").splitlines()))
     if not lines:
         raise InvalidInput("body", "no lines to import")
     return await p.import_(lines)
