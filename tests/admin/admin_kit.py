@@ -6,17 +6,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
+
+from tests.kit.servers import free_port, serve_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -27,12 +26,6 @@ KEYS = {"alice": "k-admin-page-alice-41c2", "bob": "k-admin-page-bob-8e07", "adm
 AMBER = str(Path(sys.executable).with_name("amber"))
 XSS_IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
 XSS_SCRIPT = "<script>window.__pwned=2;alert(2)</script>"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def auth(name: str) -> dict[str, str]:
@@ -185,20 +178,8 @@ def serve_mounted(data_dir: Path, prefix: str = "/memory") -> Iterator[str]:
     sub = create_app(service, settings)
     # like the hook: the host runs the mounted app's lifespan itself
     host_app = Starlette(routes=[Mount(prefix, app=sub)], lifespan=lambda app: sub.router.lifespan_context(sub))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(host_app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        with serve_app(host_app) as url:
+            yield url
     finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
         service.close()

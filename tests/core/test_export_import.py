@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from core import Actor, InvalidInput, MemoryIn, Message, Settings, build_service, scope_for
-from core.testing import FixedClock, HashEmbedder
+from core.testing import HashEmbedder
 
 
 class OtherEmbedder(HashEmbedder):

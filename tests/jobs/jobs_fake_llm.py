@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from tests.kit.servers import free_port
 
 Answer = Any  # dict/list (sent as JSON text), str (sent as is), Fail, or a callable(request_body) -> one of those
 
@@ -38,7 +38,7 @@ class FakeUpstream:
         self.default = default
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self.port = _free_port()
+        self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
@@ -93,12 +93,6 @@ class FakeUpstream:
                           "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
             }
         )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def user_text(body: dict[str, Any]) -> str:

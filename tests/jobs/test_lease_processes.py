@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 
 from core import Actor, Message, Role, Settings, build_service, scope_for
 from core.testing import HashEmbedder
 from tests.jobs.jobs_fake_llm import FakeUpstream
+from tests.kit.servers import chroma_server
 from tests.jobs.jobs_helpers import fact, facts
 
 pytestmark = pytest.mark.e2e
@@ -43,26 +42,8 @@ print("RESULT " + json.dumps(rec))
 
 @pytest.fixture
 def chroma_url(tmp_path):
-    with __import__("socket").socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    exe = shutil.which("chroma", path=str(Path(sys.executable).parent))
-    proc = subprocess.Popen([exe, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(150):
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("chroma run did not start")
+    with chroma_server(tmp_path / "chroma") as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_two_worker_processes_one_run(chroma_url):

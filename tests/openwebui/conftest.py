@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from owui_harness import AMBER, HERE, AmberHost, Driver, Proc, free_port
+from owui_harness import AMBER, HERE, AmberHost, Driver, Proc
+
+from tests.kit.servers import free_port
 
 # ---- Open WebUI's venv ---------------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,12 +17,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 FILTER = ROOT / "openwebui_functions" / "amber_memory_filter.py"
 AMBER = Path(sys.executable).with_name("amber")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Proc:

@@ -18,7 +18,9 @@ import uuid
 import httpx
 import pytest
 from fakes.upstreams import FakeUpstreams
-from owui_harness import FILTER, Proc, free_port
+from owui_harness import FILTER, Proc
+
+from tests.kit.servers import free_port
 
 pytestmark = pytest.mark.e2e
 

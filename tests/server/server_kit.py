@@ -3,16 +3,11 @@ trusted client; settings on a temp dir; the real app under uvicorn on 127.0.0.1.
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import threading
-import time
 from pathlib import Path
-from typing import Iterator
 
-import uvicorn
 
 from core import ApiKeyConfig, Settings
+from tests.kit.servers import serve_app
 
 KEYS = {
     "alice": "k-alice-7f3a9c",
@@ -37,27 +32,7 @@ def make_settings(data_dir: Path, *, keys: bool = True, **kw) -> Settings:
     return Settings(data_dir=data_dir, embedding_model="hash", api_keys=key_configs() if keys else [], **kw)
 
 
-@contextlib.contextmanager
-def serve(app, host: str = "127.0.0.1", **config) -> Iterator[str]:
-    """Run an ASGI app under uvicorn in a thread on a free port; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, **{"log_level": "warning", "lifespan": "on", **config}))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
+serve = serve_app  # the real app under uvicorn on 127.0.0.1
 
 
 def auth(name: str, **extra: str) -> dict[str, str]:

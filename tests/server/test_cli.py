@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from mcp_server.identity import KeyRing
 from server_kit import KEYS
 from core import ApiKeyConfig
 from tests.fakes.upstreams import FakeUpstreams
+from tests.kit.servers import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -113,12 +113,6 @@ def test_jobs_run_by_hand(tmp_path):
     r = amber(tmp_path, "jobs", "run", "retention")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)  # the run record
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_serve_standalone_and_the_lock(tmp_path):
