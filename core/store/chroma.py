@@ -139,7 +139,7 @@ class ChromaStore:
         return [by_id[i] for i in ids if i in by_id]
 
     def find_memories(self, col: str, where: dict | None, *, limit: int | None = None) -> list[Memory]:
-        r = self._collection(col, vectors=True).get(where=where, limit=limit, include=["metadatas"])
+        r = _get_paged(self._collection(col, vectors=True), where, ["metadatas"], limit)
         return [memory_from(m) for m in r["metadatas"]]
 
     def query_memories(self, col: str, embedding: Sequence[float], k: int, where: dict | None) -> list[tuple[Memory, float]]:
@@ -179,7 +179,7 @@ class ChromaStore:
         return set(self._collection(col, vectors=True).get(ids=list(ids), include=[])["ids"])
 
     def find_messages(self, col: str, where: dict | None) -> list[tuple[Message, str]]:
-        r = self._collection(col, vectors=True).get(where=where, include=["metadatas", "documents"])
+        r = _get_paged(self._collection(col, vectors=True), where, ["metadatas", "documents"], None)
         out = [(message_from(m), d) for m, d in zip(r["metadatas"], r["documents"])]
         out.sort(key=lambda x: (x[0].created_at, x[0].id))
         return out
@@ -222,3 +222,18 @@ class ChromaStore:
             self.client.heartbeat()
         except Exception as e:
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
+
+
+def _get_paged(col: Any, where: dict | None, include: list[str], limit: int | None) -> dict[str, list]:
+    """`get` in pages: one unbounded get over ~100k records fails in Chroma ("too many SQL variables")."""
+    out: dict[str, list] = {"ids": [], **{k: [] for k in include}}
+    offset = 0
+    while limit is None or offset < limit:
+        size = _MAX_BATCH if limit is None else min(_MAX_BATCH, limit - offset)
+        r = col.get(where=where, limit=size, offset=offset, include=include)
+        for k in out:
+            out[k].extend(r[k] or [])
+        if len(r["ids"]) < size:
+            break
+        offset += size
+    return out
