@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -108,3 +109,22 @@ def wait_for(fn, timeout: float = 15.0, interval: float = 0.2):
             return last
         time.sleep(interval)
     return last
+
+
+def start_together(*starts: tuple[Proxy, dict[str, Any]]) -> None:
+    """Start several proxies in parallel (each takes ~20-30 s); raise the first failure once all are done."""
+    errors: list[BaseException] = []
+
+    def start(p: Proxy, kw: dict[str, Any]) -> None:
+        try:
+            p.start(**kw)
+        except BaseException as e:  # re-raised below once every start has finished
+            errors.append(e)
+
+    threads = [threading.Thread(target=start, args=pair) for pair in starts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import anthropic
@@ -20,7 +19,7 @@ import openai
 import pytest
 
 from tests.fakes.upstreams import FakeUpstreams, free_port
-from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, wait_for
+from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, start_together, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -47,22 +46,8 @@ def proxies(up, tmp_path_factory):
         tmp_path_factory.mktemp("dead"),
         env={"AMBER_SERVER_KEY": HOST_KEY},
     )
-    errors: list[BaseException] = []
-
-    def start(p: Proxy, **kw) -> None:
-        try:
-            p.start(**kw)
-        except BaseException as e:  # reported below, after both threads finish
-            errors.append(e)
-
-    threads = [threading.Thread(target=start, args=(slow,)), threading.Thread(target=start, args=(dead,), kwargs={"wait_memory": False})]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
     try:
-        if errors:
-            raise errors[0]
+        start_together((slow, {}), (dead, {"wait_memory": False}))
         # remote mode mounts nothing: wait until the hook has its (unreachable) backend
         assert wait_for(lambda: "remote mode" in dead.log(), timeout=60), dead.log()[-3000:]
         yield slow, dead

@@ -6,7 +6,6 @@ One proxy for the module (start-up takes ~20 s); each test uses its own end user
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 
 import anthropic
@@ -16,7 +15,7 @@ import pytest
 from mcp import Client
 
 from tests.fakes.upstreams import FakeUpstreams
-from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, wait_for
+from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, start_together, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -49,22 +48,8 @@ def proxies(up, tmp_path_factory):
         tmp_path_factory.mktemp("remote"),
         env={"AMBER_SERVER_KEY": KEYS["relay"]},
     )
-    errors: list[BaseException] = []
-
-    def start(p: Proxy, **kw) -> None:
-        try:
-            p.start(**kw)
-        except BaseException as e:  # re-raised below once both are done
-            errors.append(e)
-
-    threads = [threading.Thread(target=start, args=(host,)), threading.Thread(target=start, args=(remote,), kwargs={"wait_memory": False})]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
     try:
-        if errors:
-            raise errors[0]
+        start_together((host, {}), (remote, {"wait_memory": False}))
         assert wait_for(lambda: "remote mode" in remote.log(), timeout=60), remote.log()[-3000:]
         yield host, remote
     finally:
