@@ -44,6 +44,15 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         dim=embedder.dim,
     )
     log.info("amber store %s, embedder %s", store.location, embedder.id)
-    return MemoryService(
+    service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url)
     )
+    if settings.rerank_model:
+        from .recall.rerank import LiteLLMReranker
+
+        service.recaller.reranker = LiteLLMReranker(settings.rerank_model)
+    if settings.compress_model:
+        from .llm import LiteLLMClient
+
+        service.recaller.compressor = LiteLLMClient(settings.compress_model)
+    return service

@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
     recall_timeout_s: float = 1.5
     recall_budget_tokens: int = 600
+    # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset
+    rerank_model: str | None = None  # a LiteLLM rerank model, e.g. cohere/rerank-v3.5
+    compress_model: str | None = None  # a cheap LiteLLM chat model that shortens recalled items
 
     # prompt cache
     cache_ttl: Literal["5m", "1h"] = "5m"

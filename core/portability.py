@@ -7,7 +7,7 @@ from typing import Any, Iterable, Iterator
 
 from .errors import InvalidInput
 from .model import Memory, Message, embed_text
-from .recall.pipeline import message_index_text
+from .recall.pipeline import message_index_texts
 from .scope import Scope, memory_collection, message_collection
 
 EXPORT_VERSION = 1
@@ -66,9 +66,10 @@ class Portability:
                 batch = mems[i : i + 256]
                 self._write(scope, batch, embed=batch)
             col = message_collection(scope)
+            texts = message_index_texts(msgs)  # each turn with its neighbours, as live ingest indexes it
             for i in range(0, len(msgs), 256):
                 batch = msgs[i : i + 256]
-                self.store.put_messages(col, batch, [m.content for m in batch], self.embedder.embed_documents([message_index_text(m) for m in batch]))
+                self.store.put_messages(col, batch, [m.content for m in batch], self.embedder.embed_documents(texts[i : i + 256]))
             if msgs:
                 self._bump(col)
                 self.recaller.drop_indexes(col)
@@ -83,7 +84,7 @@ class Portability:
             mems = [Memory.model_validate_json(r["record"]) for r in self.store.read_raw(mcol)]
             msgs = [Message.model_validate_json(r["record"]) for r in self.store.read_raw(gcol)]
             mvecs = self.embedder.embed_documents([embed_text(m) for m in mems])
-            gvecs = self.embedder.embed_documents([message_index_text(m) for m in msgs])
+            gvecs = self.embedder.embed_documents(message_index_texts(msgs))
             for col in (mcol, gcol):
                 self.store.drop(col)
                 self.recaller.drop_indexes(col)

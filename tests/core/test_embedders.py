@@ -49,3 +49,18 @@ def test_unknown_embedder_name_is_refused():
     with pytest.raises(InvalidInput) as e:
         build_embedder("word2vec")
     assert e.value.field == "embedding_model"
+
+
+def test_optional_recall_stages_are_wired_from_settings(tmp_path):
+    from core.testing import HashEmbedder
+
+    plain = build_service(Settings(data_dir=tmp_path / "a"), embedder=HashEmbedder())
+    staged = build_service(Settings(data_dir=tmp_path / "b", rerank_model="cohere/rerank-v3.5", compress_model="openai/gpt-4o-mini"),
+                           embedder=HashEmbedder())
+    try:
+        assert plain.recaller.reranker is None and plain.recaller.compressor is None
+        assert staged.recaller.reranker.model == "cohere/rerank-v3.5"
+        assert staged.recaller.compressor.model == "openai/gpt-4o-mini"
+    finally:
+        plain.close()
+        staged.close()
