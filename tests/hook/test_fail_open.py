@@ -18,7 +18,7 @@ import httpx
 import openai
 import pytest
 
-from tests.fakes.upstreams import FakeUpstreams, free_port
+from tests.fakes.upstreams import free_port
 from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, start_together, wait_for
 
 pytestmark = pytest.mark.e2e
@@ -26,12 +26,6 @@ pytestmark = pytest.mark.e2e
 KEY = "sk-amber-failopen-test"
 HOST_KEY = "sk-amber-host-test"
 HOST_PORT = free_port()
-
-
-@pytest.fixture(scope="module")
-def up():
-    with FakeUpstreams() as fake:
-        yield fake
 
 
 @pytest.fixture(scope="module")

@@ -14,19 +14,12 @@ import openai
 import pytest
 from mcp import Client
 
-from tests.fakes.upstreams import FakeUpstreams
 from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, start_together, wait_for
 
 pytestmark = pytest.mark.e2e
 
 KEYS = {"alice": "sk-amber-alice-test", "bob": "sk-amber-bob-test", "relay": "sk-amber-relay-test"}
 LONG_SYSTEM = "You are a careful assistant. " + " ".join(f"Rule {i}: answer plainly and cite what you know." for i in range(160))
-
-
-@pytest.fixture(scope="module")
-def up():
-    with FakeUpstreams() as fake:
-        yield fake
 
 
 @pytest.fixture(scope="module")

@@ -35,5 +35,13 @@ def make_settings(data_dir: Path, *, keys: bool = True, **kw) -> Settings:
 serve = serve_app  # the real app under uvicorn on 127.0.0.1
 
 
+def host_app(sub):
+    """A host app (FastAPI, like the LiteLLM proxy) that runs the memory app's lifespan itself, as the hook does;
+    mount `sub` on it where the test wants it."""
+    from fastapi import FastAPI
+
+    return FastAPI(lifespan=lambda app: sub.router.lifespan_context(sub))
+
+
 def auth(name: str, **extra: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {KEYS[name]}", **extra}

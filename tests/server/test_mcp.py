@@ -8,11 +8,10 @@ import contextlib
 import httpx
 import httpx2
 import pytest
-from fastapi import FastAPI
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from server_kit import KEYS, auth, make_settings, serve
+from server_kit import KEYS, auth, host_app, make_settings, serve
 from core import build_service
 from mcp_server.app import create_app
 from mcp_server.identity import READ, WRITE, Identity, current_identity
@@ -185,12 +184,7 @@ async def test_mounted_under_a_prefix(tmp_path):
     service = build_service(settings)
     sub = create_app(service, settings)
 
-    @contextlib.asynccontextmanager
-    async def lifespan(_):
-        async with sub.router.lifespan_context(sub):
-            yield
-
-    host = FastAPI(lifespan=lifespan)
+    host = host_app(sub)
 
     @host.get("/v1/chat/completions")
     async def chat() -> dict:

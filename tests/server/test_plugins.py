@@ -3,7 +3,6 @@ host serving Amber at /memory (URL and key substituted), and the Claude Desktop 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import shlex
@@ -13,13 +12,12 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from fastapi import FastAPI
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from core import build_service
 from mcp_server.app import create_app
-from server_kit import KEYS, make_settings, serve
+from server_kit import KEYS, host_app, make_settings, serve
 
 pytestmark = pytest.mark.e2e
 
@@ -35,12 +33,7 @@ def proxy_like(tmp_path):
     service = build_service(settings)
     sub = create_app(service, settings)
 
-    @contextlib.asynccontextmanager
-    async def lifespan(_):
-        async with sub.router.lifespan_context(sub):
-            yield
-
-    app = FastAPI(lifespan=lifespan)
+    app = host_app(sub)
     app.mount("/memory", sub)
     with serve(app) as url:
         yield url + "/memory"
