@@ -31,7 +31,23 @@ from .inventory import active_memories, kind_counts, known_message_ids, vector_h
 from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .kvcache import ClientCache
 from .llm import LiteLLMClient
-from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Role, Status, WriteResult
+from .model import (
+    MEMORY_MAX_CHARS,
+    MESSAGE_MAX_CHARS,
+    QUERY_MAX_CHARS,
+    Category,
+    Event,
+    Kind,
+    Memory,
+    MemoryIn,
+    MemoryPatch,
+    Message,
+    Page,
+    Role,
+    Status,
+    WriteResult,
+    clip,
+)
 from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
@@ -59,6 +75,8 @@ __all__ = [
     "Kind",
     "LLMError",
     "LiteLLMClient",
+    "MEMORY_MAX_CHARS",
+    "MESSAGE_MAX_CHARS",
     "Memory",
     "MemoryIn",
     "MemoryPatch",
@@ -69,6 +87,7 @@ __all__ = [
     "Page",
     "PermanentError",
     "Planned",
+    "QUERY_MAX_CHARS",
     "RecallConfig",
     "RecallResult",
     "RemoteMemory",
@@ -89,6 +108,7 @@ __all__ = [
     "build_boot",
     "build_embedder",
     "build_service",
+    "clip",
     "count_marks",
     "estimate_tokens",
     "find_images",

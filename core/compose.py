@@ -15,11 +15,16 @@ from .store import ChromaStore
 log = logging.getLogger("amber")
 
 
-def build_embedder(name: str, **kwargs: Any) -> Embedder:
+def build_embedder(name: str, settings: Settings | None = None, **kwargs: Any) -> Embedder:
     if name == "local":
         from .embed.local import LocalE5Embedder
 
-        return LocalE5Embedder()
+        s = settings or Settings()
+        return LocalE5Embedder(
+            query_workers=s.embed_query_workers,
+            query_timeout_s=s.embed_query_timeout_s,
+            document_timeout_s=s.embed_document_timeout_s,
+        )
     if name == "hash":
         from .testing import HashEmbedder
 
@@ -34,9 +39,10 @@ def build_embedder(name: str, **kwargs: Any) -> Embedder:
 def build_service(settings: Settings | None = None, *, embedder: Embedder | None = None, clock: Clock | None = None) -> MemoryService:
     """Open the store and build the service. Raises StoreLocked if another process owns the store."""
     settings = settings or Settings()
+    owns_embedder = embedder is None
     if embedder is None:
         extra = {k: v for k, v in (("api_base", settings.embedding_api_base), ("api_key", settings.embedding_api_key)) if v}
-        embedder = build_embedder(settings.embedding_model, **extra)
+        embedder = build_embedder(settings.embedding_model, settings, **extra)
     store = ChromaStore(
         data_dir=settings.data_dir if not settings.chroma_url else None,
         chroma_url=settings.chroma_url,
@@ -47,6 +53,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url)
     )
+    service.owns_embedder = owns_embedder
     if settings.rerank_model:
         from .recall.rerank import LiteLLMReranker
 

@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     embedding_model: str = "local"
     embedding_api_base: str | None = None  # e.g. http://127.0.0.1:11434 for Ollama
     embedding_api_key: str | None = None  # write `os.environ/NAME` in config.yaml
+    # the local embedder runs in worker processes: queries in their own lane, writes in a lower-priority one
+    embed_query_workers: int = Field(1, ge=1, le=8)
+    embed_query_timeout_s: float = 5.0
+    embed_document_timeout_s: float = 30.0  # per batch, plus 0.5 s per text
 
     # LLM used by jobs and optional recall stages (a LiteLLM model name or a proxy model group)
     llm_model: str = "gpt-4o-mini"
@@ -59,6 +63,7 @@ class Settings(BaseSettings):
     # recall
     recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
     recall_timeout_s: float = 1.5
+    ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
     recall_budget_tokens: int = 600
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset
     rerank_model: str | None = None  # a LiteLLM rerank model, e.g. cohere/rerank-v3.5
@@ -67,6 +72,11 @@ class Settings(BaseSettings):
     # prompt cache
     cache_ttl: Literal["5m", "1h"] = "5m"
     boot_pack_in_system: bool = False
+
+    # capture: turns are written to the local journal first, then embedded and stored in the
+    # background, in batches; an entry that keeps failing while others land is set aside
+    capture_batch_max: int = Field(64, ge=1, le=1000)  # turns per background batch
+    capture_max_attempts: int = Field(5, ge=1)
 
     # memory server
     host: str = "127.0.0.1"

@@ -54,6 +54,20 @@ class Role(str, Enum):
 NAMESPACE_RE = re.compile(r"^(default|(project|client):[A-Za-z0-9][A-Za-z0-9._\-]{0,63})$")
 FACT_KEY_RE = re.compile(r"^[a-z_]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$")
 DIGEST_MAX_CHARS = 500
+# Field limits, declared once: models below enforce them on every face (REST, MCP, import); the
+# proxy hook and the Open WebUI filter clip captured turns to MESSAGE_MAX_CHARS with `clip`.
+MEMORY_MAX_CHARS = 8000
+MESSAGE_MAX_CHARS = 100_000
+QUERY_MAX_CHARS = 8000
+
+
+def clip(text: str, limit: int = MESSAGE_MAX_CHARS) -> str:
+    """`text` cut to `limit` characters, saying so, for captured turns (a paste is kept, not refused)."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 64  # the note takes fewer than 64 characters
+    note = f"\n[… {len(text) - keep} characters not kept …]\n"
+    return text[: keep // 2] + note + text[len(text) - (keep - keep // 2) :]
 
 
 def utcnow() -> datetime:
@@ -112,7 +126,7 @@ class MemoryIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    content: str = Field(min_length=1, max_length=8000)
+    content: str = Field(min_length=1, max_length=MEMORY_MAX_CHARS)
     namespace: str = "default"
     kind: Kind = Kind.fact
     category: Category | None = None
@@ -150,7 +164,7 @@ class MemoryPatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    content: str | None = Field(None, min_length=1, max_length=8000)
+    content: str | None = Field(None, min_length=1, max_length=MEMORY_MAX_CHARS)
     category: Category | None = None
     tags: list[str] | None = None
     importance: float | None = Field(None, ge=0, le=1)
@@ -167,7 +181,7 @@ class Message(BaseModel):
 
     id: str = Field(min_length=1, max_length=200)
     role: Role
-    content: str = Field(min_length=1)
+    content: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
     client: str | None = None
     session: str | None = None
     author: str | None = None  # who spoke, when known (a name, not a user id)

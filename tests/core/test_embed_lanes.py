@@ -1,0 +1,167 @@
+"""The local embedder can neither crash nor stall the process that serves chat.
+
+- Every text is prepared (NFKC, surrogates, controls, length) before native code sees it; a fuzz
+  corpus of adversarial Unicode runs through the real engine in a child process, so a crash fails
+  the test instead of the run.
+- The engine runs in worker processes: a worker killed mid-request costs that request only, and
+  the next one is served by a fresh worker.
+- Queries have their own lane: a long document batch does not hold up a query.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from core import EmbedderUnavailable
+from core.embed.local import LocalE5Embedder
+from core.embed.text import MAX_EMBED_CHARS, prepare
+
+
+def _unit(v) -> bool:
+    return math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, rel_tol=1e-3)
+
+
+# ---- prepare: pure --------------------------------------------------------------------------
+
+
+def test_prepare_expands_compatibility_characters_before_native_code():
+    out = prepare("ﷺ" * 20)
+    assert "ﷺ" not in out and len(out) == 18 * 20  # U+FDFA is 18 characters after NFKC
+
+
+def test_prepare_replaces_lone_surrogates_and_drops_controls():
+    out = prepare("a\ud800b\x00c\u202ed\u200be\nf\tg")
+    assert out == "a\ufffdbcde\nf\tg"
+    out.encode("utf-8")  # always encodable
+
+
+def test_prepare_keeps_head_and_tail_within_the_cap():
+    text = "start " + "x" * 50_000 + " end"
+    out = prepare(text)
+    assert len(out) <= MAX_EMBED_CHARS and out.startswith("start") and out.endswith("end")
+
+
+def test_prepare_of_megabytes_of_expanding_characters_is_bounded():
+    started = time.perf_counter()
+    out = prepare("ﷺ" * 1_000_000)
+    assert len(out) <= MAX_EMBED_CHARS
+    assert time.perf_counter() - started < 30  # a guard against a hang, not a speed claim
+
+
+# ---- the real engine, fuzzed, in a child process --------------------------------------------
+
+FUZZ = textwrap.dedent(
+    """
+    import json, sys, unicodedata
+    from core.embed.local import LocalE5Embedder
+    e = LocalE5Embedder()
+    # every BMP and SMP character whose NFKC form differs from it, 100 to a text; and each one
+    # that grows in bytes repeated 24 times (U+FDFA needs ~17 repeats to overflow the raw engine)
+    decomposable = [chr(c) for c in range(0x20000) if not 0xD800 <= c <= 0xDFFF
+                    and unicodedata.normalize("NFKC", chr(c)) != chr(c)]
+    growing = [c * 24 for c in decomposable if len(unicodedata.normalize("NFKC", c).encode()) > len(c.encode())]
+    corpus = ["".join(decomposable[i:i + 100]) for i in range(0, len(decomposable), 100)]
+    corpus += [
+        "ﷺ" * 2000, "\\ufdfa\\u3300\\u33ff" * 500,                # the worst expanders, repeated
+        "e" + "\\u0301" * 5000, "a\\u0300\\u0301\\u0302" * 2000,   # combining sequences
+        "\\ud800\\udc00\\udfff" * 100 + "x",                       # lone surrogates
+        "".join(chr(c) for c in range(0, 32)) * 50,                # control characters
+        "\\u202e\\u2066\\u2067\\u2068\\u2069\\u200f" * 300 + "abc",    # bidi controls
+        "x" * 1_000_000, "汉" * 1_000_000, "😀" * 200_000,          # megabytes
+        "", " ", "\\x00",
+    ]
+    ok = 0
+    for text in corpus:
+        assert len(e.embed_query(text)) == 384
+        ok += 1
+    vecs = e.embed_documents(corpus + growing)
+    assert len(vecs) == len(corpus) + len(growing)
+    ok += len(growing)
+    print(json.dumps({"texts": ok, "restarts": sum(l["starts"] - 1 for l in e.status()["lanes"].values())}))
+    e.close()
+    """
+)
+
+
+@pytest.mark.timeout(1200)
+def test_adversarial_unicode_never_crashes_the_host_or_a_worker():
+    run = subprocess.run([sys.executable, "-c", FUZZ], capture_output=True, text=True, timeout=1100, cwd=os.getcwd())
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["texts"] > 900
+    assert report["restarts"] == 0, run.stderr[-3000:]  # prepared text never crashed the engine
+
+
+# ---- worker processes ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    e = LocalE5Embedder(query_timeout_s=20, document_timeout_s=60)
+    yield e
+    e.close()
+
+
+def test_a_crashing_worker_costs_one_request_and_is_replaced(embedder):
+    lane = embedder.document_lane
+    before = lane.starts
+    # bypass `prepare` on purpose: raw U+FDFA corrupts the engine's heap and aborts the worker
+    with pytest.raises(EmbedderUnavailable):
+        with lane.lock:
+            for _ in range(3):  # heap corruption may take more than one request to abort
+                lane.request("passage", ["ﷺ" * 40] * 4, 30)
+    assert lane.starts == before  # the host is still here; the worker is replaced on next use
+    assert _unit(embedder.embed_documents(["my cat is called Miso"])[0])
+    assert lane.starts == before + 1 and lane.failures >= 1
+    assert embedder.status()["lanes"]["documents"]["alive"]
+
+
+def test_a_killed_worker_is_replaced(embedder):
+    embedder.embed_query("warm up")
+    lane = embedder.query_lanes[0]
+    os.kill(lane.proc.pid, signal.SIGKILL)
+    with pytest.raises(EmbedderUnavailable):
+        embedder.embed_query("asked while the worker is dead")
+    assert _unit(embedder.embed_query("asked again"))
+
+
+def test_a_query_does_not_wait_behind_a_long_document_batch(embedder):
+    embedder.embed_query("warm")
+    long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(16)]
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (embedder.embed_documents(long_docs), done.set()))
+    t.start()
+    time.sleep(0.3)  # the batch is being embedded now
+    assert not done.is_set()
+    vec = embedder.embed_query("what colour is the fox?")
+    # the query was answered by its own lane while the document lane was still busy
+    assert _unit(vec) and not done.is_set()
+    t.join(timeout=300)
+    assert done.is_set()
+
+
+def test_status_reports_without_embedding(embedder):
+    lanes = embedder.status()["lanes"]
+    starts = {k: v["starts"] for k, v in lanes.items()}
+    for _ in range(50):
+        embedder.status()
+    assert {k: v["starts"] for k, v in embedder.status()["lanes"].items()} == starts
+
+
+def test_long_documents_embed_head_and_tail(embedder):
+    head = "My sister Maud lives in Lisbon and teaches piano. " * 60
+    tail = "The recipe needs three eggs, flour and a pinch of salt. " * 60
+    both, only_head, only_tail = embedder.embed_documents([head + tail, head, tail])
+    cos = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
+    # the long text is between its head and its tail, not just its first window
+    assert cos(both, only_tail) > 0.8 and cos(both, only_head) > 0.8
