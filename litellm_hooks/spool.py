@@ -7,8 +7,8 @@ The drainer (`Spool.drain`, one task per proxy process) takes everything pending
 user and hands it to the memory backend in batches, so many turns share one embedding call.
 
 - The memory host down: entries stay, the drainer backs off (1 s doubling to 30 s) and retries.
-- One entry failing while others land (a turn the host refuses or that keeps crashing something):
-  after `max_attempts` rounds it moves to `quarantine.jsonl` with the reason, instead of being
+- One entry failing while the backend stores others (within the last 10 minutes): after
+  `max_attempts` rounds it moves to `quarantine.ndjson` with the reason, instead of being
   replayed forever; a refusal (permanent error) goes there at once.
 
 Each worker process appends to its own file (`<pid>.jsonl`); the drainer claims its own file, and
@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -30,6 +31,7 @@ from core import PermanentError, user_hash
 
 log = logging.getLogger("amber.litellm")
 
+HEALTHY_FOR_S = 600.0
 Store = Callable[[str, Sequence[dict[str, Any]]], Awaitable[None]]  # (user, entries) -> None; raises if not stored
 
 
@@ -53,6 +55,7 @@ class Spool:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stored = 0
         self.quarantined = 0
+        self.healthy_at: float | None = None  # when the backend last stored something
 
     def _own(self) -> Path:
         return self.dir / f"{os.getpid()}.jsonl"
@@ -165,10 +168,14 @@ class Spool:
                 if len(batch) == 1:
                     failed.append((batch[0], err))
                     healthy = healthy and landed > 0
+        if landed:
+            self.healthy_at = time.monotonic()
+        # the backend stored something lately, so the entries that keep failing are the problem
+        recently_healthy = self.healthy_at is not None and time.monotonic() - self.healthy_at < HEALTHY_FOR_S
         quarantine: list[tuple[dict[str, Any], Exception]] = []
         for e, err in failed:
             e["attempts"] = int(e.get("attempts") or 0) + 1
-            if isinstance(err, PermanentError) or (landed and e["attempts"] >= self.max_attempts):
+            if isinstance(err, PermanentError) or (recently_healthy and e["attempts"] >= self.max_attempts):
                 quarantine.append((e, err))
             else:
                 keep.append(e)

@@ -22,6 +22,7 @@ from starlette.routing import Route
 from core import AsyncMemory, Forbidden, MemoryService, Settings
 
 from . import admin, rest_memory, rest_more
+from .body_limit import BodyLimitMiddleware
 from .errors import HANDLERS
 from .http_auth import AuthMiddleware
 from .identity import KeyRing, current_identity
@@ -117,4 +118,5 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
 
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(session_manager), methods=["GET", "POST", "DELETE"]))
     app.add_middleware(AuthMiddleware, ring=ring, allowed_hosts=list(settings.allowed_hosts))
+    app.add_middleware(BodyLimitMiddleware)  # outermost: nothing reads a body past the limit
     return app

@@ -239,8 +239,9 @@ def test_remote_mode_proxy_uses_the_memory_host(proxies, up):
     oai(remote).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "What colour is my umbrella?"}])
     rec = up.find("/chat/completions", contains="What colour is my umbrella?")[-1]
     assert "umbrella is green" in last_user_blocks(rec)[-1]["text"]
-    # the remote proxy opened no store of its own
-    assert not (remote.workdir / "data").exists()
+    # the remote proxy opened no store of its own (only its capture journal lives there)
+    assert not (remote.workdir / "data" / "chroma").exists()
+    assert {p.name for p in (remote.workdir / "data").iterdir()} <= {"spool"}
 
 
 def test_boot_pack_sits_at_the_end_of_the_system_prompt_behind_the_anchor(proxies, up):

@@ -37,7 +37,7 @@ def test_health_is_public_and_names_each_part(http):
     assert r.status_code == 200
     body = r.json()
     assert body["ok"] is True and body["store"]["ok"] is True
-    assert body["embedder"] == {"ok": True, "id": "hash:v1"}
+    assert body["embedder"] == {"ok": True, "id": "hash:v1"}  # the hash embedder has no lanes to report
     assert body["llm"]["model"] and body["auth"] == "keys"
     assert "location" not in body["store"]  # no filesystem paths to anonymous callers
 
@@ -415,3 +415,27 @@ def test_health_checks_the_llm_only_for_an_admin(http, monkeypatch):
         monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")
         down = http.get("/health", params={"check_llm": True}, headers=auth("admin")).json()
         assert down["llm"]["ok"] is False and down["ok"] is True  # memory still works without its LLM
+
+
+def test_bodies_past_the_limit_are_refused_before_they_are_read(http):
+    h = fresh_user()
+    big = {"messages": [msg("big", "user", "x" * (3 * 1024 * 1024))]}
+    r = http.post("/v1/messages", json=big, headers=h)
+    assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+
+    def chunks():  # no Content-Length: counted as it streams
+        for _ in range(40):
+            yield b"x" * 100_000
+
+    r = http.post("/v1/messages", content=chunks(), headers={**h, "Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert http.get("/health").status_code == 200
+
+
+def test_field_limits_name_the_field(http):
+    h = fresh_user()
+    r = http.post("/v1/messages", json={"messages": [msg("long", "user", "y" * 100_001)]}, headers=h)
+    assert r.status_code == 422 and "content" in r.text
+    r = http.post("/v1/memories", json={"content": "z" * 8001}, headers=h)
+    assert r.status_code == 422 and "content" in r.text
+    assert http.post("/v1/messages", json={"messages": [msg("ok", "user", "y" * 100_000)]}, headers=h).status_code == 200
