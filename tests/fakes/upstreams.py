@@ -148,6 +148,7 @@ class FakeUpstreams:
     def __init__(self, *, min_cache_tokens: int = 1024, lookback: int = 20, default_reply: str = "Noted."):
         self.cache = PromptCache(min_cache_tokens=min_cache_tokens, lookback=lookback)
         self.default_reply = default_reply
+        self.latency_s = 0.0  # how long a completion "thinks" before answering (benchmarks set it)
         self.requests: list[Recorded] = []
         self._script: deque[str] = deque()
         self._lock = threading.Lock()
@@ -192,6 +193,8 @@ class FakeUpstreams:
     async def _chat(self, request: Request) -> Response:
         body = await request.json()
         rec = self._record(request, body)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
         rec.reply = text = self._next_reply(body)
         prompt = max(1, len(json.dumps(body.get("messages"), ensure_ascii=False)) // 4)
         usage = {"prompt_tokens": prompt, "completion_tokens": max(1, len(text) // 4), "total_tokens": prompt + max(1, len(text) // 4)}
