@@ -399,27 +399,25 @@ class MemoryService(Curated, ReviewQueue, Portability):
             new = sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
             if not new:
                 return 0
-            # A turn is embedded with its neighbours in the session (date, turns before, the turn, turns
-            # after): a reply like "yes, last Tuesday" means nothing alone. The turns after are known for
-            # all but a batch's last turns; those are re-embedded when their successors arrive.
+            # A turn is embedded with its neighbours in the session (date, the turn before, the turn,
+            # the turn after when it is in the same batch): a reply like "yes, last Tuesday" means
+            # nothing alone. Earlier turns are not re-embedded when their successors arrive: that
+            # doubled the embedding work of every capture (bench/README.md, proxy load).
             c = DENSE_CONTEXT
             by_session: dict[str, list[Message]] = {}
             for m in new:
                 by_session.setdefault(m.session or "", []).append(m)
-            redo: list[Message] = []
             chains: list[Message] = []
             for key, turns in by_session.items():
                 # the session's last turns: from the warm recall index when it is current and the new
                 # turns come after them (the usual capture), else from the store (a full session read)
-                earlier = self.recaller.session_tail(col, key, 2 * c)
+                earlier = self.recaller.session_tail(col, key, c) if c else []
                 if earlier is None or (earlier and earlier[-1].created_at > turns[0].created_at):
                     earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
-                redo.extend(earlier[-c:] if c else [])
-                chains.extend(earlier[-2 * c :] if c else [])
+                chains.extend(earlier[-c:] if c else [])
                 chains.extend(turns)
             text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))
-            todo = new + redo
-            self.store.put_messages(col, todo, [m.content for m in todo], self.embedder.embed_documents([text[m.id] for m in todo]))
+            self.store.put_messages(col, new, [m.content for m in new], self.embedder.embed_documents([text[m.id] for m in new]))
             old, rev = self._bump(col)
             self.recaller.note_messages(col, new, old, rev)
             return len(new)

@@ -58,6 +58,9 @@ def message_candidate(m: Message) -> Candidate:
 # the dense text keeps one turn on each side.
 LEXICAL_CONTEXT = 2
 DENSE_CONTEXT = 1
+# A neighbour is context, not content: in the dense text it is cut to this many characters, so a
+# long answer is embedded in full once (as itself), not again inside each neighbour's text.
+NEIGHBOUR_CHARS = 300
 
 Turns = Message | Sequence[Message] | None
 
@@ -68,15 +71,19 @@ def _as_list(x: Turns) -> list[Message]:
     return [x] if isinstance(x, Message) else list(x)
 
 
-def message_index_text(m: Message, prev: Turns = None, nxt: Turns = None) -> str:
+def _cut(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[:limit] + " …"
+
+
+def message_index_text(m: Message, prev: Turns = None, nxt: Turns = None, neighbour_chars: int | None = None) -> str:
     """What a raw turn is indexed as: its date, speaker and words, between its neighbours in the
     session (`prev` and `nxt`: a turn or turns in time order). A reply like "yes, last Tuesday"
     means little alone; with its neighbours and date it can be found by what it answers."""
     who = m.author or m.role.value
     parts = [f"[{m.created_at:%d %B %Y}]"]
-    parts.extend(x.content for x in _as_list(prev))
+    parts.extend(_cut(x.content, neighbour_chars) for x in _as_list(prev))
     parts.append(f"{who}: {m.content}")
-    parts.extend(x.content for x in _as_list(nxt))
+    parts.extend(_cut(x.content, neighbour_chars) for x in _as_list(nxt))
     return " ".join(parts)
 
 
@@ -89,7 +96,7 @@ def message_index_texts(messages: Sequence[Message], context: int = DENSE_CONTEX
     text: dict[str, str] = {}
     for chain in chains.values():
         for i, m in enumerate(chain):
-            text[m.id] = message_index_text(m, chain[max(0, i - context) : i], chain[i + 1 : i + 1 + context])
+            text[m.id] = message_index_text(m, chain[max(0, i - context) : i], chain[i + 1 : i + 1 + context], NEIGHBOUR_CHARS)
     return [text[m.id] for m in messages]
 
 

@@ -114,6 +114,7 @@ def embedder():
 
 def test_a_crashing_worker_costs_one_request_and_is_replaced(embedder):
     lane = embedder.document_lane
+    embedder.embed_documents(["warm up"])
     before = lane.starts
     # bypass `prepare` on purpose: raw U+FDFA corrupts the engine's heap and aborts the worker
     with pytest.raises(EmbedderUnavailable):

@@ -132,23 +132,30 @@ def test_lexical_index_is_updated_in_place_not_rebuilt(tmp_path):
 
 
 def test_turns_captured_one_exchange_at_a_time_are_embedded_with_their_neighbours(service, alice):
-    """The dense text of a turn includes the turn after it once that arrives, whether the index is warm or cold."""
+    """The dense text of a turn holds the turn before it (warm or cold index) and the turns after it
+    that arrive in the same batch; a turn already stored is never re-embedded; neighbours are cut."""
     from core.scope import message_collection
 
     def turn(i, text):
         return Message(id=f"c{i}", role=Role.user if i % 2 == 0 else Role.assistant, content=text, session="s",
                        created_at=T0 + timedelta(minutes=i))
 
-    service.ingest(alice, [turn(0, "Guess what I adopted"), turn(1, "Tell me!")])
+    long_answer = "Tell me! " + "Puppies are wonderful. " * 40
+    service.ingest(alice, [turn(0, "Guess what I adopted"), turn(1, long_answer)])
+    before = service.store.memory_embeddings(message_collection(alice), ["c1"])["c1"]
     service.search(alice, "warm")  # recall index now warm: the next ingest reads the tail from it
     service.ingest(alice, [turn(2, "A beagle puppy named Biscuit")])
     service.recaller.drop_indexes(message_collection(alice))  # cold: read from the store
     service.ingest(alice, [turn(3, "What a lovely name")])
     docs = {m.id: d for m, d in service.store.find_messages(message_collection(alice), None)}
     assert set(docs) == {"c0", "c1", "c2", "c3"}  # documents hold the raw words
-    vec = service.store.memory_embeddings(message_collection(alice), ["c1", "c2"])
+    vec = service.store.memory_embeddings(message_collection(alice), ["c0", "c1", "c2", "c3"])
     emb = service.embedder
-    want1 = emb.embed_documents(["[01 January 2026] Guess what I adopted assistant: Tell me! A beagle puppy named Biscuit"])[0]
-    want2 = emb.embed_documents(["[01 January 2026] Tell me! user: A beagle puppy named Biscuit What a lovely name"])[0]
-    assert vec["c1"] == pytest.approx(want1, abs=1e-6)  # Chroma keeps float32
+    cut = long_answer[:300] + " …"
+    want0 = emb.embed_documents([f"[01 January 2026] user: Guess what I adopted {cut}"])[0]
+    want2 = emb.embed_documents([f"[01 January 2026] {cut} user: A beagle puppy named Biscuit"])[0]
+    want3 = emb.embed_documents(["[01 January 2026] A beagle puppy named Biscuit assistant: What a lovely name"])[0]
+    assert vec["c0"] == pytest.approx(want0, abs=1e-6)  # Chroma keeps float32
+    assert vec["c1"] == pytest.approx(before, abs=1e-6)  # not re-embedded when c2 arrived
     assert vec["c2"] == pytest.approx(want2, abs=1e-6)
+    assert vec["c3"] == pytest.approx(want3, abs=1e-6)
