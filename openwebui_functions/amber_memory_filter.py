@@ -32,6 +32,16 @@ OPEN = "<memory_context>"
 CLOSE = "</memory_context>"
 CLIENT = "open-webui"
 MAX_QUERY_CHARS = 4000
+MAX_TURN_CHARS = 100_000  # Amber's MESSAGE_MAX_CHARS: a longer turn is kept as its head and tail
+
+
+def clip(text: str, limit: int = MAX_TURN_CHARS) -> str:
+    """A captured turn cut to what Amber stores, saying so (a long paste is kept, not refused)."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 64
+    note = f"\n[… {len(text) - keep} characters not kept …]\n"
+    return text[: keep // 2] + note + text[len(text) - (keep - keep // 2) :]
 
 Emitter = Optional[Callable[[dict], Awaitable[Any]]]
 
@@ -286,7 +296,7 @@ def _turns(body: dict, messages: list, user: dict, metadata: dict, model: Option
         if last_at is not None and at <= last_at:
             at = last_at + timedelta(milliseconds=1)
         last_at = at
-        turn = {"id": f"owui-{mid}", "role": role, "content": text, "client": CLIENT, "created_at": at.isoformat()}
+        turn = {"id": f"owui-{mid}", "role": role, "content": clip(text), "client": CLIENT, "created_at": at.isoformat()}
         if chat_id:
             turn["session"] = chat_id
         if role == "assistant" and (m.get("model") or model_id):

@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable, Sequence
 
+from ..errors import EmbedderUnavailable
 from ..model import Memory, Message, Status
 from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
@@ -176,6 +177,8 @@ class Recaller:
         self._mem: dict[str, _MemIndex] = {}
         self._msg: dict[str, _MsgIndex] = {}
         self._lock = threading.RLock()
+        # query embeddings run here while the lexical arms run on the caller's thread
+        self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
 
     # ---- index upkeep ------------------------------------------------------------------------
 
@@ -306,10 +309,11 @@ class Recaller:
             on -= {"msg_dense", "msg_lexical"}
         mcol = memory_collection(scope)
         now_ts = now.timestamp()
-        # one query vector serves both dense arms; skipped entirely when no dense arm is on
-        qvec = None
+        # one query vector serves both dense arms; skipped entirely when no dense arm is on. It is
+        # computed (in the embedder's worker process) while the lexical arms run here.
+        qfut: Future | None = None
         if on & {"mem_dense", "msg_dense"}:
-            qvec = self.embedder.embed_query(dense_query(query, cfg.context_turns, cfg.query_max_chars))
+            qfut = self._query_pool.submit(self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
         lex_q = lexical_query(query)
         rankings: dict[str, list[str]] = {}
         cands: dict[str, Candidate] = {}
@@ -317,38 +321,51 @@ class Recaller:
 
         midx = self._mem_index(mcol)
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)
+        gcol = message_collection(scope)
+        gidx = self._msg_index(gcol) if on & {"msg_dense", "msg_lexical"} else None
+        since = None
+        if cfg.message_window_days is not None:
+            since = (now - timedelta(days=cfg.message_window_days)).timestamp()
+        lexical: dict[str, list[str]] = {}
+        if allowed and "mem_lexical" in on:
+            # everything readable (the usual case): no per-posting membership test
+            every = len(allowed) == len(midx.bm25)
+            lexical["mem_lexical"] = [i for i, _ in midx.bm25.search(lex_q, cfg.k_lexical, None if every else allowed)]
+        if gidx is not None and gidx.msgs and "msg_lexical" in on:
+            allowed_m = None if since is None else {i for i, m in gidx.msgs.items() if m.created_at.timestamp() >= since}
+            lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
+
+        qvec = None
+        if qfut is not None:
+            try:
+                qvec = qfut.result()
+            except EmbedderUnavailable as e:  # a worker restarting: the lexical arms still answer
+                log.warning("recall without the dense arms: %s", e)
+                on -= {"mem_dense", "msg_dense"}
+
         if allowed:
             if "mem_dense" in on:
                 rankings["mem_dense"] = self._dense_memories(scope, mcol, qvec, min(cfg.k_dense, len(allowed)), allowed, len(midx.meta))
-            if "mem_lexical" in on:
-                # everything readable (the usual case): no per-posting membership test
-                every = len(allowed) == len(midx.bm25)
-                rankings["mem_lexical"] = [i for i, _ in midx.bm25.search(lex_q, cfg.k_lexical, None if every else allowed)]
+            if "mem_lexical" in lexical:
+                rankings["mem_lexical"] = lexical["mem_lexical"]
             for arm in ("mem_dense", "mem_lexical"):
                 for i in rankings.get(arm, ()):
                     cands[i] = midx.cands[i]
 
-        if on & {"msg_dense", "msg_lexical"}:
-            gcol = message_collection(scope)
-            gidx = self._msg_index(gcol)
-            if gidx.msgs:
-                since = None
-                if cfg.message_window_days is not None:
-                    since = (now - timedelta(days=cfg.message_window_days)).timestamp()
-                if "msg_dense" in on:
-                    dense_m = self.store.query_messages(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
-                    rankings["msg_dense"] = [m.id for m, _ in dense_m if m.id in gidx.cands]
-                if "msg_lexical" in on:
-                    allowed_m = None if since is None else {i for i, m in gidx.msgs.items() if m.created_at.timestamp() >= since}
-                    rankings["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
-                hits = rankings.get("msg_dense", []) + rankings.get("msg_lexical", [])
-                if cfg.neighbours > 0:
-                    neighbours = gidx.neighbours(hits)
-                    if since is not None:  # a neighbour outside the window stays out
-                        neighbours = {i: [n for n in nb if gidx.msgs[n].created_at.timestamp() >= since] for i, nb in neighbours.items()}
-                    hits += [n for nb in neighbours.values() for n in nb]
-                for i in hits:
-                    cands[i] = gidx.cands[i]
+        if gidx is not None and gidx.msgs:
+            if "msg_dense" in on:
+                dense_m = self.store.query_messages(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
+                rankings["msg_dense"] = [m.id for m, _ in dense_m if m.id in gidx.cands]
+            if "msg_lexical" in lexical:
+                rankings["msg_lexical"] = lexical["msg_lexical"]
+            hits = rankings.get("msg_dense", []) + rankings.get("msg_lexical", [])
+            if cfg.neighbours > 0:
+                neighbours = gidx.neighbours(hits)
+                if since is not None:  # a neighbour outside the window stays out
+                    neighbours = {i: [n for n in nb if gidx.msgs[n].created_at.timestamp() >= since] for i, nb in neighbours.items()}
+                hits += [n for nb in neighbours.values() for n in nb]
+            for i in hits:
+                cands[i] = gidx.cands[i]
 
         ranked = fuse(cands, rankings, w, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours)
         ranked = [c for c in ranked if c.score >= cfg.min_score]

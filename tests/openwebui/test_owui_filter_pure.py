@@ -127,3 +127,13 @@ def test_citation_is_one_source_group_with_an_excerpt_per_memory():
     assert ev["type"] == "source" and "type" not in ev["data"]  # Open WebUI saves sources without a data.type
     assert ev["data"]["document"] == ["cat is Miso", "I adopted Miso"]
     assert [m["name"] for m in ev["data"]["metadata"]] == ["fact 2026-01-02", "message 2026-01-01"]
+
+
+def test_a_long_paste_is_clipped_like_amber_clips_it():
+    from core import MESSAGE_MAX_CHARS, clip
+
+    assert f.MAX_TURN_CHARS == MESSAGE_MAX_CHARS
+    paste = "row ok\n" * 30_000
+    assert f.clip(paste) == clip(paste) and len(f.clip(paste)) <= MESSAGE_MAX_CHARS
+    turns = f._turns({"chat_id": "c1"}, [{"role": "user", "content": paste}, {"role": "assistant", "content": "fine"}], {"id": "u1"}, {}, None)
+    assert len(turns[0]["content"]) <= MESSAGE_MAX_CHARS and turns[0]["content"].startswith("row ok")

@@ -159,3 +159,27 @@ def test_turns_captured_one_exchange_at_a_time_are_embedded_with_their_neighbour
     assert vec["c1"] == pytest.approx(before, abs=1e-6)  # not re-embedded when c2 arrived
     assert vec["c2"] == pytest.approx(want2, abs=1e-6)
     assert vec["c3"] == pytest.approx(want3, abs=1e-6)
+
+
+def test_recall_goes_on_lexically_while_the_query_embedder_is_down(tmp_path, alice):
+    """A query worker restarting costs the dense arms of that recall, not the recall."""
+    from core import EmbedderUnavailable
+
+    class QueryDown(HashEmbedder):
+        down = False
+
+        def embed_query(self, text):
+            if self.down:
+                raise EmbedderUnavailable("embedding worker (query-1) died (exit -6)")
+            return super().embed_query(text)
+
+    emb = QueryDown()
+    svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=emb, clock=FixedClock(T0))
+    try:
+        svc.remember(alice, MemoryIn(content="My bicycle is a green Gazelle"))
+        emb.down = True
+        hits = svc.search(alice, "which bicycle do I ride")
+        assert [h.text for h in hits] == ["My bicycle is a green Gazelle"]
+        assert "Gazelle" in svc.recall(alice, "bicycle").text
+    finally:
+        svc.close()
