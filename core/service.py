@@ -61,6 +61,9 @@ class MemoryService(Curated, ReviewQueue, Portability):
         self._revs: dict[str, int] = {}
         self.recaller = Recaller(store, embedder, self.revision)
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
+        self._access: dict[str, tuple[Scope, dict[str, int]]] = {}
+        self._access_lock = threading.Lock()
+        self._access_due = False
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
 
     def close(self) -> None:
@@ -84,7 +87,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
     def _bump(self, col: str) -> tuple[int, int]:
         old = self.revision(col)
         self._revs[col] = old + 1
-        self.store.reg_put(f"rev:{col}", old + 1, kind="rev")
+        if self._remote_store:  # other hosts read it to know their indexes are stale; one owner needs no record
+            self.store.reg_put(f"rev:{col}", old + 1, kind="rev")
         return old, old + 1
 
     def _register_user(self, scope: Scope) -> None:
@@ -451,18 +455,34 @@ class MemoryService(Curated, ReviewQueue, Portability):
         result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
         used = [c.id for c in result.items if c.source == "memory"]
         if used:
-            self._background.submit(self._note_access, scope, used)
+            self._count_access(scope, used)
         return result
 
-    def _note_access(self, scope: Scope, ids: Sequence[str]) -> None:
-        try:
-            with self._lock(scope):
-                now = self.clock.now()
-                mems = self.store.get_memories(memory_collection(scope), ids)
-                touched = [m.model_copy(update={"hit_count": m.hit_count + 1, "last_access_at": now}) for m in mems]
-                self.store.put_memories(memory_collection(scope), touched, None)
-        except Exception as e:  # bookkeeping must never hurt recall
-            log.warning("could not record memory access: %s", e)
+    def _count_access(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Access counts are bookkeeping: gathered here and written by one background task, one
+        write per user for all the recalls since the last one (a write per recall cost ~10 ms of
+        the store's single writer each)."""
+        with self._access_lock:
+            counts = self._access.setdefault(scope.user_id, (scope, {}))[1]
+            for i in ids:
+                counts[i] = counts.get(i, 0) + 1
+            if self._access_due:
+                return
+            self._access_due = True
+        self._background.submit(self._flush_access)
+
+    def _flush_access(self) -> None:
+        with self._access_lock:
+            pending, self._access, self._access_due = self._access, {}, False
+        for scope, counts in pending.values():
+            try:
+                with self._lock(scope):
+                    now = self.clock.now()
+                    mems = self.store.get_memories(memory_collection(scope), list(counts))
+                    touched = [m.model_copy(update={"hit_count": m.hit_count + counts[m.id], "last_access_at": now}) for m in mems]
+                    self.store.put_memories(memory_collection(scope), touched, None)
+            except Exception as e:  # bookkeeping must never hurt recall
+                log.warning("could not record memory access: %s", e)
 
     def flush(self) -> None:
         """Wait for background bookkeeping (tests and shutdown)."""

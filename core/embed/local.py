@@ -51,6 +51,7 @@ class WorkerLane:
         self.proc: subprocess.Popen | None = None
         self.dim: int | None = None
         self.starts = 0
+        self.requests = 0
         self.failures = 0
         self.last_error: str | None = None
         self._retry_at = 0.0  # after a failed start, wait before trying again
@@ -135,6 +136,7 @@ class WorkerLane:
         if not self.alive():
             self._spawn()
         assert self.proc is not None and self.proc.stdin is not None
+        self.requests += 1
         payload = json.dumps({"op": "embed", "kind": kind, "texts": texts}, ensure_ascii=False).encode()
         deadline = time.monotonic() + timeout_s
         try:
@@ -150,6 +152,17 @@ class WorkerLane:
 
         dim = int(head["dim"])
         return np.frombuffer(raw, dtype="<f4").reshape(int(head["n"]), dim).tolist()
+
+
+class _Job:
+    """Texts waiting for the document lane, and where their vectors go."""
+
+    def __init__(self, texts: list[str]):
+        self.texts = texts
+        self.done = threading.Event()
+        self.solo = False  # after a failed combined batch: sent alone, so it fails alone
+        self.result: list[list[float]] = []
+        self.error: Exception | None = None
 
 
 class LocalE5Embedder:
@@ -184,6 +197,8 @@ class LocalE5Embedder:
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
+        self._pending: list[_Job] = []
+        self._pending_lock = threading.Lock()
         # start the query lane now, so the first chat does not pay for it
         lane = self._queries.get()
         try:
@@ -215,17 +230,54 @@ class LocalE5Embedder:
         return vec
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed in the document lane. Concurrent callers are combined: whoever finds the lane free
+        sends everything waiting as one batch (the engine streams its weights once per batch), so
+        many small writes cost little more than one."""
         if not texts:
             return []
-        prepared = [prepare(t) for t in texts]
-        out: list[list[float]] = []
-        lane = self.document_lane
-        with lane.lock:
-            # bounded batches: a deadline per batch, and a crash costs one batch
-            for i in range(0, len(prepared), 64):
-                batch = prepared[i : i + 64]
-                out.extend(lane.request("passage", batch, self.document_timeout_s + 0.5 * len(batch)))
-        return out
+        job = _Job([prepare(t) for t in texts])
+        with self._pending_lock:
+            self._pending.append(job)
+        while not job.done.is_set():
+            if self.document_lane.lock.acquire(timeout=0.05):
+                try:
+                    self._serve_pending()
+                finally:
+                    self.document_lane.lock.release()
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _serve_pending(self) -> None:
+        """Holding the lane: send what is waiting, in batches of at most 64 texts, until nothing is."""
+        while True:
+            with self._pending_lock:
+                batch: list[_Job] = []
+                size = 0
+                while self._pending and (not batch or (not batch[0].solo and not self._pending[0].solo and size + len(self._pending[0].texts) <= 64)):
+                    job = self._pending.pop(0)
+                    batch.append(job)
+                    size += len(job.texts)
+            if not batch:
+                return
+            flat = [t for job in batch for t in job.texts]
+            try:
+                vecs = self.document_lane.request("passage", flat, self.document_timeout_s + 0.5 * len(flat))
+            except EmbedderUnavailable as e:
+                if len(batch) > 1:  # one caller's text may be the cause: give each its own try
+                    for job in batch:
+                        job.solo = True
+                    with self._pending_lock:
+                        self._pending[:0] = batch
+                    continue
+                batch[0].error = e
+                batch[0].done.set()
+                continue
+            i = 0
+            for job in batch:
+                job.result = vecs[i : i + len(job.texts)]
+                i += len(job.texts)
+                job.done.set()
 
     def status(self) -> dict[str, Any]:
         """Each lane's state, without embedding anything (for /health)."""

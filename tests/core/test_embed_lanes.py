@@ -166,3 +166,24 @@ def test_long_documents_embed_head_and_tail(embedder):
     cos = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
     # the long text is between its head and its tail, not just its first window
     assert cos(both, only_tail) > 0.8 and cos(both, only_head) > 0.8
+
+
+def test_concurrent_writers_share_batches_and_get_their_own_vectors(embedder):
+    texts = [f"note {i}: my neighbour's cat is called Pixel number {i}" for i in range(24)]
+    alone = [embedder.embed_documents([t])[0] for t in texts[:3]]
+    before = embedder.document_lane.requests
+    results: dict[int, list[float]] = {}
+    barrier = threading.Barrier(24)
+
+    def write(i: int) -> None:
+        barrier.wait()
+        results[i] = embedder.embed_documents([texts[i]])[0]
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert embedder.document_lane.requests - before < 24  # combined
+    for i in range(3):
+        assert results[i] == pytest.approx(alone[i], abs=1e-4)  # each caller got its own text's vector
