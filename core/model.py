@@ -219,7 +219,7 @@ def memory_id(*parts: str) -> str:
     return "m_" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
 
 
-def embed_text(m: Memory) -> str:
+def embed_text(m: "Memory | MemoryIn") -> str:
     """What a memory is embedded as: glossary entries carry their term and aliases too."""
     if m.kind == Kind.glossary:
         return " ".join([m.title or "", *m.aliases, m.content])

@@ -69,7 +69,7 @@ class Portability:
             texts = message_index_texts(msgs)  # each turn with its neighbours, as live ingest indexes it
             for i in range(0, len(msgs), 256):
                 batch = msgs[i : i + 256]
-                self.store.put_messages(col, batch, [m.content for m in batch], self.embedder.embed_documents(texts[i : i + 256]))
+                self.store.put_messages(col, batch, [m.content for m in batch], self.embed_background(texts[i : i + 256]))
             if msgs:
                 self._bump(col)
                 self.recaller.drop_indexes(col)
@@ -83,8 +83,8 @@ class Portability:
         with self._lock(scope):
             mems = [Memory.model_validate_json(r["record"]) for r in self.store.read_raw(mcol)]
             msgs = [Message.model_validate_json(r["record"]) for r in self.store.read_raw(gcol)]
-            mvecs = self.embedder.embed_documents([embed_text(m) for m in mems])
-            gvecs = self.embedder.embed_documents(message_index_texts(msgs))
+            mvecs = self.embed_background([embed_text(m) for m in mems])
+            gvecs = self.embed_background(message_index_texts(msgs))
             for col in (mcol, gcol):
                 self.store.drop(col)
                 self.recaller.drop_indexes(col)

@@ -19,7 +19,10 @@ class Clock(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into unit vectors; `id` and `dim` are recorded on every collection it fills."""
+    """Turns texts into unit vectors; `id` and `dim` are recorded on every collection it fills.
+
+    May also offer `embed_background(texts)` for bulk work that must not delay queries (captured
+    turns, imports, reindex, jobs) and `status()` (a dict with "ok", embedding nothing)."""
 
     id: str
     dim: int

@@ -60,6 +60,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
         self._locks_guard = threading.Lock()
         self._revs: dict[str, int] = {}
         self.recaller = Recaller(store, embedder, self.revision)
+        # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
+        self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
         self._access: dict[str, tuple[Scope, dict[str, int]]] = {}
         self._access_lock = threading.Lock()
@@ -140,14 +142,21 @@ class MemoryService(Curated, ReviewQueue, Portability):
             )
         return sorted(by_event.values(), key=lambda e: (e.at, e.id), reverse=True)[:limit]
 
-    def _write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = ()) -> None:
-        """Persist memories (re-embedding those in `embed`) and keep the lexical index current."""
+    def _write(
+        self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None
+    ) -> None:
+        """Persist memories (re-embedding those in `embed`, unless `vectors` has their text already)
+        and keep the lexical index current."""
         col = memory_collection(scope)
         embed_ids = {m.id for m in embed}
         fresh = [m for m in memories if m.id in embed_ids]
         stale = [m for m in memories if m.id not in embed_ids]
         if fresh:
-            self.store.put_memories(col, fresh, self.embedder.embed_documents([embed_text(m) for m in fresh]))
+            texts = [embed_text(m) for m in fresh]
+            have = vectors or {}
+            missing = [t for t in texts if t not in have]
+            have = {**have, **dict(zip(missing, self.embedder.embed_documents(missing)))} if missing else have
+            self.store.put_memories(col, fresh, [have[t] for t in texts])
         if stale:
             self.store.put_memories(col, stale, None)
         old, new = self._bump(col)
@@ -209,6 +218,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
         Unkeyed: identical content (normalized) is 'seen' instead of duplicated."""
         data = self._checked(scope, data)
         now = self.clock.now()
+        # the vector is computed before the lock (it is the slow part); unused if the write is "seen"
+        vectors = dict(zip([embed_text(data)], self.embedder.embed_documents([embed_text(data)])))
         with self._lock(scope):
             self._register_user(scope)
             col = memory_collection(scope)
@@ -222,7 +233,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
                 if current and current.content_hash == h:
                     return self._seen(scope, current, now)
                 if current and data.status == Status.active:
-                    return self._supersede(scope, current, data, now)
+                    return self._supersede(scope, current, data, now, vectors)
                 if data.status == Status.candidate:
                     dup = self.store.find_memories(col, memory_where(scope, statuses=[Status.candidate], namespaces=[data.namespace], fact_key=data.fact_key, content_hash=h))
                     if dup:
@@ -232,7 +243,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
                 if dup:
                     return self._seen(scope, dup[0], now)
             mem = self._new(scope, data, now)
-            self._write(scope, [mem], embed=[mem])
+            self._write(scope, [mem], embed=[mem], vectors=vectors)
             self._audit(scope, "create", [mem.id], kind=mem.kind.value, status=mem.status.value)
             return WriteResult(action="created", memory=mem)
 
@@ -287,14 +298,14 @@ class MemoryService(Curated, ReviewQueue, Portability):
         self._audit(scope, "seen", [mem.id])
         return WriteResult(action="seen", memory=seen)
 
-    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime) -> WriteResult:
+    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime, vectors: dict[str, list[float]] | None = None) -> WriteResult:
         if old.kind == Kind.precious:
             raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
         new = self._new(scope, data, now, supersedes=old.id)
         retired = old.model_copy(
             update={"status": Status.superseded, "superseded_by": new.id, "valid_to": now, "updated_at": now}
         )
-        self._write(scope, [new], embed=[new])
+        self._write(scope, [new], embed=[new], vectors=vectors)
         self._write(scope, [retired])
         self._audit(scope, "supersede", [old.id, new.id], fact_key=data.fact_key)
         return WriteResult(action="superseded", memory=new, previous=retired)
@@ -396,35 +407,49 @@ class MemoryService(Curated, ReviewQueue, Portability):
         ids = [m.id for m in messages]
         if len(set(ids)) != len(ids):
             raise InvalidInput("messages", "message ids repeat within one request")
+        # Embedding happens before the user's lock is taken: it is the slow part, and the user's
+        # other writes (a memory saved now) must not wait behind a batch of captured turns.
+        col = message_collection(scope)
+        new = self._unknown(col, messages)
+        if not new:
+            return 0
+        vectors = self.embed_background(self._index_texts(col, new))
         with self._lock(scope):
             self._register_user(scope)
-            col = message_collection(scope)
-            known = self.store.existing_ids(col, ids)
-            new = sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
-            if not new:
+            fresh = {m.id for m in self._unknown(col, new)}  # another writer may have stored some meanwhile
+            keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh]
+            if not keep:
                 return 0
-            # A turn is embedded with its neighbours in the session (date, the turn before, the turn,
-            # the turn after when it is in the same batch): a reply like "yes, last Tuesday" means
-            # nothing alone. Earlier turns are not re-embedded when their successors arrive: that
-            # doubled the embedding work of every capture (bench/README.md, proxy load).
-            c = DENSE_CONTEXT
-            by_session: dict[str, list[Message]] = {}
-            for m in new:
-                by_session.setdefault(m.session or "", []).append(m)
-            chains: list[Message] = []
-            for key, turns in by_session.items():
-                # the session's last turns: from the warm recall index when it is current and the new
-                # turns come after them (the usual capture), else from the store (a full session read)
-                earlier = self.recaller.session_tail(col, key, c) if c else []
-                if earlier is None or (earlier and earlier[-1].created_at > turns[0].created_at):
-                    earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
-                chains.extend(earlier[-c:] if c else [])
-                chains.extend(turns)
-            text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))
-            self.store.put_messages(col, new, [m.content for m in new], self.embedder.embed_documents([text[m.id] for m in new]))
+            stored = [m for m, _ in keep]
+            self.store.put_messages(col, stored, [m.content for m in stored], [v for _, v in keep])
             old, rev = self._bump(col)
-            self.recaller.note_messages(col, new, old, rev)
-            return len(new)
+            self.recaller.note_messages(col, stored, old, rev)
+            return len(stored)
+
+    def _unknown(self, col: str, messages: Sequence[Message]) -> list[Message]:
+        known = self.store.existing_ids(col, [m.id for m in messages])
+        return sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
+
+    def _index_texts(self, col: str, new: Sequence[Message]) -> list[str]:
+        """What each new turn is embedded as: with its neighbours in the session (date, the turn
+        before, the turn, the turn after when it is in the same batch): a reply like "yes, last
+        Tuesday" means nothing alone. Earlier turns are not re-embedded when their successors
+        arrive: that doubled the embedding work of every capture (bench/README.md, proxy load)."""
+        c = DENSE_CONTEXT
+        by_session: dict[str, list[Message]] = {}
+        for m in new:
+            by_session.setdefault(m.session or "", []).append(m)
+        chains: list[Message] = []
+        for key, turns in by_session.items():
+            # the session's last turns: from the warm recall index when it is current and the new
+            # turns come after them (the usual capture), else from the store (a full session read)
+            earlier = self.recaller.session_tail(col, key, c) if c else []
+            if earlier is None or (earlier and earlier[-1].created_at > turns[0].created_at):
+                earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
+            chains.extend(earlier[-c:] if c else [])
+            chains.extend(turns)
+        text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))
+        return [text[m.id] for m in new]
 
     def messages(
         self, scope: Scope, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None

@@ -3,9 +3,10 @@
 The native engine never runs in this process. It runs in worker processes (`worker.py`), in two
 lanes, so that a chat's recall never waits behind somebody's capture, import or reindex:
 
-- the **query lane** embeds recall queries: small, latency-bound, normal priority;
-- the **document lane** embeds what is written (captured turns, memories, imports, reindex), in
-  batches, at a lower CPU priority (`nice`), one engine thread, so it takes what queries leave.
+- the **interactive lane** embeds recall queries and the memories a person or a model saves
+  right now: small, latency-bound, normal priority;
+- the **background lane** embeds captured turns, imports, reindex and job output, in combined
+  batches, at a lower CPU priority (`nice`), so it takes what interactive work leaves.
 
 A worker that crashes, hangs past its deadline or answers garbage is killed and started again; the
 request it was serving fails with `EmbedderUnavailable` (a transient error: that request goes on
@@ -166,7 +167,7 @@ class _Job:
 
 
 class LocalE5Embedder:
-    """multilingual-e5-small in worker processes: a query lane and a document lane."""
+    """multilingual-e5-small in worker processes: an interactive lane and a background lane."""
 
     id = "local:multilingual-e5-small-q4"
     dim = 384
@@ -188,10 +189,10 @@ class LocalE5Embedder:
                 "set AMBER_EMBEDDING_MODEL to a LiteLLM embedding model instead"
             ) from e
         self._queries: queue.Queue[WorkerLane] = queue.Queue()
-        self.query_lanes = [WorkerLane(f"query-{i + 1}") for i in range(max(1, query_workers))]
+        self.query_lanes = [WorkerLane(f"interactive-{i + 1}") for i in range(max(1, query_workers))]
         for lane in self.query_lanes:
             self._queries.put(lane)
-        self.document_lane = WorkerLane("documents", nice=document_nice)
+        self.document_lane = WorkerLane("background", nice=document_nice)
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
@@ -230,9 +231,24 @@ class LocalE5Embedder:
         return vec
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed in the document lane. Concurrent callers are combined: whoever finds the lane free
-        sends everything waiting as one batch (the engine streams its weights once per batch), so
-        many small writes cost little more than one."""
+        """Interactive writes (a memory someone saves now): the interactive lane, like queries."""
+        if not texts:
+            return []
+        prepared = [prepare(t) for t in texts]
+        try:
+            lane = self._queries.get(timeout=self.query_timeout_s)
+        except queue.Empty:
+            raise EmbedderUnavailable("every interactive embedding worker is busy") from None
+        try:
+            with lane.lock:
+                return lane.request("passage", prepared, self.document_timeout_s + 0.5 * len(prepared))
+        finally:
+            self._queries.put(lane)
+
+    def embed_background(self, texts: Sequence[str]) -> list[list[float]]:
+        """Background work (captured turns, imports, reindex, jobs): the background lane, at a lower
+        CPU priority. Concurrent callers are combined: whoever finds the lane free sends everything
+        waiting as one batch (the engine streams its weights once per batch)."""
         if not texts:
             return []
         job = _Job([prepare(t) for t in texts])

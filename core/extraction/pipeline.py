@@ -158,7 +158,7 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
     links = dict(w.get("links") or {})
     todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
-    vectors = service.embedder.embed_documents([f.fact for _, f in todo]) if todo else []
+    vectors = service.embed_background([f.fact for _, f in todo]) if todo else []
     written: set[str] = set()  # by this attempt: a repeated fact in one answer is "seen", not "already landed"
     for (sig, fact), vec in zip(todo, vectors):
         mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written)

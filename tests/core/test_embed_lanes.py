@@ -5,7 +5,7 @@
   the test instead of the run.
 - The engine runs in worker processes: a worker killed mid-request costs that request only, and
   the next one is served by a fresh worker.
-- Queries have their own lane: a long document batch does not hold up a query.
+- Queries and interactive writes have their own lane: background batches do not hold them up.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ FUZZ = textwrap.dedent(
     for text in corpus:
         assert len(e.embed_query(text)) == 384
         ok += 1
-    vecs = e.embed_documents(corpus + growing)
+    vecs = e.embed_background(corpus + growing)
+    assert len(e.embed_documents(corpus[:5])) == 5
     assert len(vecs) == len(corpus) + len(growing)
     ok += len(growing)
     print(json.dumps({"texts": ok, "restarts": sum(l["starts"] - 1 for l in e.status()["lanes"].values())}))
@@ -114,7 +115,7 @@ def embedder():
 
 def test_a_crashing_worker_costs_one_request_and_is_replaced(embedder):
     lane = embedder.document_lane
-    embedder.embed_documents(["warm up"])
+    embedder.embed_background(["warm up"])
     before = lane.starts
     # bypass `prepare` on purpose: raw U+FDFA corrupts the engine's heap and aborts the worker
     with pytest.raises(EmbedderUnavailable):
@@ -122,9 +123,9 @@ def test_a_crashing_worker_costs_one_request_and_is_replaced(embedder):
             for _ in range(3):  # heap corruption may take more than one request to abort
                 lane.request("passage", ["ﷺ" * 40] * 4, 30)
     assert lane.starts == before  # the host is still here; the worker is replaced on next use
-    assert _unit(embedder.embed_documents(["my cat is called Miso"])[0])
+    assert _unit(embedder.embed_background(["my cat is called Miso"])[0])
     assert lane.starts == before + 1 and lane.failures >= 1
-    assert embedder.status()["lanes"]["documents"]["alive"]
+    assert embedder.status()["lanes"]["background"]["alive"]
 
 
 def test_a_killed_worker_is_replaced(embedder):
@@ -136,17 +137,18 @@ def test_a_killed_worker_is_replaced(embedder):
     assert _unit(embedder.embed_query("asked again"))
 
 
-def test_a_query_does_not_wait_behind_a_long_document_batch(embedder):
+def test_a_query_and_a_saved_memory_do_not_wait_behind_background_work(embedder):
     embedder.embed_query("warm")
     long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(16)]
     done = threading.Event()
-    t = threading.Thread(target=lambda: (embedder.embed_documents(long_docs), done.set()))
+    t = threading.Thread(target=lambda: (embedder.embed_background(long_docs), done.set()))
     t.start()
     time.sleep(0.3)  # the batch is being embedded now
     assert not done.is_set()
     vec = embedder.embed_query("what colour is the fox?")
-    # the query was answered by its own lane while the document lane was still busy
-    assert _unit(vec) and not done.is_set()
+    saved = embedder.embed_documents(["the fox is red"])[0]
+    # both were answered by the interactive lane while the background lane was still busy
+    assert _unit(vec) and _unit(saved) and not done.is_set()
     t.join(timeout=300)
     assert done.is_set()
 
@@ -162,7 +164,7 @@ def test_status_reports_without_embedding(embedder):
 def test_long_documents_embed_head_and_tail(embedder):
     head = "My sister Maud lives in Lisbon and teaches piano. " * 60
     tail = "The recipe needs three eggs, flour and a pinch of salt. " * 60
-    both, only_head, only_tail = embedder.embed_documents([head + tail, head, tail])
+    both, only_head, only_tail = embedder.embed_background([head + tail, head, tail])
     cos = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
     # the long text is between its head and its tail, not just its first window
     assert cos(both, only_tail) > 0.8 and cos(both, only_head) > 0.8
@@ -170,14 +172,14 @@ def test_long_documents_embed_head_and_tail(embedder):
 
 def test_concurrent_writers_share_batches_and_get_their_own_vectors(embedder):
     texts = [f"note {i}: my neighbour's cat is called Pixel number {i}" for i in range(24)]
-    alone = [embedder.embed_documents([t])[0] for t in texts[:3]]
+    alone = [embedder.embed_background([t])[0] for t in texts[:3]]
     before = embedder.document_lane.requests
     results: dict[int, list[float]] = {}
     barrier = threading.Barrier(24)
 
     def write(i: int) -> None:
         barrier.wait()
-        results[i] = embedder.embed_documents([texts[i]])[0]
+        results[i] = embedder.embed_background([texts[i]])[0]
 
     threads = [threading.Thread(target=write, args=(i,)) for i in range(24)]
     for t in threads:

@@ -66,7 +66,7 @@ def test_a_long_paste_is_answered_and_stored(proxy, up):
     assert chat(proxy, "nadia", paste) == up.default_reply
     # while the document lane embeds it, health and recall answer
     h = httpx.get(f"{proxy.base}/memory/health", timeout=10)
-    assert h.status_code == 200 and "documents" in h.json()["embedder"]["lanes"]
+    assert h.status_code == 200 and "background" in h.json()["embedder"]["lanes"]
     r = httpx.post(f"{proxy.base}/memory/v1/recall", json={"query": "favourite phrase"}, headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
     assert r.status_code == 200
     assert wait_for(lambda: any(m.startswith("line 0: the quarterly") and m.rstrip().endswith("look fine.") for m in stored_messages(proxy, "nadia")), timeout=180)
