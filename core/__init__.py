@@ -32,6 +32,7 @@ from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .kvcache import ClientCache
 from .llm import LiteLLMClient
 from .model import (
+    DEFINITION_MAX_CHARS,
     MEMORY_MAX_CHARS,
     MESSAGE_MAX_CHARS,
     QUERY_MAX_CHARS,
@@ -66,6 +67,7 @@ __all__ = [
     "Candidate",
     "Category",
     "ClientCache",
+    "DEFINITION_MAX_CHARS",
     "EmbedderMismatch",
     "EmbedderUnavailable",
     "Event",

@@ -58,7 +58,8 @@ DIGEST_MAX_CHARS = 500
 # proxy hook and the Open WebUI filter clip captured turns to MESSAGE_MAX_CHARS with `clip`.
 MEMORY_MAX_CHARS = 8000
 MESSAGE_MAX_CHARS = 100_000
-QUERY_MAX_CHARS = 8000
+QUERY_MAX_CHARS = 4000
+DEFINITION_MAX_CHARS = 4000
 
 
 def clip(text: str, limit: int = MESSAGE_MAX_CHARS) -> str:

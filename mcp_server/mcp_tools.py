@@ -18,7 +18,18 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from core import AmberError, Category, Kind, MemoryIn, Message, TransientError
+from core import (
+    DEFINITION_MAX_CHARS,
+    MEMORY_MAX_CHARS,
+    MESSAGE_MAX_CHARS,
+    QUERY_MAX_CHARS,
+    AmberError,
+    Category,
+    Kind,
+    MemoryIn,
+    Message,
+    TransientError,
+)
 
 from .identity import current_identity
 from .schemas import item
@@ -58,7 +69,7 @@ Project = Annotated[str | None, Field(max_length=64, description="Current projec
 
 class TurnIn(BaseModel):
     role: Literal["user", "assistant"]
-    content: str = Field(min_length=1, max_length=32000)
+    content: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
     created_at: datetime | None = Field(None, description="When it was said (default: now)")
     id: str | None = Field(None, max_length=200, description="Stable id; repeats are skipped")
     session: str | None = Field(None, max_length=200, description="Conversation id")
@@ -93,7 +104,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
 
     @mcp.tool(annotations=READ_ONLY, structured_output=True)
     async def memory_recall(
-        query: Annotated[str, Field(min_length=1, max_length=4000, description="The user's question or topic, in their words")],
+        query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS, description="The user's question or topic, in their words")],
         project: Project = None,
         budget_tokens: Annotated[int | None, Field(ge=50, le=20000, description="Token budget for the block")] = None,
     ) -> RecallView:
@@ -105,7 +116,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
 
     @mcp.tool(annotations=READ_ONLY, structured_output=True)
     async def memory_search(
-        query: Annotated[str, Field(min_length=1, max_length=4000, description="Words or meaning to look for")],
+        query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Words or meaning to look for")],
         top_k: Annotated[int, Field(ge=1, le=50, description="How many hits")] = 10,
         project: Project = None,
     ) -> SearchView:
@@ -140,7 +151,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
 
     @mcp.tool(annotations=ADDITIVE, structured_output=True)
     async def memory_upsert(
-        content: Annotated[str, Field(min_length=1, max_length=8000, description="The fact, one self-contained sentence, in the user's language")],
+        content: Annotated[str, Field(min_length=1, max_length=MEMORY_MAX_CHARS, description="The fact, one self-contained sentence, in the user's language")],
         fact_key: Annotated[
             str | None,
             Field(max_length=120, description="'<category>.<topic>' for a fact that can change (e.g. 'preference.coffee'); a new value replaces the old one"),
@@ -163,7 +174,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False), structured_output=True)
     async def memory_supersede(
         id: MemoryId,
-        content: Annotated[str, Field(min_length=1, max_length=8000, description="The corrected or updated fact")],
+        content: Annotated[str, Field(min_length=1, max_length=MEMORY_MAX_CHARS, description="The corrected or updated fact")],
         importance: Annotated[float | None, Field(ge=0, le=1, description="New importance; default keeps 0.5")] = None,
     ) -> WriteView:
         """Replace an outdated or wrong memory with a new version (the user moved, changed their mind,
@@ -193,7 +204,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
     @mcp.tool(annotations=ADDITIVE, structured_output=True)
     async def glossary_set(
         term: Annotated[str, Field(min_length=1, max_length=200, description="The word, name or abbreviation")],
-        definition: Annotated[str, Field(min_length=1, max_length=4000, description="What it means for this user")],
+        definition: Annotated[str, Field(min_length=1, max_length=DEFINITION_MAX_CHARS, description="What it means for this user")],
         aliases: Annotated[list[str] | None, Field(max_length=20, description="Other spellings or names")] = None,
     ) -> WriteView:
         """Define a term private to the user (a nickname, project code name, in-joke) so future

@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core import Candidate, Event, Memory, Message
+from core import DEFINITION_MAX_CHARS, MEMORY_MAX_CHARS, QUERY_MAX_CHARS, Candidate, Event, Memory, Message
 
 Preset = Literal["fast", "balanced", "thorough"]
-Query = Field(min_length=1, max_length=4000, description="What to look for, in the user's words")
+Query = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="What to look for, in the user's words")
 NamespaceField = Field(None, max_length=80, description="'default', 'project:<name>' or 'client:<name>'")
 ProjectField = Field(None, max_length=64, description="Active project: its namespace is read too")
 
@@ -105,7 +105,7 @@ class BootOut(BaseModel):
 
 
 class PreciousIn(Strict):
-    quote: str = Field(min_length=1, max_length=8000, description="The exact words to keep")
+    quote: str = Field(min_length=1, max_length=MEMORY_MAX_CHARS, description="The exact words to keep")
     source_ids: list[str] = Field(default_factory=list, max_length=100)
     importance: float = Field(0.8, ge=0, le=1)
 
@@ -116,12 +116,12 @@ class ItemsOut(BaseModel):
 
 class GlossaryIn(Strict):
     term: str = Field(min_length=1, max_length=200)
-    definition: str = Field(min_length=1, max_length=4000)
+    definition: str = Field(min_length=1, max_length=DEFINITION_MAX_CHARS)
     aliases: list[str] = Field(default_factory=list, max_length=50)
 
 
 class GlossaryPut(Strict):
-    definition: str = Field(min_length=1, max_length=4000)
+    definition: str = Field(min_length=1, max_length=DEFINITION_MAX_CHARS)
     aliases: list[str] = Field(default_factory=list, max_length=50)
 
 

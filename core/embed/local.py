@@ -105,13 +105,14 @@ class WorkerLane:
     def _read_exact(self, n: int, deadline: float) -> bytes:
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
+        poller = select.poll()  # not select(): a busy host has file descriptors past 1024
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         buf = bytearray()
         while len(buf) < n:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise EmbedderUnavailable(f"embedding worker ({self.name}) took too long")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            if not poller.poll(left * 1000):
                 continue
             chunk = os.read(fd, n - len(buf))
             if not chunk:
@@ -192,7 +193,8 @@ class LocalE5Embedder:
         self.query_lanes = [WorkerLane(f"interactive-{i + 1}") for i in range(max(1, query_workers))]
         for lane in self.query_lanes:
             self._queries.put(lane)
-        self.document_lane = WorkerLane("background", nice=document_nice)
+        # two engine threads: niced, it only takes what interactive work leaves, and batches use both cores
+        self.document_lane = WorkerLane("background", nice=document_nice, threads=2)
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
         self._cache: OrderedDict[str, list[float]] = OrderedDict()

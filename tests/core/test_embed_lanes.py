@@ -141,7 +141,16 @@ def test_a_query_and_a_saved_memory_do_not_wait_behind_background_work(embedder)
     embedder.embed_query("warm")
     long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(16)]
     done = threading.Event()
-    t = threading.Thread(target=lambda: (embedder.embed_background(long_docs), done.set()))
+    errors: list[Exception] = []
+
+    def background() -> None:
+        try:
+            embedder.embed_background(long_docs)
+        except Exception as e:  # reported below
+            errors.append(e)
+        done.set()
+
+    t = threading.Thread(target=background)
     t.start()
     time.sleep(0.3)  # the batch is being embedded now
     assert not done.is_set()
@@ -149,8 +158,8 @@ def test_a_query_and_a_saved_memory_do_not_wait_behind_background_work(embedder)
     saved = embedder.embed_documents(["the fox is red"])[0]
     # both were answered by the interactive lane while the background lane was still busy
     assert _unit(vec) and _unit(saved) and not done.is_set()
-    t.join(timeout=300)
-    assert done.is_set()
+    t.join(timeout=600)
+    assert done.is_set() and not errors
 
 
 def test_status_reports_without_embedding(embedder):
@@ -189,3 +198,24 @@ def test_concurrent_writers_share_batches_and_get_their_own_vectors(embedder):
     assert embedder.document_lane.requests - before < 24  # combined
     for i in range(3):
         assert results[i] == pytest.approx(alone[i], abs=1e-4)  # each caller got its own text's vector
+
+
+def test_worker_pipes_past_file_descriptor_1024():
+    """A long-running host holds many sockets and files; the worker's pipe can be fd 1100."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.fail(f"this machine allows only {hard} open files; the test needs 1200")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        e = LocalE5Embedder(query_timeout_s=30)
+        try:
+            assert e.query_lanes[0].proc.stdout.fileno() > 1024
+            assert _unit(e.embed_query("still works"))
+        finally:
+            e.close()
+    finally:
+        for fd in held:
+            os.close(fd)

@@ -137,3 +137,9 @@ def test_a_long_paste_is_clipped_like_amber_clips_it():
     assert f.clip(paste) == clip(paste) and len(f.clip(paste)) <= MESSAGE_MAX_CHARS
     turns = f._turns({"chat_id": "c1"}, [{"role": "user", "content": paste}, {"role": "assistant", "content": "fine"}], {"id": "u1"}, {}, None)
     assert len(turns[0]["content"]) <= MESSAGE_MAX_CHARS and turns[0]["content"].startswith("row ok")
+
+
+def test_the_filter_query_cap_is_amber_s():
+    from core import QUERY_MAX_CHARS
+
+    assert f.MAX_QUERY_CHARS == QUERY_MAX_CHARS
