@@ -7,9 +7,9 @@ import re
 import unicodedata
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 
 class Kind(str, Enum):
@@ -71,6 +71,16 @@ def clip(text: str, limit: int = MESSAGE_MAX_CHARS) -> str:
     return text[: keep // 2] + note + text[len(text) - (keep - keep // 2) :]
 
 
+def _aware(value: datetime) -> datetime:
+    """A time without a zone is read as UTC (documented in the README): comparing it with aware
+    times once made a user's recall, boot and export fail for good."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+# Every time in a record: always aware, whatever a face or an old store hands in.
+Instant = Annotated[datetime, AfterValidator(_aware)]
+
+
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -107,15 +117,15 @@ class Memory(BaseModel):
     status: Status = Status.active
     supersedes: str | None = None
     superseded_by: str | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    expire_at: datetime | None = None
-    created_at: datetime
-    updated_at: datetime
+    valid_from: Instant | None = None
+    valid_to: Instant | None = None
+    expire_at: Instant | None = None
+    created_at: Instant
+    updated_at: Instant
     seen_count: int = 1
-    last_seen_at: datetime | None = None
+    last_seen_at: Instant | None = None
     hit_count: int = 0
-    last_access_at: datetime | None = None
+    last_access_at: Instant | None = None
     content_hash: str = ""
     # glossary entries: the term's other names (the term itself is `title`)
     title: str | None = None
@@ -139,9 +149,9 @@ class MemoryIn(BaseModel):
     confidence: float = Field(1.0, ge=0, le=1)
     pinned: bool = False
     status: Status = Status.active
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    expire_at: datetime | None = None
+    valid_from: Instant | None = None
+    valid_to: Instant | None = None
+    expire_at: Instant | None = None
     title: str | None = None
     aliases: list[str] = Field(default_factory=list)
 
@@ -171,8 +181,8 @@ class MemoryPatch(BaseModel):
     importance: float | None = Field(None, ge=0, le=1)
     confidence: float | None = Field(None, ge=0, le=1)
     pinned: bool | None = None
-    expire_at: datetime | None = None
-    valid_to: datetime | None = None
+    expire_at: Instant | None = None
+    valid_to: Instant | None = None
 
 
 class Message(BaseModel):
@@ -186,7 +196,7 @@ class Message(BaseModel):
     client: str | None = None
     session: str | None = None
     author: str | None = None  # who spoke, when known (a name, not a user id)
-    created_at: datetime
+    created_at: Instant
 
 
 class Event(BaseModel):
@@ -198,7 +208,7 @@ class Event(BaseModel):
     actor: str
     client: str | None = None
     memory_ids: list[str] = Field(default_factory=list)
-    at: datetime
+    at: Instant
     detail: dict[str, Any] = Field(default_factory=dict)
 
 

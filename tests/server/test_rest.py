@@ -439,3 +439,24 @@ def test_field_limits_name_the_field(http):
     r = http.post("/v1/memories", json={"content": "z" * 8001}, headers=h)
     assert r.status_code == 422 and "content" in r.text
     assert http.post("/v1/messages", json={"messages": [msg("ok", "user", "y" * 100_000)]}, headers=h).status_code == 200
+
+
+def test_a_time_without_a_zone_is_read_as_utc_and_never_poisons_a_user(http):
+    """Once, one naive timestamp made every later recall, boot, listing and export of that user fail."""
+    h = fresh_user()
+    naive = {"id": "n1", "role": "user", "content": "I moved to Porto", "session": "s", "created_at": "2026-11-30T10:00:00"}
+    aware = {"id": "n2", "role": "user", "content": "I like the river", "session": "s", "created_at": "2026-11-30T10:05:00Z"}
+    assert http.post("/v1/messages", json={"messages": [naive]}, headers=h).status_code == 200
+    assert http.post("/v1/messages", json={"messages": [aware]}, headers=h).status_code == 200
+    r = http.post("/v1/memories", json={"content": "Lives in Porto", "valid_from": "2026-11-01T00:00:00"}, headers=h)
+    assert r.status_code == 200 and r.json()["memory"]["valid_from"].endswith(("Z", "+00:00"))
+    assert http.post("/v1/memories", json={"content": "Likes the Douro", "valid_from": "2026-11-02T00:00:00+01:00"}, headers=h).status_code == 200
+    for call in (lambda: http.post("/v1/recall", json={"query": "where do I live"}, headers=h),
+                 lambda: http.post("/v1/search", json={"query": "river"}, headers=h),
+                 lambda: http.get("/v1/boot", headers=h),
+                 lambda: http.get("/v1/messages", headers=h)):
+        assert call().status_code == 200
+    msgs = http.get("/v1/messages", headers=h).json()["messages"]
+    assert [m["id"] for m in msgs] == ["n1", "n2"] and msgs[0]["created_at"].startswith("2026-11-30T10:00:00")
+    export = http.get("/v1/export", headers=h)
+    assert export.status_code == 200 and "I moved to Porto" in export.text
