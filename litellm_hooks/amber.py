@@ -56,14 +56,16 @@ class AmberMemory(CustomLogger):
         started = time.perf_counter()
         try:
             actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user)
-            if actor is None:
+            mode = identity.memory_mode(data)
+            if actor is None or mode == "off":
                 return None
             meta = request.metadata_of(data, kind)
+            meta["amber_capture"] = mode in ("on", "write")
             # capture needs the identity; LiteLLM copies this metadata into the success event
             meta["amber_user"] = actor.user_id
             meta["amber_client"] = actor.client
             meta["amber_session"] = identity.session_of(data, meta)
-            query = request.last_user_text(data, kind)
+            query = request.last_user_text(data, kind) if mode in ("on", "read") else ""
             patch, items, tokens, why = "", 0, 0, ""
             if query:
                 try:
@@ -74,7 +76,7 @@ class AmberMemory(CustomLogger):
                 except Exception as e:  # store, embedder, remote host: all mean "no memory this turn"
                     why = f"recall failed: {type(e).__name__}: {e}"
             boot = ""
-            if settings.boot_pack_in_system and kind != "responses":
+            if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read"):
                 boot = await self._boot_pack(backend, actor, settings.recall_timeout_s)
             target = CacheTarget(
                 claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
@@ -130,8 +132,8 @@ class AmberMemory(CustomLogger):
     async def _capture(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
         backend = self.host.backend
         meta = capture.metadata(kwargs)
-        if backend is None or meta.get("amber_internal") or not meta.get("amber_user"):
-            return
+        if backend is None or meta.get("amber_internal") or not meta.get("amber_user") or meta.get("amber_capture") is False:
+            return  # not ours, nobody's, or a turn the client asked not to keep
         turn = capture.turn(kwargs, response_obj)
         if turn is None:
             return

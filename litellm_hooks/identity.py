@@ -16,6 +16,8 @@ from core import Actor
 END_USER_HEADER = "x-litellm-end-user-id"
 CLIENT_HEADER = "x-amber-client"
 SESSION_HEADER = "x-amber-session"
+MODE_HEADER = "x-amber-memory"
+MODES = ("on", "off", "read", "write")
 
 
 def headers_of(data: dict[str, Any]) -> dict[str, str]:
@@ -70,6 +72,19 @@ def session_of(data: dict[str, Any], metadata: dict[str, Any]) -> str | None:
         or _str(data.get("litellm_session_id"))
         or _str(metadata.get("litellm_session_id"))
     )
+
+
+def memory_mode(data: dict[str, Any]) -> str:
+    """What this request lets Amber do: "on" (recall and capture, the default), "read" (recall only:
+    an incognito turn that is not kept), "write" (capture only), "off". From the `x-amber-memory`
+    header or the `amber_memory` field of the request's metadata; an unknown value means "off", so
+    a client that asked for privacy never gets less of it by a typo."""
+    meta = data.get("metadata")
+    raw = _str(headers_of(data).get(MODE_HEADER)) or (_str(meta.get("amber_memory")) if isinstance(meta, dict) else None)
+    if raw is None:
+        return "on"
+    mode = raw.lower()
+    return mode if mode in MODES else "off"
 
 
 # LiteLLM gives master-key requests a placeholder user; it names nobody.

@@ -212,6 +212,8 @@ class Filter:
             uv = user.get("valves")
             if not (valves.capture and valves.api_key and user.get("id") and getattr(uv, "enabled", True)):
                 return body
+            if conversation_kind(body, __metadata__) != "private":
+                return body  # a temporary chat promises not to keep anything; a channel is not one person's
             turns = _turns(body, messages, user, __metadata__ or {}, __model__)
             if turns:
                 # Open WebUI awaits the outlet before answering API callers: save in the background.
@@ -226,6 +228,18 @@ class Filter:
 # ---- helpers (module level: they hold no state) ----------------------------------------------
 
 
+def conversation_kind(body: dict, metadata: Optional[dict]) -> str:
+    """"temporary" (Open WebUI's temporary chat: nothing may be kept), "shared" (a channel: other
+    people read it) or "private" (an ordinary chat of one person)."""
+    meta = metadata or {}
+    chat_id = str(body.get("chat_id") or meta.get("chat_id") or "")
+    if chat_id.startswith("channel:") or meta.get("channel_id") or body.get("channel_id"):
+        return "shared"
+    if chat_id.startswith(("temporary:", "local:")) or chat_id == "local":
+        return "temporary"
+    return "private"
+
+
 def _plan(valves, body, user, metadata, model):
     """What to recall for this request, or None when memory does not apply to it."""
     user = user or {}
@@ -233,6 +247,8 @@ def _plan(valves, body, user, metadata, model):
     if not getattr(uv, "enabled", True) or not user.get("id"):
         return None
     if (metadata or {}).get("task"):  # title, tags and other background generations
+        return None
+    if conversation_kind(body, metadata) == "shared":  # others read a channel: no private memory there
         return None
     if not valves.api_key:
         raise RuntimeError("no Amber key configured")

@@ -287,3 +287,31 @@ def test_anthropic_client_on_an_openai_model_gets_the_patch(proxy, up):
     # LiteLLM carries /v1/messages to OpenAI models over the Responses API
     rec = up.find("/responses", contains="(claude to openai)")[-1]
     assert "genmaicha" in json.dumps(rec.body["input"][-1]) and "cache_control" not in json.dumps(rec.body)
+
+
+def test_a_client_can_ask_for_an_incognito_turn(proxy, up):
+    """`x-amber-memory: read` recalls but keeps nothing; `off` does neither; `write` keeps but injects
+    nothing; the metadata field does the same for clients that cannot set headers; a typo is "off"."""
+    user = f"inc-{uuid.uuid4().hex[:6]}"
+    rest(proxy, "POST", "/memories", key="relay", user=user, json={"content": "My locker code is 4417"}).raise_for_status()
+
+    def ask(text: str, **kw):
+        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}], **kw)
+        return last_user_blocks(up.find("/chat/completions", contains=text)[-1])
+
+    read = ask("what is my locker code? (read)", extra_headers={"x-amber-memory": "read"})
+    assert "4417" in read[-1]["text"]
+    off = ask("what is my locker code? (off)", extra_headers={"x-amber-memory": "off"})
+    assert off == [{"type": "text", "text": "what is my locker code? (off)"}]
+    typo = ask("what is my locker code? (typo)", extra_headers={"x-amber-memory": "of"})
+    assert "memory_context" not in json.dumps(typo)
+    meta = ask("my new bike is a Brompton (meta read)", extra_body={"metadata": {"amber_memory": "read"}})
+    assert "memory_context" in json.dumps(meta)
+    wrote = ask("remember that my tram stop is Bolhão (write)", extra_headers={"x-amber-memory": "write"})
+    assert "memory_context" not in json.dumps(wrote)
+    ask("and a normal turn (on)")
+    kept = lambda: {m["content"] for m in logged(proxy, user)}  # noqa: E731
+    assert wait_for(lambda: "and a normal turn (on)" in kept() and "remember that my tram stop is Bolhão (write)" in kept(), timeout=60)
+    assert not any("(read)" in t or "(off)" in t or "(typo)" in t or "(meta read)" in t for t in kept())
+    mems = rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"]
+    assert any("Bolhão" in m["content"] for m in mems)  # the write-only turn's command took effect

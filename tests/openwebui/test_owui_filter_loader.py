@@ -258,3 +258,30 @@ def test_namespaces_follow_the_valves(driver, amber_host):
     coding = recalled({"project_rules": "coder-*=code"}, model="coder-7b")
     assert "indents with tabs" in coding and "Berlin" not in coding
     assert "indents with tabs" not in recalled({"project_rules": "coder-*=code"}, model="chat-model")
+
+
+def stored_turns(host, user: str) -> list[str]:
+    r = httpx.get(f"{host.url}/v1/messages", headers=host.headers(user), timeout=30)
+    r.raise_for_status()
+    return [m["content"] for m in r.json()["messages"]]
+
+
+@pytest.mark.parametrize("chat_id", ["temporary:sock-81ab", "channel:c-42"])
+def test_temporary_chats_and_channels_leave_nothing(driver, amber_host, chat_id):
+    alice = uid("alice")
+    remember(amber_host, alice, "my salary is 4200 a month")
+    v = valves(amber_host)
+    meta = {"chat_id": chat_id}
+    question = "I am planning to quit my job at Contoso next month. What about my salary?"
+    inlet = driver.call(v, handler="inlet", body={**chat(question), "chat_id": chat_id}, user={"id": alice}, metadata=meta)
+    sent = inlet["body"]["messages"][-1]["content"]
+    if chat_id.startswith("channel:"):
+        assert sent == question  # other people read a channel: no private memory goes there
+    else:
+        assert "4200" in sent  # a temporary chat may still use what the person already has
+    outlet_body = {"model": "fake-model", "chat_id": chat_id, "id": "msg-" + uuid.uuid4().hex,
+                   "messages": [*inlet["body"]["messages"], {"role": "assistant", "content": "Noted."}]}
+    res = driver.call(v, handler="outlet", body=outlet_body, user={"id": alice}, metadata=meta)
+    assert not res["raised"], res["error"]
+    assert driver.drain() == 0
+    assert not any("Contoso" in t for t in stored_turns(amber_host, alice))
