@@ -27,7 +27,7 @@ from .errors import (
     Timeout,
     TransientError,
 )
-from .inventory import active_memories, kind_counts, known_message_ids, vector_health
+from .inventory import active_memories, kind_counts, vector_health
 from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .kvcache import ClientCache
 from .llm import LiteLLMClient
@@ -115,7 +115,6 @@ __all__ = [
     "estimate_tokens",
     "find_images",
     "kind_counts",
-    "known_message_ids",
     "list_runs",
     "parse_jsonl",
     "plan_cache",

@@ -42,8 +42,3 @@ def vector_health(service: MemoryService, users: list[str] | None = None) -> dic
             row["ok"] = row["ok"] and ok
         out.append(row)
     return {"embedder": want, "ok": all(r["ok"] for r in out), "users": out}
-
-
-def known_message_ids(service: MemoryService, scope: Scope, ids: list[str]) -> set[str]:
-    """Which of these message ids the user's log already holds (so a caller can tell new turns from replays)."""
-    return service.store.existing_ids(message_collection(scope), ids) if ids else set()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 import uuid
@@ -30,6 +31,7 @@ from .model import (
     MemoryPatch,
     Message,
     Page,
+    Role,
     Status,
     WriteResult,
     as_input,
@@ -381,10 +383,66 @@ class MemoryService(Curated, ReviewQueue, Portability):
             data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
             return [("remember", self.remember(scope, data).memory)]
         done = []
-        for m in self._matching(scope, cmd.text):
-            if m.kind != Kind.precious:
-                done.append(("forget", self.delete(scope, m.id)))
+        forgotten = [m for m in self._matching(scope, cmd.text) if m.kind != Kind.precious]
+        for m in forgotten:
+            done.append(("forget", self.delete(scope, m.id)))
+        # the raw turns that still say it: those with all its words, and those the memories came from
+        said = self._turns_saying(scope, cmd.text) | {i for m in forgotten for i in m.source_ids}
+        if said:
+            self.delete_messages(scope, sorted(said))
         return done
+
+    def _turns_saying(self, scope: Scope, text: str) -> set[str]:
+        """Turns holding at least 80 % of the words of `text` (so "your birthday is …" in a reply
+        still counts for "my birthday is …"), and two of them at the least."""
+        want = {t for t in tokenize(text) if len(t) >= 2}
+        if not want:
+            return set()
+        need = max(min(2, len(want)), math.ceil(0.8 * len(want)))
+        col = message_collection(scope)
+        return {m.id for m in self.recaller.messages(col) if len(want & set(tokenize(m.content))) >= need}
+
+    def delete_messages(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Delete captured turns for good (a forget, a person cleaning up). The audit keeps their ids
+        and count, never their words. Returns how many existed."""
+        col = message_collection(scope)
+        with self._lock(scope):
+            have = sorted(self.store.existing_ids(col, list(ids)))
+            if not have:
+                return 0
+            self.store.delete_records(col, have)
+            self._bump(col)
+            self.recaller.drop_indexes(col)
+            self._audit(scope, "delete_messages", [], message_ids=have, count=len(have))
+            return len(have)
+
+    def capture(self, scope: Scope, messages: Sequence[Message], *, commands: bool = True) -> tuple[int, list[tuple[str, Memory]]]:
+        """Store captured turns and carry out the commands in new user turns. A "forget" exchange (the
+        user's turn and the replies to it) is not stored: it would say again what was just forgotten.
+        Returns (turns stored, what the commands did)."""
+        new = self._unknown(message_collection(scope), messages) if commands else list(messages)
+        done: list[tuple[str, Memory]] = []
+        keep: list[Message] = []
+        forgets: list[str] = []
+        dropping = False
+        for m in new:
+            if m.role == Role.user:
+                cmd = parse_command(m.content) if commands else None
+                dropping = cmd is not None and cmd.action == "forget"
+                if cmd is not None:
+                    done.extend(self.apply_commands(scope, m.content, source_id=m.id))
+                if dropping:
+                    forgets.append(cmd.text)
+            if not dropping:
+                keep.append(m)
+        n = self.ingest(scope, keep)
+        if forgets:  # a turn of this same batch may say what a later turn of it forgot
+            said = {i for text in forgets for i in self._turns_saying(scope, text)}
+            said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
+            if said:
+                n -= self.delete_messages(scope, sorted(said & {m.id for m in keep}))
+                self.delete_messages(scope, sorted(said))
+        return n, done
 
     def _matching(self, scope: Scope, text: str) -> list[Memory]:
         """Active memories a "forget" names: those containing the words, else the closest near-match."""

@@ -62,17 +62,11 @@ class LocalBackend:
         return await self.packs.get(actor.user_id, lambda: asyncio.to_thread(build))
 
     async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
-        """Store journal entries of one user: their commands first, then all their turns in one
-        ingest (one embedding batch)."""
+        """Store journal entries of one user: all their turns in one capture (one embedding batch),
+        their commands carried out in order, as the memory host does for REST."""
         scope = scope_for(actor)
 
-        def work() -> None:
-            for e in entries:
-                if e.get("command"):
-                    self.service.apply_commands(scope, e["command"], source_id=e["messages"][0]["id"])
-            self.service.ingest(scope, _messages(entries))
-
-        await asyncio.to_thread(work)
+        await asyncio.to_thread(self.service.capture, scope, _messages(entries), commands=any(e.get("command") for e in entries))
 
 
 class RemoteBackend:

@@ -25,12 +25,10 @@ from core import (
     NotFound,
     Page,
     RecallResult,
-    Role,
     Scope,
     Settings,
     WriteResult,
     build_boot,
-    known_message_ids,
     scope_for,
     strip_patch,
     vector_health,
@@ -106,14 +104,8 @@ class LocalMemory:
         msgs = [m for m in msgs if m.content.strip()]
 
         def work() -> dict[str, Any]:
-            known = known_message_ids(self.service, scope, [m.id for m in msgs]) if commands else set()
-            n = self.service.ingest(scope, msgs)
-            done: list[dict[str, str]] = []
-            for m in msgs:
-                if commands and m.role == Role.user and m.id not in known:
-                    for action, mem in self.service.apply_commands(scope, m.content, source_id=m.id):
-                        done.append({"action": action, "memory_id": mem.id})
-            return {"ingested": n, "commands": done}
+            n, done = self.service.capture(scope, msgs, commands=commands)
+            return {"ingested": n, "commands": [{"action": action, "memory_id": mem.id} for action, mem in done]}
 
         return await self._run(work)
 

@@ -291,6 +291,10 @@ class Recaller:
             return None
         return list(idx.tails.get(session, []))[-n:] if n else []
 
+    def messages(self, col: str) -> list[Message]:
+        """Every captured turn of a collection, from the (built or current) recall index."""
+        return list(self._msg_index(col).msgs.values())
+
     def drop_indexes(self, *cols: str) -> None:
         with self._lock:
             for c in cols:

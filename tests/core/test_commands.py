@@ -36,3 +36,50 @@ def test_remember_then_forget_through_the_service(service, alice):
     assert [a for a, _ in forgotten] == ["forget"]
     assert service.list(alice).items == []
     assert service.apply_commands(alice, "what do you know about me") == []
+
+
+def _turn(i: int, role: str, text: str, session: str = "s1"):
+    from datetime import datetime, timedelta, timezone
+
+    from core import Message
+
+    at = datetime(2026, 1, 1, 12, tzinfo=timezone.utc) + timedelta(minutes=i)
+    return Message(id=f"t{i}", role=role, content=text, session=session, created_at=at)
+
+
+PROBES = [
+    "What is my passport number?", "passport", "P-99812345", "99812345", "my passport number is",
+    "travel documents", "Which number did I give you?", "passport number please", "do you know my ID?",
+    "what did I ask you to remember?", "Remember anything about passports?", "passport P-99812345",
+    "number", "my documents", "ID number", "the number starting with P", "What's my passport?",
+    "passports", "identity papers", "tell me what you know",
+]
+
+
+@pytest.mark.parametrize("same_batch", [False, True])
+def test_forget_reaches_the_raw_turns(service, alice, same_batch):
+    """Once, the memory went but the raw turns that said it kept being recalled."""
+    said = [_turn(0, "user", "Remember that my passport number is P-99812345."),
+            _turn(1, "assistant", "Got it: your passport number is P-99812345."),
+            _turn(2, "user", "Also, I like hiking in the Alps."), _turn(3, "assistant", "Noted.")]
+    forget = [_turn(4, "user", "Forget that my passport number is P-99812345"), _turn(5, "assistant", "Done, P-99812345 is forgotten.")]
+    if same_batch:
+        service.capture(alice, said + forget)
+    else:
+        service.capture(alice, said)
+        assert any("P-99812345" in c.text for c in service.search(alice, "passport number"))
+        service.capture(alice, forget)
+    kept = [m.content for m in service.messages(alice)]
+    assert kept == ["Also, I like hiking in the Alps.", "Noted."]  # the forget exchange is not stored either
+    for probe in PROBES:
+        assert not any("99812345" in c.text for c in service.search(alice, probe)), probe
+        assert "99812345" not in service.recall(alice, probe).text
+    events = [e for e in service.events(alice) if e.action == "delete_messages"]
+    assert events and "99812345" not in repr(events)  # the audit keeps ids, never words
+
+
+def test_forget_in_chinese_reaches_the_raw_turns(service, alice):
+    service.capture(alice, [_turn(0, "user", "记住我的生日是五月三日"), _turn(1, "assistant", "好的，你的生日是五月三日。")])
+    service.capture(alice, [_turn(2, "user", "忘记我的生日是五月三日")])
+    assert not any("五月三日" in m.content for m in service.messages(alice))
+    assert "五月三日" not in service.recall(alice, "我的生日是哪天？").text

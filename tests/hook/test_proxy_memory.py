@@ -315,3 +315,22 @@ def test_a_client_can_ask_for_an_incognito_turn(proxy, up):
     assert not any("(read)" in t or "(off)" in t or "(typo)" in t or "(meta read)" in t for t in kept())
     mems = rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"]
     assert any("Bolhão" in m["content"] for m in mems)  # the write-only turn's command took effect
+
+
+def test_forget_through_the_proxy_leaves_nothing_to_inject(proxy, up):
+    user = f"fg-{uuid.uuid4().hex[:6]}"
+
+    def say(text: str) -> str:
+        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}])
+        return json.dumps(last_user_blocks(up.find("/chat/completions", contains=text)[-1]), ensure_ascii=False)
+
+    say("Remember that my passport number is P-99812345.")
+    say("Remember that I work at Acme.")
+    assert wait_for(lambda: len(rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"]) == 2, timeout=60)
+    assert "P-99812345" in say("What is my passport number? (before)")
+    say("Forget that my passport number is P-99812345")
+    say("Forget that I work at Acme")
+    assert wait_for(lambda: not rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"], timeout=60)
+    for probe in ("What is my passport number?", "passport", "Where do I work?", "Acme", "my job"):
+        sent = say(f"{probe} (after)")
+        assert "P-99812345" not in sent and "work at Acme" not in sent, sent
