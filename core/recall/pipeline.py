@@ -177,6 +177,7 @@ class Recaller:
         self._mem: dict[str, _MemIndex] = {}
         self._msg: dict[str, _MsgIndex] = {}
         self._lock = threading.RLock()
+        self._build_locks: dict[str, threading.Lock] = {}
         # query embeddings run here while the lexical arms run on the caller's thread
         self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
 
@@ -187,7 +188,7 @@ class Recaller:
         idx = self._mem.get(col)
         if idx is not None and idx.rev == rev:
             return idx
-        with self._lock:
+        with self._building(col):
             idx = self._mem.get(col)
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
@@ -195,8 +196,15 @@ class Recaller:
             idx = _MemIndex(rev=rev)
             for m in self.store.find_memories(col, {"status": Status.active.value}):
                 self._mem_add(idx, m)
-            self._mem[col] = idx
+            with self._lock:
+                self._mem[col] = idx
             return idx
+
+    def _building(self, col: str) -> threading.Lock:
+        """One lock per collection for (re)building its index: a user's cold index (seconds at 100k
+        turns) never holds up another user's recall or anyone's write."""
+        with self._lock:
+            return self._build_locks.setdefault(col, threading.Lock())
 
     @staticmethod
     def _mem_add(idx: _MemIndex, m: Memory) -> None:
@@ -241,14 +249,15 @@ class Recaller:
         idx = self._msg.get(col)
         if idx is not None and idx.rev == rev:
             return idx
-        with self._lock:
+        with self._building(col):
             idx = self._msg.get(col)
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
             idx = _MsgIndex(rev=rev)
             self._msg_add(idx, [m for m, _ in self.store.find_messages(col, None)])
-            self._msg[col] = idx
+            with self._lock:
+                self._msg[col] = idx
             return idx
 
     @staticmethod
