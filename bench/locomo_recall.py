@@ -95,6 +95,7 @@ def main() -> None:
         samples = samples[: args.limit]
     methods = args.methods.split(",")
     embedder = build_embedder("local")
+    embedder.cache_size = 0  # each method pays its own query embedding (the cache would hide it)
     recall_at = {m: {k: [] for k in KS} for m in methods}
     rr = {m: [] for m in methods}
     lat = {m: [] for m in methods}

@@ -118,6 +118,7 @@ def main() -> None:
     ap.add_argument("--dialogues", type=Path)
     args = ap.parse_args()
     embedder = build_embedder("local")
+    embedder.cache_size = 0  # each method pays its own query embedding (the cache would hide it)
     runs: dict[str, tuple[Path, Path]] = {}
     if args.memories or args.dialogues:
         if not (args.memories and args.dialogues):

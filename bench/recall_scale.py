@@ -112,6 +112,7 @@ def main() -> None:
     args = ap.parse_args()
     rnd = random.Random(7)
     embedder = build_embedder("local")
+    embedder.cache_size = 0  # every query pays its embedding, in both arms: the cache would hide it
     queries = [fill(rnd.choice(QUERIES_ZH if rnd.random() < 0.2 else QUERIES_EN), rnd) for _ in range(args.queries)]
     result: dict = {"bench": "recall_scale", "embedder": embedder.id, "cores": os.cpu_count(), "queries": len(queries), "sizes": {}}
     for size in [int(s) for s in args.sizes.split(",")]:

@@ -198,7 +198,7 @@ class LocalE5Embedder:
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
-        self._cache_size = cache_size
+        self.cache_size = cache_size  # recent query vectors kept (0: none; benchmarks measure uncached)
         self._cache_lock = threading.Lock()
         self._pending: list[_Job] = []
         self._pending_lock = threading.Lock()
@@ -228,7 +228,7 @@ class LocalE5Embedder:
             self._queries.put(lane)
         with self._cache_lock:
             self._cache[text] = vec
-            if len(self._cache) > self._cache_size:
+            if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return vec
 
