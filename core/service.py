@@ -393,12 +393,13 @@ class MemoryService(Curated, ReviewQueue, Portability):
         return done
 
     def _turns_saying(self, scope: Scope, text: str) -> set[str]:
-        """Turns holding at least 80 % of the words of `text` (so "your birthday is …" in a reply
-        still counts for "my birthday is …"), and two of them at the least."""
+        """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
+        that says "your sister is Inès" still says what "forget that my sister is called Inès"
+        removes. A forget errs on the side of removing."""
         want = {t for t in tokenize(text) if len(t) >= 2}
         if not want:
             return set()
-        need = max(min(2, len(want)), math.ceil(0.8 * len(want)))
+        need = max(min(2, len(want)), math.ceil(0.6 * len(want)))
         col = message_collection(scope)
         return {m.id for m in self.recaller.messages(col) if len(want & set(tokenize(m.content))) >= need}
 
