@@ -259,16 +259,17 @@ class LocalE5Embedder:
         while not job.done.is_set():
             if self.document_lane.lock.acquire(timeout=0.05):
                 try:
-                    self._serve_pending()
+                    self._serve_pending(job)
                 finally:
                     self.document_lane.lock.release()
         if job.error is not None:
             raise job.error
         return job.result
 
-    def _serve_pending(self) -> None:
-        """Holding the lane: send what is waiting, in batches of at most 64 texts, until nothing is."""
-        while True:
+    def _serve_pending(self, mine: _Job) -> None:
+        """Holding the lane: send what is waiting, oldest first, combined up to 64 texts, until our
+        own job is done (then a waiting caller takes the lane over)."""
+        while not mine.done.is_set():
             with self._pending_lock:
                 batch: list[_Job] = []
                 size = 0
