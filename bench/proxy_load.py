@@ -25,7 +25,6 @@ import json
 import os
 import random
 import re
-import statistics
 import sys
 import tempfile
 import threading
@@ -41,7 +40,7 @@ import httpx  # noqa: E402
 
 from core import user_hash  # noqa: E402
 from tests.fakes.upstreams import FakeUpstreams  # noqa: E402
-from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, start_together, wait_for  # noqa: E402
+from tests.hook.harness import Proxy, proxy_config, start_together, wait_for  # noqa: E402
 
 ADMIN = "sk-amber-bench-admin"
 REPLY = (

