@@ -16,6 +16,7 @@ from core import Forbidden, InvalidInput, user_hash
 
 from .errors import error_body
 from .identity import Identity, KeyRing, Unauthenticated, current_identity
+from .origin import body_type_refusal, host_allowed, local_origin
 
 log = logging.getLogger("amber.server.http")
 
@@ -42,13 +43,11 @@ def pop_token(scope: Scope) -> str | None:
     return token
 
 
-def host_allowed(host: str, allowed: list[str]) -> bool:
-    if "*" in allowed:
-        return True
-    for pattern in allowed:
-        if host == pattern or (pattern.endswith(":*") and host.startswith(pattern[:-1])):
-            return True
-    return False
+def _body_type_refusal(scope: Scope, path: str) -> str | None:
+    headers = Headers(scope=scope)
+    length = headers.get("content-length")
+    has_body = "transfer-encoding" in headers or (length is not None and length.strip() not in ("", "0"))
+    return body_type_refusal(scope.get("method", ""), path, headers.get("content-type"), has_body)
 
 
 class AuthMiddleware:
@@ -69,8 +68,8 @@ class AuthMiddleware:
             if not host_allowed(host, self.allowed_hosts):
                 raise Forbidden(f"host {host!r} is not in allowed_hosts")
             origin = headers.get("origin")
-            if origin and not any(origin.startswith(p) for p in ("http://127.0.0.1", "http://localhost", "http://[::1]")):
-                raise Forbidden("cross-origin requests need an API key")
+            if origin is not None and not local_origin(origin):  # "null" (sandboxed frames, files) too
+                raise Forbidden(f"requests from pages on {origin[:100]!r} need an API key")
         return self.ring.identify(secret or token, headers, client_host)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -107,6 +106,10 @@ class AuthMiddleware:
                     return
                 except InvalidInput as e:
                     await JSONResponse(error_body("invalid_input", str(e), e.field), 422)(scope, receive, send_logged)
+                    return
+                refusal = _body_type_refusal(scope, path)
+                if refusal:
+                    await JSONResponse(error_body("unsupported_media_type", refusal), 415)(scope, receive, send_logged)
                     return
             scope.setdefault("state", {})["amber_identity"] = identity
             reset = current_identity.set(identity)

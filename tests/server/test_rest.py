@@ -259,9 +259,10 @@ def test_export_import_roundtrip(http):
     assert again.status_code == 200
     assert [m["content"] for m in http.get("/v1/memories", headers=dst).json()["items"]] == ["Speaks Portuguese"]
 
-    bad = http.post("/v1/import", content=r.content + b"{not json\n", headers=dst)
+    nd = {"Content-Type": "application/x-ndjson"}
+    bad = http.post("/v1/import", content=r.content + b"{not json\n", headers={**dst, **nd})
     assert bad.status_code == 422 and bad.json()["field"] == "line 4"
-    wrong = http.post("/v1/import", content=b'{"type": "memory", "id": "x"}\n', headers=fresh_user())
+    wrong = http.post("/v1/import", content=b'{"type": "memory", "id": "x"}\n', headers={**fresh_user(), **nd})
     assert wrong.status_code == 422 and wrong.json()["field"] == "line 1"
 
 
@@ -381,7 +382,7 @@ def test_read_only_key_cannot_write_anywhere(http):
     for method, path, body in writes:
         r = http.request(method, path, json=body, headers=h)
         assert r.status_code == 403, (method, path, r.text)
-    imp = http.post("/v1/import", content=b'{"type": "header", "format": "amber-export"}\n', headers=h)
+    imp = http.post("/v1/import", content=b'{"type": "header", "format": "amber-export"}\n', headers={**h, "Content-Type": "application/x-ndjson"})
     assert imp.status_code == 403
     assert http.get("/v1/messages", headers=auth("alice")).json()["messages"] == []
 
