@@ -52,7 +52,8 @@ from .model import (
 from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
-from .recall.render import estimate_tokens, strip_patch
+from .recall.relevance import fingerprint, fingerprints
+from .recall.render import defuse, estimate_tokens, fenced, strip_patch
 from .portability import parse_jsonl
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
@@ -112,8 +113,12 @@ __all__ = [
     "build_service",
     "clip",
     "count_marks",
+    "defuse",
     "estimate_tokens",
+    "fenced",
     "find_images",
+    "fingerprint",
+    "fingerprints",
     "kind_counts",
     "list_runs",
     "parse_jsonl",

@@ -149,7 +149,7 @@ class RemoteMemory:
     # ---- recall and capture (the hot path) ------------------------------------------------------
 
     async def recall(self, query: str, *, user: str | None = None, **kw: Any) -> RecallResult:
-        """kw: namespace, project, budget_tokens, top_k, preset."""
+        """kw: namespace, project, budget_tokens, top_k, preset, echo."""
         body = {"query": query, **{k: v for k, v in kw.items() if v is not None}}
         d = await self._json("POST", "/v1/recall", json=body, user=user)
         return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))

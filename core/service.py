@@ -14,7 +14,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from .commands import parse_command
 from .curated import Curated
@@ -44,7 +44,7 @@ from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.lexical import tokenize
-from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, build_result, message_index_texts
+from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 
@@ -525,17 +525,12 @@ class MemoryService(Curated, ReviewQueue, Portability):
     def search(self, scope: Scope, query: str, cfg: RecallConfig | None = None) -> list[Candidate]:
         return self.recaller.search(scope, query, cfg or self.recall_config(), self.clock.now())
 
-    def recall(self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None) -> RecallResult:
-        """The injectable block for a query: search, fit to the budget, render; access counted in the background."""
-        cfg = cfg or self.recall_config()
-        staged = (cfg.rerank and self.recaller.reranker is not None) or (cfg.compress and self.recaller.compressor is not None)
-        if staged:
-            # the reranker sees a wider pool than what is kept; each stage falls back on timeout
-            pool = self.search(scope, query, cfg.model_copy(update={"top_k": max(cfg.top_k, cfg.rerank_pool if cfg.rerank else 0)}))
-            items = self.recaller.refine_sync(query, pool, cfg)
-        else:
-            items = self.search(scope, query, cfg)
-        result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
+    def recall(
+        self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None, *, echo: Collection[str] = ()
+    ) -> RecallResult:
+        """The injectable block for a query (`echo`: fingerprints of turns the request already
+        carries, never injected back); access counted in the background."""
+        result = self.recaller.recall(scope, query, cfg or self.recall_config(), self.clock.now(), echo=echo, count_tokens=count_tokens)
         used = [c.id for c in result.items if c.source == "memory"]
         if used:
             self._count_access(scope, used)

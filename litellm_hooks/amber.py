@@ -25,7 +25,7 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import Actor, CacheTarget, Message, clip, find_images, strip_patch
+from core import Actor, CacheTarget, Message, clip, find_images, fingerprints, strip_patch
 
 from . import capture, identity, request
 from .host import Host, describe, router
@@ -69,7 +69,8 @@ class AmberMemory(CustomLogger):
             patch, items, tokens, why = "", 0, 0, ""
             if query:
                 try:
-                    result = await asyncio.wait_for(backend.recall(actor, query), timeout=settings.recall_timeout_s)
+                    echo = sorted(fingerprints(request.turn_texts(data, kind)))
+                    result = await asyncio.wait_for(backend.recall(actor, query, echo), timeout=settings.recall_timeout_s)
                     patch, items, tokens = result.text or "", len(result.items), result.tokens
                 except asyncio.TimeoutError:
                     why = f"recall timed out after {settings.recall_timeout_s}s"

@@ -49,8 +49,8 @@ class LocalBackend:
         self.tz = tz
         self.packs = DailyBootPacks(tz)
 
-    async def recall(self, actor: Any, query: str) -> RecallResult:
-        return await self.memory.recall(scope_for(actor), query)
+    async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
+        return await self.memory.recall(scope_for(actor), query, echo=echo)
 
     async def boot_pack(self, actor: Any) -> str:
         scope = scope_for(actor)
@@ -76,8 +76,8 @@ class RemoteBackend:
         self.remote = remote
         self.packs = DailyBootPacks(tz)
 
-    async def recall(self, actor: Any, query: str) -> RecallResult:
-        return await self.remote.recall(query, user=actor.user_id)
+    async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
+        return await self.remote.recall(query, user=actor.user_id, echo=list(echo))
 
     async def boot_pack(self, actor: Any) -> str:
         async def build() -> str:

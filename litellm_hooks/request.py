@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import CacheTarget, Planned, count_marks, plan_cache
+from core import CacheTarget, Planned, count_marks, plan_cache, strip_patch
 
 CALL_KINDS = {
     "completion": "chat",
@@ -66,6 +66,18 @@ def last_user_text(data: dict[str, Any], kind: str) -> str:
             if text:
                 return text
     return ""
+
+
+def turn_texts(data: dict[str, Any], kind: str) -> list[str]:
+    """The words of every user and assistant turn the request carries (Amber's own block removed):
+    recall must not inject back what the model is about to read anyway."""
+    out = []
+    for msg in _items(data, kind):
+        if msg.get("role") in ("user", "assistant"):
+            text = strip_patch(text_of(msg.get("content")))
+            if text:
+                out.append(text)
+    return out
 
 
 def apply(data: dict[str, Any], kind: str, patch: str, target: CacheTarget, boot_pack: str = "") -> Planned:

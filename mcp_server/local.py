@@ -77,13 +77,14 @@ class LocalMemory:
         budget_tokens: int | None = None,
         top_k: int | None = None,
         preset: str | None = None,
+        echo: Sequence[str] = (),
     ) -> RecallResult:
         scope = self._scope(project=project, namespace=namespace)
         overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
         if budget_tokens is None and preset is None:
             overrides["budget_tokens"] = self.settings.recall_budget_tokens
         cfg = self.service.recall_config(preset, **overrides)
-        return await self.amem.recall(scope, query, cfg)
+        return await self.amem.recall(scope, query, cfg, echo=echo)
 
     async def search(
         self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None, namespace: str | None = None

@@ -33,7 +33,8 @@ StatusFilter = Literal["active", "candidate", "superseded", "archived", "expired
 @router.post("/recall", response_model=RecallOut, tags=["recall"], summary="The memory block to inject for a query")
 async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
     r = await p.recall(
-        body.query, namespace=body.namespace, project=body.project, budget_tokens=body.budget_tokens, top_k=body.top_k, preset=body.preset
+        body.query, namespace=body.namespace, project=body.project, budget_tokens=body.budget_tokens, top_k=body.top_k,
+        preset=body.preset, echo=body.echo,
     )
     request.state.amber_log = f"items={len(r.items)} tokens={r.tokens}"  # for the request's one log line
     return RecallOut(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)

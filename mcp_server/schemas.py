@@ -7,9 +7,9 @@ named before any work starts.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from core import DEFINITION_MAX_CHARS, MEMORY_MAX_CHARS, QUERY_MAX_CHARS, Candidate, Event, Memory, Message
 
@@ -17,6 +17,7 @@ Preset = Literal["fast", "balanced", "thorough"]
 Query = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="What to look for, in the user's words")
 NamespaceField = Field(None, max_length=80, description="'default', 'project:<name>' or 'client:<name>'")
 ProjectField = Field(None, max_length=64, description="Active project: its namespace is read too")
+Fingerprint = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 
 
 class Strict(BaseModel):
@@ -45,6 +46,10 @@ class RecallIn(Strict):
     budget_tokens: int | None = Field(None, ge=50, le=20000)
     top_k: int | None = Field(None, ge=1, le=100)
     preset: Preset | None = None
+    echo: list[Fingerprint] = Field(
+        default_factory=list, max_length=1000,
+        description="fingerprints (core.fingerprint) of the turns the request already carries: never injected back",
+    )
 
 
 class RecallOut(BaseModel):
@@ -171,6 +176,7 @@ class ReindexIn(Strict):
 class ImportOut(BaseModel):
     memories: int
     messages: int
+    events: int = 0
 
 
 class ErrorOut(BaseModel):

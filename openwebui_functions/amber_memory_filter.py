@@ -20,6 +20,7 @@ import fnmatch
 import hashlib
 import logging
 import time
+import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import Any, Awaitable, Callable, Optional
 
@@ -42,6 +43,15 @@ def clip(text: str, limit: int = MAX_TURN_CHARS) -> str:
     keep = limit - 64
     note = f"\n[… {len(text) - keep} characters not kept …]\n"
     return text[: keep // 2] + note + text[len(text) - (keep - keep // 2) :]
+
+FINGERPRINT_CHARS = 1000  # Amber's core.fingerprint, which this copies (a test keeps them equal)
+
+
+def fingerprint(text: str) -> str:
+    """A turn's digest as Amber computes it: recall leaves out turns the chat already shows."""
+    norm = " ".join(unicodedata.normalize("NFKC", text).casefold().split())[:FINGERPRINT_CHARS]
+    return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
 
 Emitter = Optional[Callable[[dict], Awaitable[Any]]]
 
@@ -169,7 +179,8 @@ class Filter:
             if plan is None:
                 return body
             idx, query, user_id, namespace, project = plan
-            result = await _recall(valves, user_id, query, namespace, project)
+            echo = sorted({fingerprint(t) for t in _chat_texts(body["messages"])})
+            result = await _recall(valves, user_id, query, namespace, project, echo)
         except Exception as e:  # never break the chat: no memory this turn
             log.warning("amber recall failed, chat goes on without memory: %s: %s", type(e).__name__, e)
             await _emit(__event_emitter__, _status(f"Memory unavailable ({_reason(e)})"), valves.show_status)
@@ -271,8 +282,21 @@ def _headers(valves, user_id: str) -> dict:
     return {"Authorization": f"Bearer {valves.api_key}", "X-Amber-User": user_id, "X-Amber-Client": CLIENT}
 
 
-async def _recall(valves, user_id: str, query: str, namespace: str, project: str) -> dict:
+def _chat_texts(messages: list) -> list[str]:
+    """The words of every user and assistant turn in the chat, as Amber stored them."""
+    out = []
+    for m in messages:
+        if isinstance(m, dict) and m.get("role") in ("user", "assistant"):
+            text = strip_patch(content_text(m.get("content"))).strip()
+            if text:
+                out.append(text)
+    return out
+
+
+async def _recall(valves, user_id: str, query: str, namespace: str, project: str, echo: Optional[list] = None) -> dict:
     payload: dict[str, Any] = {"query": query, "top_k": valves.top_k, "budget_tokens": valves.budget_tokens}
+    if echo:
+        payload["echo"] = echo[-1000:]
     if namespace:
         payload["namespace"] = namespace
     if project:

@@ -29,6 +29,11 @@ class RecallConfig(BaseModel):
     context_turns: int = 3  # the dense query is the query's last lines (turns), at most this many
     query_max_chars: int = 600  # ... and at most this long: what was said last, at a bounded embedding cost
     min_score: float = 0.0  # fused-score floor (after boosts)
+    # Injection floors on measured evidence (relevance.py): an item is injected only if the query's
+    # cosine similarity to it, or the share of the query's IDF weight it covers, reaches its floor.
+    # Search (ranked results on request) does not apply them. Calibration: bench/README.md.
+    floor_dense: float = 0.0
+    floor_lexical: float = 0.0
     dedup_threshold: float = 0.85
     budget_tokens: int = 600
     boosts: BoostConfig = Field(default_factory=BoostConfig)

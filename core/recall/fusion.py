@@ -22,8 +22,13 @@ class Candidate:
     keyed: bool = False
     client: str | None = None
     author: str | None = None
+    sources: tuple[str, ...] = ()  # a memory's source turns
     score: float = 0.0
     arms: tuple[str, ...] = field(default=())
+    # Evidence of relevance, measured (not ranked): the query's cosine similarity to this record,
+    # and the share of the query's IDF weight its indexed words cover. 0 where an arm missed it.
+    dense: float = 0.0
+    lexical: float = 0.0
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60) -> dict[str, float]:
@@ -84,8 +89,10 @@ def fuse(
     rrf_k: int = 60,
     neighbours: Mapping[str, Sequence[str]] | None = None,
     neighbour_factor: float = 0.0,
+    evidence: Mapping[str, tuple[float, float]] | None = None,
 ) -> list[Candidate]:
-    """Fuse the arms, credit neighbours, apply boosts; candidates best first, each with its score and arms."""
+    """Fuse the arms, credit neighbours, apply boosts; candidates best first, each with its score,
+    arms and evidence (`evidence`: id -> (dense similarity, lexical coverage))."""
     fused = rrf(rankings, weights, rrf_k)
     if neighbours and neighbour_factor > 0:
         fused = spread(fused, neighbours, neighbour_factor)
@@ -93,8 +100,15 @@ def fuse(
     for arm, ids in rankings.items():
         for doc_id in ids:
             arms_of.setdefault(doc_id, []).append(arm)
+    ev = evidence or {}
     out = [
-        replace(candidates[d], score=boost(candidates[d], s, now, cfg), arms=tuple(arms_of.get(d, ("neighbour",))))
+        replace(
+            candidates[d],
+            score=boost(candidates[d], s, now, cfg),
+            arms=tuple(arms_of.get(d, ("neighbour",))),
+            dense=ev.get(d, (0.0, 0.0))[0],
+            lexical=ev.get(d, (0.0, 0.0))[1],
+        )
         for d, s in fused.items()
         if d in candidates
     ]

@@ -93,6 +93,20 @@ class BM25Index:
         for doc_id, text in docs:
             self.add(doc_id, text)
 
+    def coverage(self, query: str, doc_ids: Iterable[str]) -> dict[str, float]:
+        """For each document, the share of the query's IDF weight that its words cover: 1.0 when it
+        holds every query word, near 0 when it shares only common ones. Unlike a BM25 score this is
+        comparable across queries and users, so it can say "nothing here is about this" (a word
+        the index has never seen weighs as much as the rarest one)."""
+        n = len(self._len)
+        terms = set(tokenize(query))
+        if not n or not terms:
+            return {d: 0.0 for d in doc_ids}
+        unseen = math.log(1 + (n + 0.5) / 0.5)
+        idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) if (p := self._postings.get(t)) else unseen for t in terms}
+        total = sum(idf.values())
+        return {d: sum(w for t, w in idf.items() if d in self._postings.get(t, ())) / total for d in doc_ids}
+
     def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         n = len(self._len)
         if not n:

@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 from ..errors import EmbedderUnavailable
 from ..model import Memory, Message, Status
@@ -25,6 +25,7 @@ from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
 from .query import dense_query, lexical_query
 from .compress import compress
+from .relevance import Floor, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import reorder
 
@@ -45,6 +46,7 @@ def memory_candidate(m: Memory) -> Candidate:
         pinned=m.pinned,
         keyed=bool(m.fact_key),
         client=m.source_client,
+        sources=tuple(m.source_ids),
     )
 
 
@@ -331,6 +333,8 @@ class Recaller:
         rankings: dict[str, list[str]] = {}
         cands: dict[str, Candidate] = {}
         neighbours: dict[str, list[str]] = {}
+        sims: dict[str, float] = {}  # cosine similarity of each dense hit to the query
+        cover: dict[str, float] = {}  # each lexical hit's coverage of the query's words
 
         midx = self._mem_index(mcol)
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)
@@ -344,9 +348,11 @@ class Recaller:
             # everything readable (the usual case): no per-posting membership test
             every = len(allowed) == len(midx.bm25)
             lexical["mem_lexical"] = [i for i, _ in midx.bm25.search(lex_q, cfg.k_lexical, None if every else allowed)]
+            cover.update(midx.bm25.coverage(lex_q, lexical["mem_lexical"]))
         if gidx is not None and gidx.msgs and "msg_lexical" in on:
             allowed_m = None if since is None else {i for i, m in gidx.msgs.items() if m.created_at.timestamp() >= since}
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
+            cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
 
         qvec = None
         if qfut is not None:
@@ -358,7 +364,9 @@ class Recaller:
 
         if allowed:
             if "mem_dense" in on:
-                rankings["mem_dense"] = self._dense_memories(scope, mcol, qvec, min(cfg.k_dense, len(allowed)), allowed, len(midx.meta))
+                hits_d = self._dense_memories(scope, mcol, qvec, min(cfg.k_dense, len(allowed)), allowed, len(midx.meta))
+                rankings["mem_dense"] = [i for i, _ in hits_d]
+                sims.update(hits_d)
             if "mem_lexical" in lexical:
                 rankings["mem_lexical"] = lexical["mem_lexical"]
             for arm in ("mem_dense", "mem_lexical"):
@@ -369,6 +377,7 @@ class Recaller:
             if "msg_dense" in on:
                 dense_m = self.store.query_messages(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
                 rankings["msg_dense"] = [m.id for m, _ in dense_m if m.id in gidx.cands]
+                sims.update((m.id, sim) for m, sim in dense_m)
             if "msg_lexical" in lexical:
                 rankings["msg_lexical"] = lexical["msg_lexical"]
             hits = rankings.get("msg_dense", []) + rankings.get("msg_lexical", [])
@@ -380,21 +389,35 @@ class Recaller:
             for i in hits:
                 cands[i] = gidx.cands[i]
 
-        ranked = fuse(cands, rankings, w, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours)
+        evidence = {i: (sims.get(i, 0.0), cover.get(i, 0.0)) for i in cands}
+        ranked = fuse(cands, rankings, w, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours, evidence)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
 
-    def _dense_memories(self, scope: Scope, col: str, qvec, k: int, allowed: set[str], active: int) -> list[str]:
-        """Top-k memory ids by vector. A filtered Chroma query costs ~30 ms at 10k records against
+    def _dense_memories(self, scope: Scope, col: str, qvec, k: int, allowed: set[str], active: int) -> list[tuple[str, float]]:
+        """Top-k memory ids by vector, with their similarity. A filtered Chroma query costs ~30 ms at 10k records against
         ~3 ms unfiltered (measured, bench/README.md), and the index already knows which ids are
         allowed: so over-fetch unfiltered and filter here. Only when retired records or other
         namespaces crowd the top does the filtered query run, so the result is the same."""
         fetch = min(2 * k, active)  # active <= records in the collection: Chroma never sees n > count
-        hits = [m.id for m, _ in self.store.query_memories(col, qvec, fetch, None)]
-        ids = [i for i in hits if i in allowed][:k]
+        hits = [(m.id, sim) for m, sim in self.store.query_memories(col, qvec, fetch, None)]
+        ids = [h for h in hits if h[0] in allowed][:k]
         if len(ids) < k and len(hits) == fetch:
-            ids = [m.id for m, _ in self.store.query_memories(col, qvec, k, memory_where(scope)) if m.id in allowed]
+            ids = [(m.id, sim) for m, sim in self.store.query_memories(col, qvec, k, memory_where(scope)) if m.id in allowed]
         return ids
+
+    def recall(
+        self, scope: Scope, query: str, cfg: RecallConfig, now: datetime, *, echo: Collection[str] = (), count_tokens=None
+    ) -> RecallResult:
+        """The block to inject: a pool twice the size that is kept, cut to what is worth injecting
+        (relevance.select: floor, echoes, filler, turns a fact covers), refined when configured,
+        fitted to the budget and rendered."""
+        wide = max(2 * cfg.top_k, cfg.rerank_pool if cfg.rerank and self.reranker is not None else 0)
+        pool = self.search(scope, query, cfg.model_copy(update={"top_k": wide}), now)
+        pool = select(pool, floor=Floor(cfg.floor_dense, cfg.floor_lexical), echo=frozenset(echo))
+        staged = (cfg.rerank and self.reranker is not None) or (cfg.compress and self.compressor is not None)
+        items = self.refine_sync(query, pool, cfg) if staged else pool[: cfg.top_k]
+        return build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
 
     async def refine(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
         """The optional stages, each under its own timeout; a failed or late stage keeps what it was given."""

@@ -143,3 +143,20 @@ def test_the_filter_query_cap_is_amber_s():
     from core import QUERY_MAX_CHARS
 
     assert f.MAX_QUERY_CHARS == QUERY_MAX_CHARS
+
+
+@given(st.text(max_size=3000))
+def test_the_filter_fingerprints_turns_like_amber(text):
+    """The host leaves out turns the chat already shows by comparing these digests."""
+    from core import fingerprint
+
+    assert f.fingerprint(text) == fingerprint(text)
+
+
+def test_the_chat_s_turns_are_fingerprinted_without_amber_s_block():
+    from core import fingerprint
+
+    msgs = [{"role": "user", "content": "I adopted a cat"}, {"role": "assistant", "content": "Lovely!"},
+            {"role": "user", "content": "what was its name? <memory_context>x</memory_context>"}]
+    assert f._chat_texts(msgs) == ["I adopted a cat", "Lovely!", "what was its name?"]
+    assert {fingerprint(t) for t in f._chat_texts(msgs)} == {f.fingerprint("i adopted  a CAT"), f.fingerprint("Lovely!"), f.fingerprint("what was its name?")}
