@@ -33,7 +33,7 @@ CLIENT = "claude-code"
 DEFAULT_URL = "http://127.0.0.1:4000/memory"
 # Whole-call deadlines in seconds. Recall runs before every prompt, so it gets the least; Claude
 # Code's own hook timeout (hooks.json) is a wider outer guard.
-DEADLINE = {"session-start": 3.0, "prompt": 2.5, "stop": 5.0, "session-end": 4.0}
+DEADLINE = {"session-start": 2.5, "prompt": 2.5, "stop": 3.0, "session-end": 3.0}
 MODES = ("on", "read", "write", "off")  # the same words as the proxy's x-amber-memory header
 PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}$")
 SETTINGS_FILE = ".amber.json"
@@ -42,6 +42,8 @@ MESSAGE_MAX_CHARS = 100_000
 BOOT_MAX_CHARS = 4000
 OUTBOX_MAX = 200  # turns kept for a later try while Amber is unreachable
 STALE_S = 7 * 24 * 3600
+QUIET_S = 60  # after Amber missed a deadline, hooks do not ask it again for this long
+LEFTOVERS_PER_START = 3  # ended sessions whose turns are sent again when a new session starts
 LOG_MAX_BYTES = 256 * 1024
 OPEN, CLOSE = "<memory_context>", "</memory_context>"
 BOOT_HEADER = (
@@ -135,6 +137,14 @@ def call(cfg: dict, method: str, path: str, body: dict | None, deadline: float) 
     elif host not in ("127.0.0.1", "localhost", "::1"):
         # a host that is not this machine always needs a key; one on this machine may have none configured
         raise Skip("AMBER_KEY is not set")
+    quiet = data_dir() / "unresponsive"
+    try:
+        since = time.time() - quiet.stat().st_mtime
+    except OSError:
+        since = None
+    if since is not None and since < QUIET_S:
+        # a hung host would otherwise cost every prompt its full deadline
+        raise Skip(f"{method} {path}: skipped, Amber did not answer {since:.0f} s ago")
     data = None
     if body is not None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -159,7 +169,8 @@ def call(cfg: dict, method: str, path: str, body: dict | None, deadline: float) 
         hint = " (check AMBER_KEY)" if e.code in (401, 403) else ""
         raise Skip(f"{method} {path}: HTTP {e.code} {detail}{hint}".rstrip())
     except _Deadline:
-        raise Skip(f"{method} {path}: no answer within {deadline:g} s")
+        quiet.touch()
+        raise Skip(f"{method} {path}: no answer within {deadline:g} s; not asked again for {QUIET_S} s")
     finally:
         if timer:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -252,7 +263,8 @@ def turn(session: str, prompt_id: str, role: str, content: str, at: str) -> dict
 
 
 def send_outbox(cfg: dict, session: str, state: dict, deadline: float) -> None:
-    outbox = state.get("outbox") or []
+    # one entry per id, the latest kept: a request that repeats an id is refused as a whole
+    outbox = list({m["id"]: m for m in state.get("outbox") or [] if isinstance(m, dict) and m.get("id")}.values())
     if not outbox:
         return
     try:
@@ -271,11 +283,27 @@ def send_outbox(cfg: dict, session: str, state: dict, deadline: float) -> None:
 
 def session_start(event: dict, cfg: dict) -> None:
     prune_sessions(time.time())
-    if cfg["mode"] not in ("on", "read"):
-        return
-    text = render_boot(call(cfg, "GET", "/v1/boot", None, DEADLINE["session-start"]))
-    if text:
-        context("SessionStart", text)
+    if cfg["mode"] in ("on", "read"):
+        text = render_boot(call(cfg, "GET", "/v1/boot", None, DEADLINE["session-start"]))
+        if text:
+            context("SessionStart", text)
+    resend_ended(cfg, str(event.get("session_id") or ""))
+
+
+def resend_ended(cfg: dict, current: str) -> None:
+    """Turns of sessions that ended while Amber was unreachable get another try; ids make a repeat harmless."""
+    folder = data_dir() / "sessions"
+    done = 0
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        session = path.stem
+        state = load_state(session)
+        if session == current or not state.get("ended"):
+            continue
+        if done >= LEFTOVERS_PER_START:
+            break
+        done += 1
+        send_outbox(cfg, session, state, DEADLINE["session-end"])
+        path.unlink(missing_ok=True)
 
 
 def prompt(event: dict, cfg: dict) -> None:
@@ -325,11 +353,9 @@ def session_end(event: dict, cfg: dict) -> None:
         if pending and pending.get("prompt"):  # a prompt whose answer never came (interrupted): keep the question
             state.setdefault("outbox", []).append(
                 turn(session, pending.get("prompt_id") or "t0", "user", pending["prompt"], pending.get("at") or now_iso()))
+        state["ended"] = True  # if this send fails, the next session start sends these turns
         send_outbox(cfg, session, state, DEADLINE["session-end"])
-    try:
-        _state_path(session).unlink()
-    except OSError:
-        pass
+    _state_path(session).unlink(missing_ok=True)
 
 
 MOMENTS = {"session-start": session_start, "prompt": prompt, "stop": stop, "session-end": session_end}
