@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export OMP_WAIT_POLICY := PASSIVE
 
-.PHONY: run serve test test-fast bench clean browser
+.PHONY: run serve test test-fast bench clean browser claude-code
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -26,13 +26,23 @@ run: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/amber serve
 
-test: $(STAMP) browser
+test: $(STAMP) browser claude-code
 	$(BIN)/python -m pytest -q
 
 # The admin page's tests drive Debian's chromium through Playwright (Playwright's own browser download cannot work here).
 browser:
 	@test -x /usr/bin/chromium || { echo "installing chromium with apt-get (for the admin page's browser tests)"; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+# The Claude Code plugin's tests run the real CLI, pinned, installed into an ignored cache (never globally).
+CLAUDE_CODE_VERSION := 2.1.328
+CLAUDE_CODE_DIR := .cache/claude-code
+claude-code: $(CLAUDE_CODE_DIR)/.installed-$(CLAUDE_CODE_VERSION)
+
+$(CLAUDE_CODE_DIR)/.installed-$(CLAUDE_CODE_VERSION):
+	mkdir -p $(CLAUDE_CODE_DIR)
+	npm install --prefix $(CLAUDE_CODE_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
+	touch $@
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not e2e"

@@ -53,6 +53,7 @@ def ensure_cli() -> Path:
     )
     if done.returncode != 0 or not CLI.exists():
         raise RuntimeError(f"npm install of the Claude Code CLI failed:\n{done.stdout}\n{done.stderr}")
+    (CLI_DIR / f".installed-{CLI_VERSION}").touch()  # the Makefile's stamp: `make test` need not install it again
     return CLI
 
 
