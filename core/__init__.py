@@ -27,6 +27,7 @@ from .errors import (
     Timeout,
     TransientError,
 )
+from .import_check import parse_jsonl
 from .inventory import active_memories, kind_counts, vector_health
 from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .kvcache import ClientCache
@@ -54,7 +55,6 @@ from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 from .recall.relevance import fingerprint, fingerprints
 from .recall.render import defuse, estimate_tokens, fenced, strip_patch
-from .portability import parse_jsonl
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
 from .vision import VisionRelay, find_images

@@ -5,27 +5,24 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator
 
-from .errors import InvalidInput
-from .model import Memory, Message, embed_text
+from .import_check import EXPORT_VERSION, check_import
+from .model import Event, Memory, Message, embed_text
 from .recall.pipeline import message_index_texts
-from .scope import Scope, memory_collection, message_collection
+from .scope import Scope, event_collection, memory_collection, memory_where, message_collection
+from .supersede import retire_duplicates
 
-EXPORT_VERSION = 1
 
-
-def parse_jsonl(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """Objects from JSON lines (an export file or request body); blank lines skipped; a bad line
-    is an InvalidInput naming its number."""
-    for n, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            value = json.loads(text)
-        except ValueError as e:
-            raise InvalidInput(f"line {n}", f"not JSON: {e}") from None
-        if not isinstance(value, dict):
-            raise InvalidInput(f"line {n}", "each line is a JSON object")
-        yield value
+def event_rows(ev: Event) -> list[tuple[str, dict[str, Any]]]:
+    """An audit event as the store keeps it: one flat row per memory it names (Chroma filters on
+    flat metadata), all carrying the whole event."""
+    rows = []
+    for n, mid in enumerate(ev.memory_ids or [""]):
+        rows.append((f"{ev.id}:{n}", {
+            "event": ev.id, "action": ev.action, "actor": ev.actor, "client": ev.client or "", "memory_id": mid,
+            "memory_ids": json.dumps(list(ev.memory_ids)), "at": ev.at.timestamp(),
+            "detail": json.dumps(ev.detail, default=str, ensure_ascii=False),
+        }))
+    return rows
 
 
 class Portability:
@@ -39,42 +36,42 @@ class Portability:
             yield {"type": "memory", **m.model_dump(mode="json")}
         for msg in self.messages(scope):
             yield {"type": "message", **msg.model_dump(mode="json")}
+        for ev in reversed(self.events(scope, limit=10**9)):  # oldest first, as they happened
+            yield {"type": "event", **ev.model_dump(mode="json", exclude={"user_id"})}
 
     def import_(self, scope: Scope, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
-        """Load an export. Ids are kept, so importing twice gives the same state. Vectors are recomputed
-        with the configured embedder. Every line is validated before anything is written."""
-        mems: list[Memory] = []
-        msgs: list[Message] = []
-        for n, line in enumerate(lines, start=1):
-            kind = line.get("type") if isinstance(line, dict) else None
-            body = {k: v for k, v in line.items() if k != "type"} if isinstance(line, dict) else {}
-            try:
-                if kind == "memory":
-                    mems.append(Memory.model_validate({**body, "user_id": scope.user_id}))
-                elif kind == "message":
-                    msgs.append(Message.model_validate(body))
-                elif kind == "header":
-                    if body.get("format") != "amber-export":
-                        raise ValueError("not an Amber export")
-                else:
-                    raise ValueError(f"unknown line type {kind!r}")
-            except ValueError as e:
-                raise InvalidInput(f"line {n}", str(e)) from None
+        """Load an export. The whole file is checked first (core/import_check.py) and every vector
+        computed before the first write, so a bad file or a failing embedder writes nothing. Ids are
+        kept, so importing twice gives the same state; vectors come from the configured embedder.
+        A keyed fact active both here and in the file keeps only its newest version active."""
+        plan = check_import(scope.user_id, lines)
+        mems, msgs = plan.memories, plan.messages
+        mvecs = self.embed_background([embed_text(m) for m in mems]) if mems else []
+        texts = message_index_texts(msgs)  # each turn with its neighbours, as live ingest indexes it
+        gvecs = self.embed_background(texts) if msgs else []
         with self._lock(scope):
             self._register_user(scope)
+            mcol, gcol = memory_collection(scope), message_collection(scope)
             for i in range(0, len(mems), 256):
                 batch = mems[i : i + 256]
-                self._write(scope, batch, embed=batch)
-            col = message_collection(scope)
-            texts = message_index_texts(msgs)  # each turn with its neighbours, as live ingest indexes it
+                vectors = {embed_text(m): v for m, v in zip(batch, mvecs[i : i + 256])}
+                self._write(scope, batch, embed=batch, vectors=vectors)
+            keys = {(m.namespace, m.fact_key) for m in mems if m.fact_key}
+            if keys:
+                keyed = [m for m in self.store.find_memories(mcol, memory_where(scope, all_namespaces=True))
+                         if (m.namespace, m.fact_key) in keys]
+                retired = retire_duplicates(keyed, self.clock.now())
+                if retired:
+                    self._write(scope, retired)
             for i in range(0, len(msgs), 256):
-                batch = msgs[i : i + 256]
-                self.store.put_messages(col, batch, [m.content for m in batch], self.embed_background(texts[i : i + 256]))
+                self.store.put_messages(gcol, msgs[i : i + 256], [m.content for m in msgs[i : i + 256]], gvecs[i : i + 256])
             if msgs:
-                self._bump(col)
-                self.recaller.drop_indexes(col)
-            self._audit(scope, "import", [m.id for m in mems][:1000], memories=len(mems), messages=len(msgs))
-        return {"memories": len(mems), "messages": len(msgs)}
+                self._bump(gcol)
+                self.recaller.drop_indexes(gcol)
+            for i in range(0, len(plan.events), 256):
+                self.store.put_rows(event_collection(scope), [r for ev in plan.events[i : i + 256] for r in event_rows(ev)])
+            self._audit(scope, "import", [m.id for m in mems][:1000], memories=len(mems), messages=len(msgs), events=len(plan.events))
+        return {"memories": len(mems), "messages": len(msgs), "events": len(plan.events)}
 
     def reindex(self, scope: Scope) -> dict[str, int]:
         """Re-embed every record of this user with the configured embedder (after changing embedders).

@@ -18,7 +18,7 @@ from typing import Any, Collection, Sequence
 
 from .commands import parse_command
 from .curated import Curated
-from .portability import Portability
+from .portability import Portability, event_rows
 from .review import ReviewQueue
 from .errors import Immutable, InvalidInput, NotFound
 from .model import (
@@ -104,26 +104,10 @@ class MemoryService(Curated, ReviewQueue, Portability):
         return sorted(v["user_id"] for v in self.store.reg_find("user").values())
 
     def _audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
-        now = self.clock.now()
         ev_id = f"{time.time_ns():020d}{uuid.uuid4().hex[:8]}"  # sortable: ties on `at` keep write order
-        rows = []
-        for n, mid in enumerate(ids or [""]):
-            rows.append(
-                (
-                    f"{ev_id}:{n}",
-                    {
-                        "event": ev_id,
-                        "action": action,
-                        "actor": scope.actor,
-                        "client": scope.client or "",
-                        "memory_id": mid,
-                        "memory_ids": json.dumps(list(ids)),
-                        "at": now.timestamp(),
-                        "detail": json.dumps(detail, default=str, ensure_ascii=False),
-                    },
-                )
-            )
-        self.store.put_rows(event_collection(scope), rows)
+        ev = Event(id=ev_id, user_id=scope.user_id, action=action, actor=scope.actor, client=scope.client or None,
+                   memory_ids=list(ids), at=self.clock.now(), detail=detail)
+        self.store.put_rows(event_collection(scope), event_rows(ev))
 
     def events(self, scope: Scope, memory_id: str | None = None, limit: int = 200) -> list[Event]:
         where = {"memory_id": memory_id} if memory_id else None

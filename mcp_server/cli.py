@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 
-from core import AmberError, StoreLocked
+from core import AmberError, InvalidInput, StoreLocked
 
 from . import cli_data, cli_doctor, cli_run
 
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger(noisy).setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     try:
         return int(args.run(args) or 0)
-    except StoreLocked as e:
+    except (StoreLocked, InvalidInput) as e:  # the caller must change something: say what, in one line
         print(f"amber: {e}", file=sys.stderr)
         return 2
     except AmberError as e:

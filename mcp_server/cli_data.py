@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from tqdm import tqdm
 
 import core
-from core import Actor, RemoteMemory, Settings, build_service, parse_jsonl, scope_for
+from core import Actor, InvalidInput, RemoteMemory, Settings, build_service, parse_jsonl, scope_for
 
 
 def _user(args: argparse.Namespace, settings: Settings) -> str:
@@ -27,8 +27,13 @@ def _bar(**kw: Any) -> tqdm:
 
 
 def _read_lines(path: str) -> Iterator[dict[str, Any]]:
-    with (nullcontext(sys.stdin) if path == "-" else open(path, encoding="utf-8")) as f:
-        yield from parse_jsonl(_bar(iterable=f, desc="reading", unit=" lines"))
+    """Lines as bytes: each is decoded on its own, so bad UTF-8 is an error naming its line."""
+    try:
+        f = nullcontext(sys.stdin.buffer) if path == "-" else open(path, "rb")
+    except OSError as e:
+        raise InvalidInput("file", f"cannot read {path}: {e.strerror or e}") from None
+    with f as stream:
+        yield from parse_jsonl(_bar(iterable=stream, desc="reading", unit=" lines"))
 
 
 def export(args: argparse.Namespace) -> int:
@@ -81,7 +86,7 @@ def import_(args: argparse.Namespace) -> int:
                 result = service.import_(scope, lines)
         finally:
             service.close()
-    print(f"imported {result['memories']} memories and {result['messages']} messages", file=sys.stderr)
+    print(f"imported {result['memories']} memories, {result['messages']} messages and {result.get('events', 0)} audit events", file=sys.stderr)
     return 0
 
 

@@ -125,7 +125,7 @@ async def import_(request: Request, p: Port) -> dict:
         raw += chunk
         if len(raw) > IMPORT_MAX_BYTES:
             raise InvalidInput("body", f"an import is at most {IMPORT_MAX_BYTES // (1024 * 1024)} MiB; split it")
-    lines = list(parse_jsonl(raw.decode("utf-8", errors="replace").splitlines()))
+    lines = list(parse_jsonl(bytes(raw).split(b"\n")))  # each line decoded strictly: bad UTF-8 names its line
     if not lines:
         raise InvalidInput("body", "no lines to import")
     return await p.import_(lines)

@@ -29,8 +29,12 @@ def _populate(service, scope, clock):
 
 
 def _state(service, scope):
-    lines = [line for line in service.export(scope) if line["type"] != "header"]
+    lines = [line for line in service.export(scope) if line["type"] in ("memory", "message")]
     return sorted(json.dumps(line, sort_keys=True) for line in lines)
+
+
+def _events(service, scope):
+    return [line for line in service.export(scope) if line["type"] == "event"]
 
 
 def test_round_trip_is_lossless_and_idempotent(service, alice, clock, tmp_path):
@@ -40,9 +44,14 @@ def test_round_trip_is_lossless_and_idempotent(service, alice, clock, tmp_path):
     other = build_service(Settings(data_dir=tmp_path / "other"), embedder=OtherEmbedder(), clock=clock)
     try:
         target = scope_for(Actor("alice"))
-        assert other.import_(target, exported) == {"memories": 6, "messages": 2}
+        events = _events(service, alice)
+        assert other.import_(target, exported) == {"memories": 6, "messages": 2, "events": len(events)}
         other.import_(target, exported)  # twice: same state
         assert _state(other, target) == before
+        # the audit trail came along (plus one "import" event per import)
+        got = _events(other, target)
+        assert [e for e in got if e["action"] != "import"] == events
+        assert [e["action"] for e in got].count("import") == 2
         chain = {m.content: m for m in other.list(target, status="any", limit=500).items}
         assert chain["Tea"].superseded_by == chain["Coffee"].id
         assert other.search(target, "coffee")[0].text == "Coffee"  # re-embedded under the other embedder
@@ -56,3 +65,87 @@ def test_bad_lines_are_refused_whole(service, alice):
         service.import_(alice, [good, {"type": "memory", "content": "no id"}])
     assert e.value.field == "line 2"
     assert service.messages(alice) == []  # nothing half-written
+
+
+T = "2026-01-01T00:00:00Z"
+
+
+def mem(id, content="x", **kw):
+    return {"type": "memory", "id": id, "content": content, "created_at": T, "updated_at": T, **kw}
+
+
+def msg(id, content="hi"):
+    return {"type": "message", "id": id, "role": "user", "content": content, "created_at": T}
+
+
+BAD_FILES = {
+    "repeated message id": ([msg("a"), mem("m1"), msg("a")], "line 3", "repeats line 1"),
+    "repeated memory id": ([mem("m1"), mem("m1", "y")], "line 2", "repeats line 1"),
+    "namespace": ([mem("m1"), mem("m2", namespace="../../etc")], "line 2", "namespace"),
+    "fact_key": ([mem("m1", fact_key="NOT A KEY!!")], "line 1", "fact_key"),
+    "fact_key category": ([mem("m1", fact_key="nothing.here")], "line 1", "category"),
+    "two active versions": ([mem("m1", fact_key="profile.city"), mem("m2", "y", fact_key="profile.city"),
+                             mem("m3", "z", fact_key="profile.city")], "line 2", "second active version"),
+    "content too long": ([mem("m1", "x" * 8001)], "line 1", "at most 8000"),
+    "blank content": ([mem("m1", "   ")], "line 1", "blank"),
+    "digest too long": ([mem("m1", "x" * 501, kind="digest")], "line 1", "at most 500"),
+    "importance": ([mem("m1", importance=7)], "line 1", "importance"),
+    "id with spaces": ([mem("m 1")], "line 1", "id"),
+    "lone surrogate": ([mem("m1", "tea \ud800")], "line 1", "surrogate"),
+    "unknown type": ([{"type": "memo", "id": "m1"}], "line 1", "unknown line type"),
+    "not an export": ([{"type": "header", "format": "other"}], "line 1", "header"),
+    "newer export": ([{"type": "header", "format": "amber-export", "version": 99}], "line 1", "newer"),
+    "message too long": ([msg("a", "x" * 100_001)], "line 1", "content"),
+    "naive event id": ([{"type": "event", "id": "e:1", "action": "create", "actor": "a", "at": T}], "line 1", "event id"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_a_bad_file_writes_nothing_and_names_the_line(service, alice, name):
+    lines, field, words = BAD_FILES[name]
+    service.remember(alice, MemoryIn(content="before the import"))
+    before = _state(service, alice)
+    with pytest.raises(InvalidInput) as e:
+        service.import_(alice, lines)
+    assert e.value.field == field and words in str(e.value), str(e.value)
+    assert "http" not in str(e.value)  # no library links
+    assert _state(service, alice) == before
+
+
+def test_good_lines_before_a_bad_one_are_not_written(service, alice):
+    lines = [msg(f"ok{i}") for i in range(20)] + [mem(f"m{i}", f"fact {i}") for i in range(14)] + [msg("ok3")]
+    with pytest.raises(InvalidInput) as e:
+        service.import_(alice, lines)
+    assert e.value.field == "line 35"
+    assert service.messages(alice) == [] and service.list(alice, status="any").items == []
+
+
+def test_parse_names_the_file_line():
+    from core import parse_jsonl
+
+    good = b'{"type": "header", "format": "amber-export"}'
+    with pytest.raises(InvalidInput) as e:
+        list(parse_jsonl([good, b"", b'{"type": "memory", "content": "caf\xe9"}']))
+    assert e.value.field == "line 3" and "UTF-8" in str(e.value)
+    with pytest.raises(InvalidInput) as e:
+        list(parse_jsonl([good, b'{"importance": NaN}']))
+    assert e.value.field == "line 2" and "NaN" in str(e.value)
+    with pytest.raises(InvalidInput) as e:
+        list(parse_jsonl(["", "", '{"content": "\\udc00"}']))
+    assert e.value.field == "line 3" and "surrogate" in str(e.value)
+    with pytest.raises(InvalidInput) as e:
+        list(parse_jsonl(["{nope"]))
+    assert e.value.field == "line 1" and "not JSON" in str(e.value) and "char" not in str(e.value)
+    assert [line.number for line in parse_jsonl([good, "", good])] == [1, 3]
+
+
+def test_an_active_key_in_the_store_and_in_the_file_keeps_the_newest(service, alice, clock):
+    old = service.remember(alice, MemoryIn(content="Lisbon", fact_key="profile.city")).memory
+    newer = mem("m_new", "Porto", fact_key="profile.city", category="profile",
+                created_at="2030-01-01T00:00:00Z", updated_at="2030-01-01T00:00:00Z")
+    service.import_(alice, [newer])
+    service.import_(alice, [newer])  # twice: same state
+    active = service.list(alice, status="active").items
+    assert [m.content for m in active] == ["Porto"]
+    retired = service.get(alice, old.id)
+    assert retired.status.value == "superseded" and retired.superseded_by == "m_new"

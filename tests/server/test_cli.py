@@ -60,10 +60,10 @@ def test_export_import_reindex(tmp_path):
     ]
     src.write_text("".join(json.dumps(x) + "\n" for x in lines))
     r = amber(tmp_path, "import", str(src), "--user", "gardener")
-    assert r.returncode == 0 and "imported 1 memories and 1 messages" in r.stderr, r.stderr
+    assert r.returncode == 0 and "imported 1 memories, 1 messages and 0 audit events" in r.stderr, r.stderr
     out = tmp_path / "out.jsonl"
     r = amber(tmp_path, "export", "--user", "gardener", "-o", str(out))
-    assert r.returncode == 0 and "exported 3 lines" in r.stderr
+    assert r.returncode == 0 and "exported 4 lines" in r.stderr  # header, memory, message, the import's audit event
     got = [json.loads(x) for x in out.read_text().splitlines()]
     assert got[1]["content"] == "Grows tomatoes on the balcony" and got[1]["user_id"] == "gardener"
     r = amber(tmp_path, "reindex")
@@ -72,7 +72,22 @@ def test_export_import_reindex(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "header", "format": "amber-export"}\nnot json\n')
     r = amber(tmp_path, "import", str(bad))
-    assert r.returncode == 1 and "line 2" in r.stderr
+    assert r.returncode == 2 and "line 2" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    # a bad file writes nothing: the error is one line naming the line and the reason
+    for name, body, words in [
+        ("utf8", b'{"type": "header", "format": "amber-export"}\n{"type": "message", "id": "u", "role": "user", "content": "caf\xe9", "created_at": "2026-05-01T10:00:00Z"}\n', "line 2: is not valid UTF-8"),
+        ("dup", (json.dumps(lines[2]) + "\n" + json.dumps({**lines[1], "id": "m_cli9"}) + "\n" + json.dumps(lines[2]) + "\n").encode(), "line 3: message id 'msg1' repeats line 1"),
+        ("ns", (json.dumps({**lines[1], "id": "m_cli8", "namespace": "../../etc"}) + "\n").encode(), "line 1: namespace '../../etc'"),
+    ]:
+        f = tmp_path / f"{name}.jsonl"
+        f.write_bytes(body)
+        r = amber(tmp_path, "import", str(f), "--user", "fresh")
+        errors = [x for x in r.stderr.splitlines() if x.startswith("amber:")]
+        assert r.returncode == 2 and len(errors) == 1 and words in errors[0] and "Traceback" not in r.stderr, r.stderr
+    r = amber(tmp_path, "export", "--user", "fresh", "-o", str(out))
+    assert [json.loads(x)["type"] for x in out.read_text().splitlines()] == ["header"]
+    r = amber(tmp_path, "import", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_data_commands_through_a_running_host(host, tmp_path):

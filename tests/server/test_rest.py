@@ -251,19 +251,29 @@ def test_export_import_roundtrip(http):
     r = http.get("/v1/export", headers=src)
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
     lines = [json.loads(x) for x in r.text.splitlines()]
-    assert [x["type"] for x in lines] == ["header", "memory", "message"]
+    assert [x["type"] for x in lines if x["type"] != "event"] == ["header", "memory", "message"]
+    assert {x["action"] for x in lines if x["type"] == "event"} == {"create"}
 
     imp = http.post("/v1/import", content=r.content, headers={**dst, "Content-Type": "application/x-ndjson"})
-    assert imp.json() == {"memories": 1, "messages": 1}
+    assert imp.json() == {"memories": 1, "messages": 1, "events": 1}
     again = http.post("/v1/import", content=r.content, headers={**dst, "Content-Type": "application/x-ndjson"})
     assert again.status_code == 200
     assert [m["content"] for m in http.get("/v1/memories", headers=dst).json()["items"]] == ["Speaks Portuguese"]
 
     nd = {"Content-Type": "application/x-ndjson"}
     bad = http.post("/v1/import", content=r.content + b"{not json\n", headers={**dst, **nd})
-    assert bad.status_code == 422 and bad.json()["field"] == "line 4"
+    assert bad.status_code == 422 and bad.json()["field"] == f"line {len(lines) + 1}"
     wrong = http.post("/v1/import", content=b'{"type": "memory", "id": "x"}\n', headers={**fresh_user(), **nd})
     assert wrong.status_code == 422 and wrong.json()["field"] == "line 1"
+    # a bad file writes nothing; invalid UTF-8 and repeated ids name their line
+    empty = fresh_user()
+    for body, field, words in [
+        (r.content + b'{"type": "message", "id": "u", "role": "user", "content": "caf\xe9", "created_at": "2026-05-01T10:00:00Z"}\n', f"line {len(lines) + 1}", "UTF-8"),
+        (r.content + r.content.split(b"\n", 1)[1], f"line {len(lines) + 1}", "repeats line 2"),
+    ]:
+        bad = http.post("/v1/import", content=body, headers={**empty, **nd})
+        assert bad.status_code == 422 and bad.json()["field"] == field and words in bad.json()["detail"], bad.text
+    assert http.get("/v1/memories", headers=empty).json()["items"] == []
 
 
 def test_client_cache(http, host):

@@ -1,0 +1,47 @@
+"""Supersede decisions: which version of a keyed fact stays active. Pure: values in, values out.
+
+A keyed fact (`fact_key` within a namespace) has at most one active version. A writer replaces a
+value by writing the new version and retiring the old one; Chroma has no transaction across two
+records, so a writer killed between the two (or two hosts racing on one Chroma server) can leave
+two active versions. Readers therefore never trust the store on this point: `one_active_per_key`
+filters what they see, and `retire_duplicates` says what to write to repair the store for good.
+The newest version wins, as it would have had the writer finished.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable
+
+from .model import Memory, Status
+
+
+def _newness(m: Memory) -> tuple:
+    return (m.created_at, m.updated_at, m.id)
+
+
+def duplicate_actives(memories: Iterable[Memory]) -> list[tuple[Memory, Memory]]:
+    """(loser, winner) for every active keyed version that a newer active version of its key outranks."""
+    newest: dict[tuple[str, str], Memory] = {}
+    keyed = [m for m in memories if m.fact_key and m.status == Status.active]
+    for m in keyed:
+        k = (m.namespace, m.fact_key or "")
+        if k not in newest or _newness(m) > _newness(newest[k]):
+            newest[k] = m
+    return [(m, newest[(m.namespace, m.fact_key or "")]) for m in keyed if newest[(m.namespace, m.fact_key or "")].id != m.id]
+
+
+def retire_duplicates(memories: Iterable[Memory], now: datetime) -> list[Memory]:
+    """The losers of `duplicate_actives`, retired: superseded by the winner, as a finished write leaves them."""
+    return [
+        loser.model_copy(update={"status": Status.superseded, "superseded_by": winner.id,
+                                 "valid_to": loser.valid_to or now, "updated_at": now})
+        for loser, winner in duplicate_actives(memories)
+    ]
+
+
+def one_active_per_key(memories: list[Memory]) -> list[Memory]:
+    """`memories` without the active keyed versions a newer active version of the same key outranks
+    (order kept): what a reader may see while a repair has not yet been written."""
+    losers = {loser.id for loser, _ in duplicate_actives(memories)}
+    return [m for m in memories if m.id not in losers] if losers else memories
