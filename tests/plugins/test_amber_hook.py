@@ -207,3 +207,23 @@ def test_long_turns_keep_head_and_tail():
     clipped = hook.clip(text)
     assert len(clipped) <= hook.MESSAGE_MAX_CHARS and clipped.startswith("a") and clipped.endswith("b")
     assert "characters not kept" in clipped
+
+
+def test_codex_events_are_captured_as_codex(amber, tmp_path):
+    # Codex CLI sends the same events with turn_id; its hooks.json passes `codex` as the second argument
+    url = amber[0]
+    hooks = json.loads((HOOK.parents[2] / "codex" / "hooks.json").read_text())["hooks"]
+    assert {name: h[0]["hooks"][0]["command"].split()[-2:] for name, h in hooks.items()} == {
+        "SessionStart": ["session-start", "codex"], "UserPromptSubmit": ["prompt", "codex"], "Stop": ["stop", "codex"]}
+    hook = Hook(tmp_path, url, KEYS["tools"])
+    del hook.env["CLAUDE_PLUGIN_DATA"]
+    before = len(captured(url, "tools"))
+    for moment, event in (("prompt", {"turn_id": "t-1", "prompt": "Codex asks about the harbour"}),
+                          ("stop", {"turn_id": "t-1", "last_assistant_message": "The harbour is calm."})):
+        done = subprocess.run([PYTHON3, str(HOOK), moment, "codex"], input=json.dumps({"session_id": "cx-1", **event}),
+                              capture_output=True, text=True, timeout=30, env=hook.env, cwd=hook.project)
+        assert done.returncode == 0 and done.stderr == "", done
+    new = captured(url, "tools")[before:]
+    assert [(m["role"], m["client"], m["id"]) for m in new] == [
+        ("user", "codex", "codex-cx-1-t-1-user"), ("assistant", "codex", "codex-cx-1-t-1-assistant")]
+    assert not (tmp_path / ".amber" / "codex" / "sessions" / "cx-1.json").read_text().count("harbour")

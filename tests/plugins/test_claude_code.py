@@ -134,6 +134,22 @@ def test_the_mcp_tool_is_called_through_claude_code(claude_cli, up, amber, tmp_p
     assert saved["id"] in content and "Tromsø" in content  # Amber's answer, through Claude Code's MCP client
 
 
+def test_remember_command_saves_through_the_tool(claude_cli, up, amber, tmp_path):
+    # /amber:remember grants itself the upsert tool: no permission flag, no prompt
+    url, _ = amber
+    env = claude_env(tmp_path / "home", up.anthropic_base, AMBER_URL=url, AMBER_KEY=KEYS["tools"])
+    project = tmp_path / "p"
+    project.mkdir()
+    up.clear()
+    up.script_tool("mcp__plugin_amber_amber__memory_upsert", {"content": "My bike is a red Moulton."})
+    up.script("Saved: your bike is a red Moulton.")
+    done = run_claude("/amber:remember my bike is a red Moulton", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "memory_upsert" in request_text(up.find("/v1/messages")[0].body)  # the command's instructions
+    r = httpx.get(f"{url}/v1/memories", params={"text": "Moulton"}, headers={"Authorization": f"Bearer {KEYS['tools']}"})
+    assert [m["content"] for m in r.json()["items"]] == ["My bike is a red Moulton."]
+
+
 def _hung_port():
     """A port that accepts connections and never answers (the kernel queues them; nobody reads)."""
     sock = socket.socket()

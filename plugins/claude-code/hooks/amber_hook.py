@@ -13,6 +13,9 @@ means exit 0, nothing on stdout and one line in the log, never a blocked prompt.
 
 Per project: `.amber.json` in the project ({"project": "<name>", "memory": "on|read|write|off"});
 the environment (AMBER_PROJECT, AMBER_MEMORY) wins over the file.
+
+Codex CLI's hooks send the same events (with `turn_id` for `prompt_id`); its hooks.json runs
+`amber_hook.py <moment> codex`, so turns are labelled as Codex's and its state lives apart.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
-CLIENT = "claude-code"
+CLIENTS = ("claude-code", "codex")  # the second argument; it labels captured turns
+CLIENT = CLIENTS[0]
 DEFAULT_URL = "http://127.0.0.1:4000/memory"
 # Whole-call deadlines in seconds. Recall runs before every prompt, so it gets the least; Claude
 # Code's own hook timeout (hooks.json) is a wider outer guard.
@@ -63,7 +67,7 @@ class Skip(Exception):
 def data_dir() -> Path:
     # Claude Code gives each plugin a data directory; outside it (a test, a manual run) use ~/.amber
     base = os.environ.get("CLAUDE_PLUGIN_DATA")
-    path = Path(base) if base else Path.home() / ".amber" / "claude-code"
+    path = Path(base) if base else Path.home() / ".amber" / CLIENT
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -258,7 +262,7 @@ def now_iso() -> str:
 
 
 def turn(session: str, prompt_id: str, role: str, content: str, at: str) -> dict:
-    return {"id": f"cc-{session}-{prompt_id}-{role}"[:200], "role": role, "content": clip(content), "client": CLIENT,
+    return {"id": f"{'cc' if CLIENT == 'claude-code' else CLIENT}-{session}-{prompt_id}-{role}"[:200], "role": role, "content": clip(content), "client": CLIENT,
             "session": session, "created_at": at}
 
 
@@ -314,7 +318,8 @@ def prompt(event: dict, cfg: dict) -> None:
     if cfg["mode"] in ("on", "write") and session:
         # kept locally first, so the turn is captured even when recall below fails
         state = load_state(session)
-        state["pending"] = {"prompt_id": str(event.get("prompt_id") or f"t{int(time.time() * 1000)}"), "prompt": text, "at": now_iso()}
+        pid = event.get("prompt_id") or event.get("turn_id") or f"t{int(time.time() * 1000)}"  # turn_id: Codex
+        state["pending"] = {"prompt_id": str(pid), "prompt": text, "at": now_iso()}
         save_state(session, state)
     if cfg["mode"] not in ("on", "read"):
         return
@@ -362,8 +367,11 @@ MOMENTS = {"session-start": session_start, "prompt": prompt, "stop": stop, "sess
 
 
 def main(argv: list[str]) -> int:
+    global CLIENT
     moment = argv[1] if len(argv) > 1 else ""
     try:
+        if len(argv) > 2 and argv[2] in CLIENTS:
+            CLIENT = argv[2]
         if moment not in MOMENTS:
             raise Skip(f"unknown moment {moment!r}; expected one of {', '.join(MOMENTS)}")
         raw = sys.stdin.read()
