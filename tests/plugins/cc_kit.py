@@ -69,9 +69,11 @@ def claude_env(home: Path, upstream: str, **amber: str | None) -> dict[str, str]
     return env
 
 
-def run_claude(prompt: str, *, env: dict[str, str], cwd: Path, args: tuple[str, ...] = (), timeout: float = 120):
-    """`claude -p --plugin-dir plugins/claude-code <prompt>`; returns the finished process."""
-    cmd = [str(CLI), "-p", "--plugin-dir", str(PLUGIN), *args, "--", prompt]
+def run_claude(prompt: str, *, env: dict[str, str], cwd: Path, args: tuple[str, ...] = (), timeout: float = 120,
+               plugin_dir: bool = True):
+    """`claude -p --plugin-dir plugins/claude-code <prompt>` (without the flag: the installed plugins);
+    returns the finished process."""
+    cmd = [str(CLI), "-p", *(("--plugin-dir", str(PLUGIN)) if plugin_dir else ()), *args, "--", prompt]
     started = time.monotonic()
     done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     done.seconds = time.monotonic() - started  # type: ignore[attr-defined]

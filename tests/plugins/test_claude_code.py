@@ -2,21 +2,25 @@
 --plugin-dir plugins/claude-code` against a fake Anthropic upstream and a real Amber host.
 
 What each test shows: a stored memory reaches the model through the prompt hook (and the boot pack
-through the session hook); an exchange is captured once and recalled in a new session; Amber's MCP
-tool is called through Claude Code's own MCP client; and with Amber down, hung or refusing the
+through the session hook); the README's two install commands give a plain `claude -p` the same; an
+exchange is captured once and recalled in a new session; Amber's MCP tool is called through Claude
+Code's own MCP client, and /amber:remember saves through it; with Amber down, hung or refusing the
 key, Claude Code answers as if the plugin were not there.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import socket
+import subprocess
 import time
 
 import httpx
 import pytest
 
-from cc_kit import KEYS, claude_env, plugin_log, request_text, run_claude
+from cc_kit import CLI, KEYS, ROOT, claude_env, plugin_log, request_text, run_claude
 
 pytestmark = pytest.mark.e2e
 
@@ -75,6 +79,28 @@ def test_memory_reaches_the_model_through_the_hooks(claude_cli, up, amber, tmp_p
     (request,) = up.find("/v1/messages")
     assert "dashboard on port 7781" not in request_text(request.body)  # (the first exchange, captured, may be)
     assert "Orinoco-7" in memory_block(request.body)
+
+
+def test_installed_with_the_readme_commands(claude_cli, up, amber, tmp_path):
+    # the two commands the README gives, run as written from the repository, then a plain `claude -p`
+    url, _ = amber
+    remember(url, "recall", "The greenhouse key hangs behind the blue door.")
+    env = claude_env(tmp_path / "home", up.anthropic_base, AMBER_URL=url, AMBER_KEY=KEYS["recall"])
+    block = re.search(r"```sh\n(claude plugin marketplace add .*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    commands = [shlex.split(line) for line in block.strip().splitlines()]
+    assert [c[:3] for c in commands] == [["claude", "plugin", "marketplace"], ["claude", "plugin", "install"]]
+    for command in commands:
+        done = subprocess.run([str(CLI), *command[1:]], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    project = tmp_path / "p"
+    project.mkdir()
+    up.clear()
+    up.script("Behind the blue door.")
+    done = run_claude("Where is the greenhouse key?", env=env, cwd=project, plugin_dir=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Behind the blue door."
+    (request,) = up.find("/v1/messages")
+    assert "greenhouse key hangs behind the blue door" in memory_block(request.body)
 
 
 def test_exchange_is_captured_once_and_recalled_in_a_new_session(claude_cli, up, amber, tmp_path):
