@@ -227,3 +227,32 @@ def test_codex_events_are_captured_as_codex(amber, tmp_path):
     assert [(m["role"], m["client"], m["id"]) for m in new] == [
         ("user", "codex", "codex-cx-1-t-1-user"), ("assistant", "codex", "codex-cx-1-t-1-assistant")]
     assert not (tmp_path / ".amber" / "codex" / "sessions" / "cx-1.json").read_text().count("harbour")
+
+
+def test_a_refused_turn_is_dropped_not_retried_forever(amber, tmp_path):
+    # a turn Amber refuses for its content (here: a time it cannot read) must not block later turns
+    url = amber[0]
+    hook = Hook(tmp_path, url, KEYS["capture"])
+    state = hook.data / "sessions" / "bad-1.json"
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({"outbox": [{"id": "x-bad", "role": "user", "content": "bad", "created_at": "not a time"}]}))
+    before = len(captured(url, "capture"))
+    hook.turn("bad-1", "p1", "a good question after a bad turn", "a good answer")
+    assert [m["content"] for m in captured(url, "capture")[before:]] == ["a good question after a bad turn", "a good answer"]
+    assert json.loads(state.read_text())["outbox"] == []
+    (line,) = hook.log()
+    assert "a turn was refused and dropped" in line and "HTTP 422" in line
+
+
+def test_a_large_backlog_goes_in_batches_under_the_body_limit(amber, tmp_path):
+    url = amber[0]
+    hook = Hook(tmp_path, url, KEYS["recall"])
+    state = hook.data / "sessions" / "big-1.json"
+    state.parent.mkdir(parents=True)
+    load = load_hook()
+    backlog = [load.turn("big-1", f"p{i}", "user", f"paste {i} " + "z" * 90_000, "2026-11-30T10:00:00+00:00") for i in range(30)]
+    state.write_text(json.dumps({"outbox": backlog}))  # 30 × 90 kB: 2.7 MB, more than one request may carry
+    before = len(captured(url, "recall"))
+    hook.turn("big-1", "p99", "and one more", "done")
+    assert len(captured(url, "recall")) - before == 32
+    assert hook.log() == []

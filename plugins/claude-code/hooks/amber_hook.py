@@ -45,6 +45,8 @@ QUERY_MAX_CHARS = 4000
 MESSAGE_MAX_CHARS = 100_000
 BOOT_MAX_CHARS = 4000
 OUTBOX_MAX = 200  # turns kept for a later try while Amber is unreachable
+BATCH_MAX_BYTES = 1_000_000  # per request, well under the host's 2 MB body limit
+RETRYABLE = (401, 403, 408, 429)  # refusals that a fixed key or a quieter host can turn around
 STALE_S = 7 * 24 * 3600
 QUIET_S = 60  # after Amber missed a deadline, hooks do not ask it again for this long
 LEFTOVERS_PER_START = 3  # ended sessions whose turns are sent again when a new session starts
@@ -59,6 +61,10 @@ _FENCE_RE = re.compile(r"<(/?)(memory_context)", re.IGNORECASE)
 
 class Skip(Exception):
     """A reason to do nothing this time; logged as one line."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status  # the HTTP status when Amber answered with a refusal
 
 
 # ---- where things live --------------------------------------------------------------------------
@@ -171,7 +177,7 @@ def call(cfg: dict, method: str, path: str, body: dict | None, deadline: float) 
         except Exception:  # noqa: BLE001  (the body is only a hint for the log line)
             pass
         hint = " (check AMBER_KEY)" if e.code in (401, 403) else ""
-        raise Skip(f"{method} {path}: HTTP {e.code} {detail}{hint}".rstrip())
+        raise Skip(f"{method} {path}: HTTP {e.code} {detail}{hint}".rstrip(), e.code)
     except _Deadline:
         quiet.touch()
         raise Skip(f"{method} {path}: no answer within {deadline:g} s; not asked again for {QUIET_S} s")
@@ -269,16 +275,39 @@ def turn(session: str, prompt_id: str, role: str, content: str, at: str) -> dict
 def send_outbox(cfg: dict, session: str, state: dict, deadline: float) -> None:
     # one entry per id, the latest kept: a request that repeats an id is refused as a whole
     outbox = list({m["id"]: m for m in state.get("outbox") or [] if isinstance(m, dict) and m.get("id")}.values())
-    if not outbox:
-        return
-    try:
-        call(cfg, "POST", "/v1/messages", {"messages": outbox, "commands": True}, deadline)
-    except BaseException:
-        # keep them for the next answer or the end of the session; ids make a resend harmless
-        state["outbox"] = outbox[-OUTBOX_MAX:]
-        save_state(session, state)
-        raise
+    one_by_one = False
+    while outbox:
+        batch, size = [], 0
+        for m in outbox[:1] if one_by_one else outbox:
+            size += len(json.dumps(m, ensure_ascii=False).encode("utf-8"))
+            if batch and size > BATCH_MAX_BYTES:
+                break
+            batch.append(m)
+        try:
+            call(cfg, "POST", "/v1/messages", {"messages": batch, "commands": True}, deadline)
+        except Skip as e:
+            if e.status is not None and 400 <= e.status < 500 and e.status not in RETRYABLE:
+                # refused for what it holds: find the turn it is about, drop only that one, so it
+                # does not block every later turn behind it
+                if len(batch) > 1:
+                    one_by_one = True
+                    continue
+                outbox = outbox[1:]
+                log("capture", f"a turn was refused and dropped ({e})")
+                continue
+            _keep(session, state, outbox)
+            raise
+        except BaseException:
+            _keep(session, state, outbox)
+            raise
+        outbox = outbox[len(batch):]
     state["outbox"] = []
+    save_state(session, state)
+
+
+def _keep(session: str, state: dict, outbox: list) -> None:
+    # for the next answer or the next session start; ids make a resend harmless
+    state["outbox"] = outbox[-OUTBOX_MAX:]
     save_state(session, state)
 
 
