@@ -16,6 +16,11 @@ from core.commands import parse_command
         ("请记住我下周去上海出差", "remember", "我下周去上海出差"),
         ("forget that I live in Beijing", "forget", "I live in Beijing"),
         ("忘掉我住在北京这件事", "forget", "我住在北京这件事"),
+        ("Note to self: buy milk", "remember", "buy milk"),
+        ("note that my train is at 9", "remember", "my train is at 9"),
+        ("Make a note: dentist on Friday", "remember", "dentist on Friday"),
+        ("Remember: what matters most to me is family", "remember", "what matters most to me is family"),
+        ("Remember that when it rains I get migraines", "remember", "when it rains I get migraines"),
     ],
 )
 def test_commands_are_recognised(text, action, body):
@@ -23,7 +28,11 @@ def test_commands_are_recognised(text, action, body):
     assert cmd is not None and (cmd.action, cmd.text) == (action, body)
 
 
-@pytest.mark.parametrize("text", ["Do you remember my cat?", "I remember the trip", "remember me", "", "你还记得我的猫吗？"])
+@pytest.mark.parametrize(
+    "text",
+    ["Do you remember my cat?", "I remember the trip", "remember me", "", "你还记得我的猫吗？",
+     "Remember when we went hiking in Wales last summer", "remember the time we met in Paris", "记得我们去年去爬山吗"],
+)
 def test_questions_and_mentions_are_not_commands(text):
     assert parse_command(text) is None
 

@@ -57,7 +57,8 @@ def http_configs() -> dict[str, tuple[str, dict[str, str]]]:
     header_name, header_value = cmd[cmd.index("--header") + 1].split(": ", 1)
     return {
         "claude-code-cli": (cmd[6], {header_name: header_value}),
-        "claude-code-json": (cc["url"], cc["headers"]),
+        # the plugin reads AMBER_URL and falls back to the proxy's address
+        "claude-code-json": (re.sub(r"\$\{AMBER_URL:-([^}]*)\}", r"\1", cc["url"]), cc["headers"]),
         "cursor": (cursor["url"], cursor["headers"]),
         "vscode": (vscode["url"], vscode["headers"]),
         "codex": (codex["url"], {"Authorization": "Bearer ${AMBER_KEY}"} if codex["bearer_token_env_var"] == "AMBER_KEY" else {}),
