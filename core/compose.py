@@ -9,6 +9,7 @@ from .clock import SystemClock
 from .config import Settings
 from .errors import InvalidInput
 from .ports import Clock, Embedder
+from .repair import repair_all
 from .service import MemoryService
 from .store import ChromaStore
 
@@ -54,6 +55,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url)
     )
     service.owns_embedder = owns_embedder
+    repair_all(service)  # keyed facts left with two active versions by an interrupted write (core/repair.py)
     if settings.rerank_model:
         from .recall.rerank import LiteLLMReranker
 

@@ -10,12 +10,13 @@ from typing import Any
 from .model import Memory, Status
 from .scope import Actor, Scope, memory_collection, memory_where, message_collection, scope_for
 from .service import MemoryService
+from .supersede import one_active_per_key
 
 
 def active_memories(service: MemoryService, scope: Scope) -> list[Memory]:
     """Every active memory of the user, in every namespace, newest first."""
     where = memory_where(scope, statuses=[Status.active], all_namespaces=True)
-    found = service.store.find_memories(memory_collection(scope), where)
+    found = one_active_per_key(service.store.find_memories(memory_collection(scope), where))
     return sorted(found, key=lambda m: (m.updated_at, m.id), reverse=True)
 
 

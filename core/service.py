@@ -19,6 +19,7 @@ from typing import Any, Collection, Sequence
 from .commands import parse_command
 from .curated import Curated
 from .portability import Portability, event_rows
+from .repair import keyed_actives
 from .review import ReviewQueue
 from .errors import Immutable, InvalidInput, NotFound
 from .model import (
@@ -47,6 +48,7 @@ from .recall.lexical import tokenize
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
+from .supersede import newest, one_active_per_key
 
 log = logging.getLogger("amber.service")
 
@@ -136,12 +138,17 @@ class MemoryService(Curated, ReviewQueue, Portability):
         fresh = [m for m in memories if m.id in embed_ids]
         stale = [m for m in memories if m.id not in embed_ids]
         if fresh:
+            # a supersede's new and retired versions go in one store call (a crash between two calls left
+            # two active versions of one key); the retired one keeps its vector, re-embedded if the store lost it
+            kept = self.store.memory_embeddings(col, [m.id for m in stale]) if stale else {}
             texts = [embed_text(m) for m in fresh]
             have = dict(vectors or {})
-            missing = [t for t in texts if t not in have]
+            missing = [t for t in dict.fromkeys([*texts, *(embed_text(m) for m in stale if m.id not in kept)]) if t not in have]
             if missing:
                 have.update(zip(missing, self.embedder.embed_documents(missing)))
-            self.store.put_memories(col, fresh, [have[t] for t in texts])
+            vecs = [have[t] for t in texts] + [kept.get(m.id) or have[embed_text(m)] for m in stale]
+            self.store.put_memories(col, [*fresh, *stale], vecs)
+            stale = []
         if stale:
             self.store.put_memories(col, stale, None)
         old, new = self._bump(col)
@@ -186,6 +193,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
             needle = normalize_text(text)
             items = [m for m in items if needle in normalize_text(m.content + " " + (m.title or ""))]
         items.sort(key=lambda m: (m.updated_at, m.id), reverse=True)
+        items = one_active_per_key(items) if status == Status.active else items
         page = items[offset : offset + limit]
         nxt = str(offset + limit) if offset + limit < len(items) else None
         return Page(items=page, next_cursor=nxt)
@@ -214,7 +222,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
                 same_key = self.store.find_memories(
                     col, memory_where(scope, statuses=[Status.active], namespaces=[data.namespace], fact_key=data.fact_key)
                 )
-                current = same_key[0] if same_key else None
+                current = newest(same_key)
                 if current and current.content_hash == h:
                     return self._seen(scope, current, now)
                 if current and data.status == Status.active:
@@ -287,13 +295,13 @@ class MemoryService(Curated, ReviewQueue, Portability):
         if old.kind == Kind.precious:
             raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
         new = self._new(scope, data, now, supersedes=old.id)
-        retired = old.model_copy(
-            update={"status": Status.superseded, "superseded_by": new.id, "valid_to": now, "updated_at": now}
-        )
-        self._write(scope, [new], embed=[new], vectors=vectors)
-        self._write(scope, [retired])
-        self._audit(scope, "supersede", [old.id, new.id], fact_key=data.fact_key)
-        return WriteResult(action="superseded", memory=new, previous=retired)
+        # every active version of the key goes (a store from before atomic supersedes may hold two)
+        twins = [m for m in keyed_actives(self, scope, old.fact_key, old.namespace) if m.id != old.id] if old.fact_key else []
+        retired = [m.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "valid_to": now, "updated_at": now})
+                   for m in (old, *twins)]
+        self._write(scope, [new, *retired], embed=[new], vectors=vectors)  # one store call: no instant with two active
+        self._audit(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
+        return WriteResult(action="superseded", memory=new, previous=retired[0])
 
     def supersede(self, scope: Scope, old_id: str, data: MemoryIn) -> WriteResult:
         """Replace a memory with a new version explicitly (keyed or not); the old one is never recalled again."""

@@ -20,6 +20,11 @@ def _newness(m: Memory) -> tuple:
     return (m.created_at, m.updated_at, m.id)
 
 
+def newest(versions: list[Memory]) -> Memory | None:
+    """The version that wins: the one created last."""
+    return max(versions, key=_newness, default=None)
+
+
 def duplicate_actives(memories: Iterable[Memory]) -> list[tuple[Memory, Memory]]:
     """(loser, winner) for every active keyed version that a newer active version of its key outranks."""
     newest: dict[tuple[str, str], Memory] = {}

@@ -148,9 +148,17 @@ class ChromaStore:
         return [(memory_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
 
     def memory_embeddings(self, col: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored vectors by id; {} when the store cannot read them (after a crash, embedded Chroma can
+        hold a record whose vector it cannot find: callers re-embed the text instead)."""
         if not ids:
             return {}
-        r = self._collection(col, vectors=True).get(ids=list(ids), include=["embeddings"])
+        try:
+            r = self._collection(col, vectors=True).get(ids=list(ids), include=["embeddings"])
+        except AmberError:
+            raise
+        except Exception as e:
+            log.warning("Chroma could not read the vectors of %d record(s) in %s: %s", len(ids), col, e)
+            return {}
         return {i: list(map(float, e)) for i, e in zip(r["ids"], r["embeddings"])}
 
     def delete_records(self, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:

@@ -85,15 +85,16 @@ async def test_rules_merge_duplicates_resolve_conflicts_archive_stale(service, c
     b = service.remember(alice, MemoryIn(content="likes green tea!!", importance=0.6, pinned=True)).memory
     ended = service.remember(alice, MemoryIn(content="Is training for the Lisbon half marathon", importance=0.6,
                                              valid_to=NIGHT - timedelta(days=1))).memory
-    # two active values under one key (as an import of two devices' histories can leave them)
+    # two active values under one key, as a store written before supersedes were atomic can hold them
+    # (an import refuses such a file, and opening a store repairs it: written here behind both)
     t1, t2 = NIGHT - timedelta(days=40), NIGHT - timedelta(days=2)
-    lines = [
-        {"type": "memory", **Memory(id="city-old", content="Lives in Porto", user_id="alice", fact_key="profile.city",
-                                    category="profile", created_at=t1, updated_at=t1, valid_from=t1).model_dump(mode="json")},
-        {"type": "memory", **Memory(id="city-new", content="Lives in Braga", user_id="alice", fact_key="profile.city",
-                                    category="profile", created_at=t2, updated_at=t2, valid_from=t2).model_dump(mode="json")},
+    twins = [
+        Memory(id="city-old", content="Lives in Porto", user_id="alice", fact_key="profile.city",
+               category="profile", created_at=t1, updated_at=t1, valid_from=t1),
+        Memory(id="city-new", content="Lives in Braga", user_id="alice", fact_key="profile.city",
+               category="profile", created_at=t2, updated_at=t2, valid_from=t2),
     ]
-    service.import_(alice, lines)
+    service._write(alice, twins, embed=twins)
     clock.set(NIGHT)
     upstream.push(plan(digest="Lives in Braga; likes green tea."))
     rec = await arun_job("consolidate", service, settings, llm=llm)

@@ -1,0 +1,98 @@
+"""Crash-safe supersede: a writer killed (`kill -9`) at random points in a burst of keyed writes never
+leaves two active versions of a key, neither in the raw store nor as any reader sees it after
+reopening; a store that already holds duplicates is repaired when it is opened."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from core import Actor, MemoryIn, Settings, Status, build_boot, build_service, scope_for
+from core.scope import memory_collection
+from core.store import ChromaStore
+from core.testing import HashEmbedder
+
+pytestmark = pytest.mark.e2e
+WRITER = Path(__file__).with_name("crash_writer.py")
+ROUNDS = int(os.environ.get("AMBER_CRASH_ROUNDS", "12"))
+
+
+def raw_active_keys(data_dir: Path) -> Counter:
+    """Active versions per key as stored, read without Amber's repair or read-time filter."""
+    emb = HashEmbedder()
+    store = ChromaStore(data_dir=data_dir, embedder_id=emb.id, dim=emb.dim)
+    try:
+        col = memory_collection(scope_for(Actor("crash")))
+        return Counter(m.fact_key for m in store.find_memories(col, {"status": "active"}) if m.fact_key)
+    finally:
+        store.close()
+
+
+def kill_writer_at_random(data_dir: Path, round_: int, rnd: random.Random, *extra: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "OMP_WAIT_POLICY": "PASSIVE"}
+    proc = subprocess.Popen([sys.executable, str(WRITER), str(data_dir), str(round_), *extra], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.strip() == "ready", proc.stderr.read()
+        time.sleep(rnd.uniform(0.0, 0.6))
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def test_a_killed_writer_never_leaves_two_active_versions(tmp_path):
+    rnd = random.Random(11)
+    data_dir = tmp_path / "data"
+    for round_ in range(ROUNDS):
+        kill_writer_at_random(data_dir, round_, rnd)
+        counts = raw_active_keys(data_dir)
+        assert counts and max(counts.values()) == 1, (round_, counts)
+    service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=HashEmbedder())
+    try:
+        me = scope_for(Actor("crash"))
+        active = service.list(me, limit=500).items
+        assert sorted(Counter(m.fact_key for m in active).values()) == [1, 1, 1, 1]
+        # the chain still holds: the next write supersedes the one active version
+        w = service.remember(me, MemoryIn(content="lives in Porto now", fact_key="profile.city"))
+        assert w.action == "superseded" and w.previous.status == Status.superseded
+        assert [m.content for m in service.list(me, limit=500).items if m.fact_key == "profile.city"] == ["lives in Porto now"]
+    finally:
+        service.close()
+
+
+def test_a_store_with_duplicates_is_repaired_on_open(tmp_path):
+    """Two active versions of a key, as an interrupted write used to leave them: reopening keeps the newest."""
+    data_dir = tmp_path / "data"
+    settings = Settings(data_dir=data_dir, embedding_model="hash")
+    service = build_service(settings, embedder=HashEmbedder())
+    me = scope_for(Actor("crash"))
+    old = service.remember(me, MemoryIn(content="Lisbon", fact_key="profile.city")).memory
+    new = service.remember(me, MemoryIn(content="Porto", fact_key="profile.city")).memory
+    service.store.put_memories(memory_collection(me), [old], None)  # undo the retirement: two active now
+    # readers already see one: the memory list and the boot pack
+    assert [m.content for m in service.list(me).items] == ["Porto"]
+    assert build_boot(service, me, "UTC")["counts"] == {"fact": 1}
+    service.close()
+    assert raw_active_keys(data_dir) == Counter({"profile.city": 2})
+    service = build_service(settings, embedder=HashEmbedder())
+    try:
+        assert raw_active_keys_of(service, me) == Counter({"profile.city": 1})
+        fixed = service.get(me, old.id)
+        assert fixed.status == Status.superseded and fixed.superseded_by == new.id
+        assert any(e.action == "repair" for e in service.events(me))
+    finally:
+        service.close()
+
+
+def raw_active_keys_of(service, scope) -> Counter:
+    found = service.store.find_memories(memory_collection(scope), {"status": "active"})
+    return Counter(m.fact_key for m in found if m.fact_key)
