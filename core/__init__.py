@@ -4,7 +4,7 @@ Faces import from here only; see DESIGN §2.
 """
 
 from .asyncio_api import AsyncMemory
-from .boot import build_boot
+from .boot import build_boot, render_boot
 from .cache_plan import Planned, count_marks
 from .cache_plan import Target as CacheTarget
 from .cache_plan import plan as plan_cache
@@ -124,6 +124,7 @@ __all__ = [
     "parse_jsonl",
     "plan_cache",
     "register_jobs",
+    "render_boot",
     "run_job",
     "scope_for",
     "strip_patch",

@@ -32,7 +32,7 @@ from core import (
     user_hash,
 )
 
-from .bootpack import DailyBootPacks, render_boot
+from .bootpack import DailyBootPacks
 from .spool import Spool
 
 log = logging.getLogger("amber.litellm")
@@ -57,7 +57,7 @@ class LocalBackend:
 
         def build() -> str:
             boot = build_boot(self.service, scope, self.tz)
-            return render_boot(boot["digest"], boot["pinned"], boot["glossary"])
+            return boot["text"]
 
         return await self.packs.get(actor.user_id, lambda: asyncio.to_thread(build))
 
@@ -82,7 +82,7 @@ class RemoteBackend:
     async def boot_pack(self, actor: Any) -> str:
         async def build() -> str:
             boot = await self.remote.for_user(actor.user_id).boot()
-            return render_boot(boot.get("digest"), boot.get("pinned") or [], boot.get("glossary") or [])
+            return str(boot.get("text") or "")
 
         return await self.packs.get(actor.user_id, build)
 

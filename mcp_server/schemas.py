@@ -107,6 +107,7 @@ class BootOut(BaseModel):
     pinned: list[Memory]
     today: list[Message]
     counts: dict[str, int]
+    text: str = Field(description="Digest, pinned facts and glossary as one <memory_context> block to inject, '' when empty")
 
 
 class PreciousIn(Strict):

@@ -115,7 +115,7 @@ def test_boot_pack_renders_in_creation_order_and_is_fenced():
     from datetime import datetime, timezone
 
     from core import Memory
-    from litellm_hooks.bootpack import render_boot
+    from core import render_boot
 
     def mem(i: int, text: str) -> Memory:
         at = datetime(2026, 1, i, tzinfo=timezone.utc)
