@@ -48,7 +48,7 @@ from .recall.lexical import tokenize
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
-from .supersede import newest, one_active_per_key
+from .supersede import newest, one_active_per_key, require_current
 
 log = logging.getLogger("amber.service")
 
@@ -178,6 +178,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
             raise InvalidInput("limit", "must be between 1 and 500")
         try:
             offset = int(cursor or 0)
+            if offset < 0:
+                raise ValueError(cursor)
         except ValueError:
             raise InvalidInput("cursor", "is not a cursor this server issued") from None
         where = memory_where(
@@ -340,6 +342,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
     def _set_status(self, scope: Scope, memory_id: str, status: Status, action: str) -> Memory:
         with self._lock(scope):
             mem = self.get(scope, memory_id)
+            if status == Status.archived:
+                require_current(mem, action)
             if mem.kind == Kind.precious and status in (Status.deleted, Status.archived, Status.expired):
                 raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be {action}d")
             new = mem.model_copy(update={"status": status, "updated_at": self.clock.now()})
@@ -357,6 +361,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
     def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> Memory:
         with self._lock(scope):
             mem = self.get(scope, memory_id)
+            if pinned:
+                require_current(mem, "pin")
             new = mem.model_copy(update={"pinned": pinned, "updated_at": self.clock.now()})
             self._write(scope, [new])
             self._audit(scope, "pin" if pinned else "unpin", [memory_id])

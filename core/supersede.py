@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable
 
+from .errors import InvalidInput
 from .model import Memory, Status
 
 
@@ -50,3 +51,11 @@ def one_active_per_key(memories: list[Memory]) -> list[Memory]:
     (order kept): what a reader may see while a repair has not yet been written."""
     losers = {loser.id for loser, _ in duplicate_actives(memories)}
     return [m for m in memories if m.id not in losers] if losers else memories
+
+
+def require_current(m: Memory, action: str) -> None:
+    """Pinning or archiving an old version would act on a record no reader sees (and archiving would
+    turn history into a different state): refuse, naming the version to use."""
+    if m.status == Status.superseded:
+        newer = f" by {m.superseded_by}" if m.superseded_by else ""
+        raise InvalidInput("memory_id", f"memory {m.id} was superseded{newer}; {action} the current version instead")

@@ -22,6 +22,7 @@ from starlette.routing import Route
 from core import AsyncMemory, Forbidden, MemoryService, Settings
 
 from . import admin, rest_memory, rest_more
+from .body_check import JsonBodyCheck
 from .body_limit import BodyLimitMiddleware
 from .errors import HANDLERS
 from .http_auth import AuthMiddleware
@@ -75,7 +76,8 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         async with session_manager.run():
-            log.info("memory server ready (REST /v1, MCP /mcp)")
+            # not "ready": the host binds its port after this (`amber serve` says ready once it has)
+            log.debug("memory server app started (REST /v1, MCP /mcp)")
             yield
 
     app = FastAPI(
@@ -117,6 +119,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
         return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(session_manager), methods=["GET", "POST", "DELETE"]))
+    app.add_middleware(JsonBodyCheck)  # inside auth: only an authenticated body is parsed
     app.add_middleware(AuthMiddleware, ring=ring, allowed_hosts=list(settings.allowed_hosts))
     app.add_middleware(BodyLimitMiddleware)  # outermost: nothing reads a body past the limit
     return app

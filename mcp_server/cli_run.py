@@ -46,10 +46,18 @@ def serve(args: argparse.Namespace) -> int:
     async def run() -> None:
         scheduler = None if args.no_jobs or not settings.jobs_enabled else start_jobs(service, settings)
         server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning"))
-        log.info("Amber memory server on http://%s:%d (REST /v1, MCP /mcp)", settings.host, settings.port)
+
+        async def announce() -> None:  # only once the port is bound: a clash must not be preceded by "ready"
+            while not server.started and not server.should_exit:
+                await asyncio.sleep(0.05)
+            if server.started:
+                log.info("Amber memory server ready on http://%s:%d (REST /v1, MCP /mcp)", settings.host, settings.port)
+
+        announcer = asyncio.ensure_future(announce())
         try:
             await server.serve()
         finally:
+            announcer.cancel()
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
 

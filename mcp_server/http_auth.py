@@ -43,6 +43,12 @@ def pop_token(scope: Scope) -> str | None:
     return token
 
 
+def _printable(text: str, limit: int = 300) -> str:
+    """`text` for a log line: control characters (newlines too) as escapes, at most `limit` characters."""
+    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text[:limit])
+    return out + ("…" if len(text) > limit else "")
+
+
 def _body_type_refusal(scope: Scope, path: str) -> str | None:
     headers = Headers(scope=scope)
     length = headers.get("content-length")
@@ -122,4 +128,5 @@ class AuthMiddleware:
             key = identity.key_name if identity else "-"
             ms = (time.perf_counter() - started) * 1000
             extra = (scope.get("state") or {}).get("amber_log", "")
-            log.info("%s %s %s user=%s key=%s %.0fms%s", scope.get("method"), scope.get("path"), status[0], who, key, ms, f" {extra}" if extra else "")
+            path_shown = _printable(scope.get("path", ""))  # a %0A in the path must not forge a log line
+            log.info("%s %s %s user=%s key=%s %.0fms%s", scope.get("method"), path_shown, status[0], who, key, ms, f" {extra}" if extra else "")

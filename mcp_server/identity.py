@@ -55,7 +55,7 @@ class Identity:
 
     def user(self) -> str:
         if self.user_id is None:
-            raise InvalidInput("X-Amber-User", "an admin key must name the user it acts for in the X-Amber-User header")
+            raise InvalidInput("X-Amber-User", f"key {self.key_name!r} acts for the user named in the X-Amber-User header; send that header")
         return self.user_id
 
 

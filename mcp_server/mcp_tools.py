@@ -16,7 +16,7 @@ from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from core import (
     DEFINITION_MAX_CHARS,
@@ -294,14 +294,40 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(p.candidate(id, action, target_id))
         return ReviewView(action=r["action"], memory=view(r["memory"]), previous=view(r["previous"]))
 
+    _short_argument_errors(mcp)
     return mcp
 
 
 def _memory_in(data: dict[str, Any]) -> MemoryIn:
     try:
         return MemoryIn(**data)
+    except ValidationError as e:
+        raise ToolError(f"invalid memory: {short_validation(e)}") from None
     except ValueError as e:
         raise ToolError(f"invalid memory: {e}") from None
+
+
+def short_validation(e: ValidationError) -> str:
+    """Pydantic's report without its input echo and documentation links: `field: reason`, three at most."""
+    parts = [f"{'.'.join(str(p) for p in err.get('loc', ())) or 'arguments'}: {err.get('msg', 'invalid')}" for err in e.errors()[:3]]
+    more = len(e.errors()) - 3
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _short_argument_errors(mcp: MCPServer) -> None:
+    """The SDK reports bad tool arguments as pydantic's full text, ending in a URL; a model reads
+    `memory_save: content: String should have at most 8000 characters` better."""
+    call_tool = mcp.call_tool
+
+    async def checked(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                raise ToolError(f"{name}: {short_validation(e.__cause__)}") from e.__cause__
+            raise
+
+    mcp.call_tool = checked  # type: ignore[method-assign]
 
 
 def _message(t: TurnIn, now: datetime) -> Message:

@@ -86,7 +86,8 @@ async def test_full_port(host):
         assert (await r.delete(sup.memory.id)).status.value == "deleted"
         assert (await r.glossary_delete("PB"))[0].status.value == "deleted"
         moved = RemoteMemory(url, api_key=KEYS["admin"], user=f"rp2-{uuid.uuid4().hex[:6]}")
-        assert (await moved.import_(lines)) == {"memories": sum(x["type"] == "memory" for x in lines), "messages": 0}
+        assert (await moved.import_(lines)) == {"memories": sum(x["type"] == "memory" for x in lines), "messages": 0,
+                                                "events": sum(x["type"] == "event" for x in lines)}
         await moved.aclose()
 
 
