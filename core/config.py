@@ -10,11 +10,12 @@ are written in the YAML as `os.environ/NAME` and resolved from the environment a
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -78,6 +79,11 @@ class Settings(BaseSettings):
     capture_batch_max: int = Field(64, ge=1, le=1000)  # turns per background batch
     capture_max_attempts: int = Field(5, ge=1)
 
+    # secrets: found and replaced by `[redacted: <kind>]` before anything is stored (core/redact.py);
+    # redact_patterns adds the operator's own regexes (named group `secret`, else group 1, else all)
+    redact_secrets: bool = True
+    redact_patterns: list[str] = []
+
     # memory server
     host: str = "127.0.0.1"
     port: int = 4100
@@ -102,6 +108,16 @@ class Settings(BaseSettings):
     jobs_events_days: int = 30  # retention of audit events and run records
     jobs_unused_days: int = 180  # unpinned memories unused this long expire
     jobs_purge_after_days: int = 30  # deleted, superseded and expired records are purged after this
+
+    @field_validator("redact_patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for p in patterns:
+            try:
+                re.compile(p)
+            except re.error as e:
+                raise ValueError(f"redact_patterns: {p!r} is not a valid regular expression ({e})") from None
+        return patterns
 
     @classmethod
     def settings_customise_sources(
