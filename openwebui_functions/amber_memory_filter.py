@@ -15,10 +15,12 @@ description: Long-term memory from an Amber host. Before each reply it recalls w
 from __future__ import annotations
 
 import asyncio
+import collections
 import copy
 import fnmatch
 import hashlib
 import logging
+import re
 import time
 import unicodedata
 from datetime import datetime, timedelta, timezone
@@ -60,15 +62,22 @@ Emitter = Optional[Callable[[dict], Awaitable[Any]]]
 _PENDING: set[asyncio.Task] = set()
 
 
+# Every block Amber renders opens with the tag and, on the next line, a header naming Amber
+# (recall: "Background from Amber, …"; boot pack: "Standing background from Amber, …"); its data
+# lines have their angle brackets defused, so the first closing tag after it is its own. A user
+# who writes the tag themselves (a question about it, pasted XML) writes no such header, and their
+# words stay as they are, in what the model reads, in what is saved and in what is captured.
+AMBER_BLOCK = re.compile(
+    re.escape(OPEN) + r"\n(?:Standing b|B)ackground from Amber\b.*?(?:" + re.escape(CLOSE) + r"|\Z)", re.DOTALL
+)
+
+
 def strip_patch(text: str) -> str:
-    """Remove every memory block this filter (or Amber's proxy hook) added to a text."""
+    """Remove every memory block Amber added to a text (this filter, or Amber's proxy hook)."""
     if OPEN not in text:
         return text
-    while OPEN in text:
-        start = text.index(OPEN)
-        end = text.find(CLOSE, start)
-        text = text[:start] if end < 0 else text[:start] + text[end + len(CLOSE) :]
-    return text.strip()
+    out = AMBER_BLOCK.sub("", text)
+    return out if out == text else out.strip()
 
 
 def content_text(content: Any) -> str:
@@ -90,9 +99,12 @@ def strip_content(content: Any) -> Any:
         for part in content:
             if isinstance(part, dict) and part.get("type") == "text" and OPEN in (part.get("text") or ""):
                 text = strip_patch(part["text"])
-                if not text:
+                if text == part["text"]:
+                    pass  # the user's own tag, not Amber's block
+                elif not text:
                     continue
-                part = {**part, "text": text}
+                else:
+                    part = {**part, "text": text}
             out.append(part)
         return out
     return content
@@ -136,6 +148,23 @@ def iso(ts: Any) -> str:
     return when(ts).isoformat()
 
 
+# Amber's namespace syntax (core.model.NAMESPACE_RE, which a test keeps this equal to).
+NAMESPACE = re.compile(r"^(default|(project|client):[A-Za-z0-9][A-Za-z0-9._\-]{0,63})$")
+BARE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}$")
+
+
+def namespace_for(value: str) -> tuple[str, str]:
+    """The namespace a valve names, and a hint for the person when it cannot be used. A bare name
+    is a project: `journal` reads `project:journal`, as Amber's other clients call it."""
+    value = (value or "").strip()
+    if not value or NAMESPACE.match(value):
+        return value, ""
+    if BARE_NAME.match(value):
+        return f"project:{value}", ""
+    shown = value if len(value) <= 40 else value[:39] + "…"
+    return "", f"namespace {shown!r} ignored: name it like journal or project:journal (letters, digits, . _ -)"
+
+
 def user_tag(user_id: str) -> str:
     return hashlib.sha256(user_id.encode()).hexdigest()[:10]  # logs never carry raw user ids
 
@@ -144,7 +173,11 @@ class Filter:
     class Valves(BaseModel):
         priority: int = Field(0, description="Order among filters (lower runs first). Run Amber after filters that rewrite the user's message.")
         amber_url: str = Field("http://127.0.0.1:4100", description="Amber memory host: `amber serve`, or a LiteLLM proxy with Amber at <proxy>/memory.")
-        api_key: str = Field("", description="Amber trusted-client key (acts for the Open WebUI user named in each request).")
+        api_key: str = Field(
+            "",
+            description="Amber trusted-client key (acts for the Open WebUI user named in each request).",
+            json_schema_extra={"input": {"type": "password"}},  # masked in the admin panel
+        )
         top_k: int = Field(8, ge=1, le=50, description="Most memories to recall per message.")
         budget_tokens: int = Field(600, ge=50, le=8000, description="Token budget of the injected memory block.")
         namespace: str = Field("", description="An extra namespace every user's recall reads besides `default` and `client:open-webui`, e.g. `project:team`.")
@@ -158,7 +191,7 @@ class Filter:
 
     class UserValves(BaseModel):
         enabled: bool = Field(True, description="Use Amber memory in my chats.")
-        private_namespace: str = Field("", description="My own extra namespace to recall from in Open WebUI (e.g. `project:journal`); replaces the admin's namespace valve for me.")
+        private_namespace: str = Field("", description="My own extra namespace to recall from in Open WebUI: a name such as `journal` (read as `project:journal`) or `project:journal`; replaces the admin's namespace valve for me.")
 
     def __init__(self):
         self.valves = self.Valves()
@@ -179,6 +212,7 @@ class Filter:
             if plan is None:
                 return body
             idx, query, user_id, namespace, project = plan
+            namespace, hint = namespace_for(namespace)
             echo = sorted({fingerprint(t) for t in _chat_texts(body["messages"])})
             result = await _recall(valves, user_id, query, namespace, project, echo)
         except Exception as e:  # never break the chat: no memory this turn
@@ -197,7 +231,9 @@ class Filter:
         shown = len(items) if text else 0
         log.info("amber recall user=%s items=%d tokens=%s", user_tag(user_id), shown, result.get("tokens"))
         noun = "memory" if shown == 1 else "memories"
-        await _emit(__event_emitter__, _status(f"Recalled {shown} {noun}" if shown else "No memories recalled"), valves.show_status)
+        line = f"Recalled {shown} {noun}" if shown else "No memories recalled"
+        # a namespace Amber cannot read is said where the person sees it, not dropped in silence
+        await _emit(__event_emitter__, _status(f"{line} · {hint}" if hint else line), valves.show_status or bool(hint))
         if shown:
             await _emit(__event_emitter__, _citation(items), valves.show_citations)
         return body
@@ -218,7 +254,9 @@ class Filter:
                 return body
             for i, m in enumerate(messages):
                 if isinstance(m, dict) and m.get("role") == "user" and OPEN in content_text(m.get("content")):
-                    messages[i] = {**m, "content": strip_content(m.get("content"))}
+                    stripped = strip_content(m.get("content"))
+                    if stripped != m.get("content"):  # Amber's block only: the saved chat keeps the user's words
+                        messages[i] = {**m, "content": stripped}
             user = __user__ or {}
             uv = user.get("valves")
             if not (valves.capture and valves.api_key and user.get("id") and getattr(uv, "enabled", True)):
@@ -322,21 +360,34 @@ def _turns(body: dict, messages: list, user: dict, metadata: dict, model: Option
     reply_id = body.get("id") or metadata.get("message_id") or ""
     out = []
     last_at: Optional[datetime] = None
+    question = ""
+    replies = 0
     for n, m in enumerate(messages[idx:]):
         role = m.get("role") if isinstance(m, dict) else None
         text = strip_patch(content_text(m.get("content"))).strip() if role else ""
         if role not in ("user", "assistant") or not text:
             continue
-        # Saved chats carry message ids; API chats do not, so derive one that is stable for this
-        # exchange (a retried capture lands on the same id) and distinct from every other exchange.
-        mid = m.get("id") or hashlib.sha256(f"{user['id']}|{chat_id}|{reply_id}|{n}|{role}|{text}".encode()).hexdigest()[:32]
+        if role == "user":
+            # Saved chats carry message ids; API chats do not, so derive one that is stable for
+            # this exchange (a retried capture lands on the same id) and distinct from every other.
+            mid = m.get("id") or hashlib.sha256(f"{user['id']}|{chat_id}|{reply_id}|{n}|{role}|{text}".encode()).hexdigest()[:32]
+            question = f"owui-{mid}"
+            tid = question
+        elif not question:
+            continue
+        else:
+            # A reply is named after its question, not after Open WebUI's id for it: "regenerate"
+            # makes a new assistant message under the same question, and it lands on the same
+            # record as the answer it replaces instead of being kept next to it.
+            replies += 1
+            tid = f"{question}-reply" if replies == 1 else f"{question}-reply-{replies}"
         # Times are whole seconds, so a question and its reply often tie; Amber orders ties by id,
         # so each turn is kept at least a millisecond after the one before it.
         at = when(m.get("timestamp"))
         if last_at is not None and at <= last_at:
             at = last_at + timedelta(milliseconds=1)
         last_at = at
-        turn = {"id": f"owui-{mid}", "role": role, "content": clip(text), "client": CLIENT, "created_at": at.isoformat()}
+        turn = {"id": tid, "role": role, "content": clip(text), "client": CLIENT, "created_at": at.isoformat()}
         if chat_id:
             turn["session"] = chat_id
         if role == "assistant" and (m.get("model") or model_id):
@@ -345,20 +396,112 @@ def _turns(body: dict, messages: list, user: dict, metadata: dict, model: Option
     return out if any(t["role"] == "user" for t in out) else []
 
 
-async def _capture(valves, user_id: str, turns: list[dict]) -> None:
+# ---- turns kept while the host is away ------------------------------------------------------------
+# Like the proxy's spool, but in memory: a capture that fails because the host is unreachable,
+# slow or restarting is held here and sent again, first after a short wait (backing off), and at
+# the latest right after the next capture that succeeds. Amber ignores a turn id it already has,
+# so sending one twice is harmless. This is process-wide state on purpose (one queue per Open
+# WebUI worker), never state on the shared Filter instance; a restart of Open WebUI loses it.
+BACKLOG_MAX = 200  # exchanges held; past it the oldest is dropped (and logged)
+BACKLOG_MAX_CHARS = 2_000_000  # the same, by the size of what is held
+BACKLOG_MAX_AGE_S = 24 * 3600  # an exchange not delivered within a day is dropped
+RETRY_FIRST_S, RETRY_MAX_S = 2.0, 60.0
+
+
+class _Held:
+    """One exchange waiting for the host (compared by identity: two flushes never drop each other's)."""
+
+    __slots__ = ("user_id", "turns", "since", "chars")
+
+    def __init__(self, user_id: str, turns: list[dict]):
+        self.user_id, self.turns, self.since = user_id, turns, time.monotonic()
+        self.chars = sum(len(t.get("content") or "") for t in turns)
+
+
+_BACKLOG: collections.deque = collections.deque()
+_RETRY: dict[str, Any] = {"task": None, "valves": None}  # the one retry task, and the valves it sends with
+
+
+def _transient(e: BaseException) -> bool:
+    """Worth trying again later: the host was unreachable, slow, overloaded or restarting."""
+    if isinstance(e, httpx.HTTPStatusError):
+        return e.response.status_code in (408, 425, 429) or e.response.status_code >= 500
+    return isinstance(e, (httpx.TransportError, httpx.TimeoutException, asyncio.TimeoutError))
+
+
+def _hold(user_id: str, turns: list[dict]) -> None:
+    _BACKLOG.append(_Held(user_id, turns))
+    while len(_BACKLOG) > BACKLOG_MAX or (len(_BACKLOG) > 1 and sum(h.chars for h in _BACKLOG) > BACKLOG_MAX_CHARS):
+        dropped = _BACKLOG.popleft()
+        log.warning("amber capture backlog full: dropped the oldest exchange of user=%s", user_tag(dropped.user_id))
+
+
+async def _send(valves, user_id: str, turns: list[dict]) -> dict:
     url = valves.amber_url.rstrip("/") + "/v1/messages"
+    async with httpx.AsyncClient(timeout=valves.capture_timeout_s) as client:
+        r = await asyncio.wait_for(
+            client.post(url, json={"messages": turns, "commands": True}, headers=_headers(valves, user_id)), valves.capture_timeout_s
+        )
+    r.raise_for_status()
+    data = r.json()
+    return data if isinstance(data, dict) else {}
+
+
+async def _flush(valves) -> bool:
+    """Send what is held, oldest first. False when the host is still away (the rest stays held)."""
+    for held in list(_BACKLOG):
+        if held not in _BACKLOG:
+            continue  # another flush delivered it meanwhile
+        if time.monotonic() - held.since > BACKLOG_MAX_AGE_S:
+            _BACKLOG.remove(held)
+            log.warning("amber capture dropped after %d h undelivered: user=%s", BACKLOG_MAX_AGE_S // 3600, user_tag(held.user_id))
+            continue
+        try:
+            await _send(valves, held.user_id, held.turns)
+        except Exception as e:
+            if _transient(e):
+                return False
+            log.warning("amber capture refused on retry user=%s: %s", user_tag(held.user_id), _reason(e))
+        if held in _BACKLOG:
+            _BACKLOG.remove(held)
+    log.info("amber capture backlog delivered")
+    return True
+
+
+async def _retry_loop() -> None:
+    delay = RETRY_FIRST_S
+    while _BACKLOG:
+        await asyncio.sleep(delay)
+        if not _BACKLOG or await _flush(_RETRY["valves"]):
+            break
+        delay = min(delay * 2, RETRY_MAX_S)
+
+
+def _schedule_retry(valves) -> None:
+    _RETRY["valves"] = valves
+    task = _RETRY["task"]
+    if task is None or task.done():
+        _RETRY["task"] = asyncio.create_task(_retry_loop())
+
+
+async def _capture(valves, user_id: str, turns: list[dict]) -> None:
     started = time.monotonic()
     try:
-        async with httpx.AsyncClient(timeout=valves.capture_timeout_s) as client:
-            r = await client.post(url, json={"messages": turns, "commands": True}, headers=_headers(valves, user_id))
-        r.raise_for_status()
-        data = r.json()
-        log.info(
-            "amber capture user=%s turns=%d ingested=%s commands=%d ms=%d",
-            user_tag(user_id), len(turns), data.get("ingested"), len(data.get("commands") or []), (time.monotonic() - started) * 1000,
-        )
+        data = await _send(valves, user_id, turns)
     except Exception as e:
-        log.warning("amber capture failed user=%s: %s: %s", user_tag(user_id), type(e).__name__, e)
+        if _transient(e):
+            _hold(user_id, turns)
+            _schedule_retry(valves)
+            log.warning("amber capture failed, held to retry (%d waiting) user=%s: %s", len(_BACKLOG), user_tag(user_id), _reason(e))
+        else:
+            log.warning("amber capture refused user=%s: %s", user_tag(user_id), _reason(e))
+        return
+    log.info(
+        "amber capture user=%s turns=%d ingested=%s commands=%d ms=%d",
+        user_tag(user_id), len(turns), data.get("ingested"), len(data.get("commands") or []), (time.monotonic() - started) * 1000,
+    )
+    if _BACKLOG and not await _flush(valves):  # the host is back: what waited goes now
+        _schedule_retry(valves)
 
 
 def _status(description: str) -> dict:
@@ -385,7 +528,15 @@ def _reason(e: BaseException) -> str:
     if isinstance(e, (asyncio.TimeoutError, httpx.TimeoutException)):
         return "timed out"
     if isinstance(e, httpx.HTTPStatusError):
-        return f"host answered {e.response.status_code}"
+        # Amber's error bodies say what was wrong ({"error", "detail", "field"}): pass that on
+        try:
+            detail = str(e.response.json().get("detail") or "")
+        except Exception:
+            detail = ""
+        detail = " ".join(detail.split())
+        if len(detail) > 160:
+            detail = detail[:159] + "…"
+        return f"host answered {e.response.status_code}: {detail}" if detail else f"host answered {e.response.status_code}"
     if isinstance(e, httpx.TransportError):
         return "host unreachable"
     if isinstance(e, RuntimeError):

@@ -285,3 +285,89 @@ def test_temporary_chats_and_channels_leave_nothing(driver, amber_host, chat_id)
     assert not res["raised"], res["error"]
     assert driver.drain() == 0
     assert not any("Contoso" in t for t in stored_turns(amber_host, alice))
+
+
+# ---- issue 12: the user's own tag, bare namespaces, regenerations, host away ---------------------
+
+OWN_TAG = (
+    "I am writing docs for our prompt format. Is it fine to wrap recalled notes in <memory_context> "
+    "and </memory_context> tags? Here is a sample: <memory_context>likes tea</memory_context> Thanks!"
+)
+
+
+def test_a_users_own_memory_tag_reaches_the_model_whole_and_the_chat_is_not_rewritten(driver, amber_host):
+    alice = uid("alice")
+    remember(amber_host, alice, "I write documentation for a prompt format")
+    v = valves(amber_host)
+    inlet = driver.call(v, handler="inlet", body=chat(OWN_TAG), user={"id": alice})
+    sent = inlet["body"]["messages"][-1]["content"]
+    assert sent.startswith(OWN_TAG + "\n\n<memory_context>\nBackground from Amber")
+    saved = {"model": "fake-model", "chat_id": "chat-" + uuid.uuid4().hex, "id": "a1",
+             "messages": [{"id": "u1", "role": "user", "content": OWN_TAG, "timestamp": 1764470000},
+                          {"id": "a1", "role": "assistant", "content": "Either works.", "timestamp": 1764470001}]}
+    res = driver.call(v, handler="outlet", body=copy.deepcopy(saved), user={"id": alice})
+    assert res["body"] == saved
+    assert driver.drain() == 1
+
+
+def test_a_bare_private_namespace_reads_the_project(driver, amber_host):
+    alice = uid("alice")
+    r = httpx.post(f"{amber_host.url}/v1/memories", json={"content": "I am training for the Berlin marathon", "namespace": "project:journal"},
+                   headers=amber_host.headers(alice), timeout=30)
+    assert r.status_code == 200, r.text
+    body = {"model": "fake-model", "messages": [{"role": "user", "content": "How is my marathon training?"}]}
+    res = driver.call(valves(amber_host), handler="inlet", body=copy.deepcopy(body), user={"id": alice}, user_valves={"private_namespace": "journal"})
+    assert "Berlin marathon" in res["body"]["messages"][-1]["content"]
+    bad = driver.call(valves(amber_host), handler="inlet", body=copy.deepcopy(body), user={"id": alice}, user_valves={"private_namespace": "my journal"})
+    assert not bad["raised"]
+    [status] = statuses(bad)
+    assert "'my journal' ignored" in status and "project:journal" in status and "422" not in status
+
+
+def _replies(host, user: str) -> list[str]:
+    r = httpx.get(f"{host.url}/v1/messages", headers=host.headers(user), timeout=30)
+    r.raise_for_status()
+    return [m["content"] for m in r.json()["messages"] if m["role"] == "assistant"]
+
+
+def _regenerate(driver, host, alice: str) -> None:
+    v = valves(host)
+    chat_id = "chat-" + uuid.uuid4().hex
+    for reply_id, reply in (("a1", "The capital of Australia is Sydney."), ("a2", "The capital of Australia is Canberra.")):
+        body = {"model": "fake-model", "chat_id": chat_id, "id": reply_id,
+                "messages": [{"id": "u1", "role": "user", "content": "What is the capital of Australia?", "timestamp": 1764470000},
+                             {"id": reply_id, "role": "assistant", "content": reply, "timestamp": 1764470001}]}
+        driver.call(v, handler="outlet", body=body, user={"id": alice})
+        driver.drain()
+
+
+def test_a_regenerated_answer_is_not_kept_next_to_the_discarded_one(driver, amber_host):
+    alice = uid("alice")
+    _regenerate(driver, amber_host, alice)
+    assert len(_replies(amber_host, alice)) == 1
+
+
+@pytest.mark.xfail(strict=True, reason="the host keeps the first turn stored under an id (ingest skips known ids); "
+                   "the regenerated reply reuses the id and wins once ingest replaces a known id whose content changed")
+def test_the_regenerated_answer_is_the_one_kept(driver, amber_host):
+    alice = uid("alice")
+    _regenerate(driver, amber_host, alice)
+    assert _replies(amber_host, alice) == ["The capital of Australia is Canberra."]
+
+
+def test_a_remember_said_while_the_host_is_down_is_stored_once_it_is_back(driver, amber_host):
+    alice = uid("alice")
+    down = {"amber_url": f"http://127.0.0.1:{closed_port()}", "api_key": amber_host.key}
+    said = {"model": "fake-model", "chat_id": "chat-" + uuid.uuid4().hex, "id": "a1",
+            "messages": [{"id": "u-" + uuid.uuid4().hex, "role": "user", "content": "remember that my dog is called Rex", "timestamp": 1764470000},
+                         {"id": "a1", "role": "assistant", "content": "Noted.", "timestamp": 1764470001}]}
+    driver.call(down, handler="outlet", body=said, user={"id": alice})
+    driver.drain()
+    assert "Rex" not in amber_host.recall(alice, "what is my dog called?")["text"]
+
+    # Amber is back: the next exchange (any user's) is captured, and what waited goes with it.
+    later = {"model": "fake-model", "messages": [{"role": "user", "content": "hello again"}, {"role": "assistant", "content": "hi"}], "id": "r2"}
+    driver.call(valves(amber_host), handler="outlet", body=later, user={"id": uid("bob")})
+    driver.drain()
+    got = amber_host.recall(alice, "what is my dog called?")
+    assert any(i["source"] == "memory" and "Rex" in i["text"] for i in got["items"])

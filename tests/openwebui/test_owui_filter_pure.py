@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import importlib.util
 from pathlib import Path
 
+import httpx
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,7 +17,8 @@ _spec = importlib.util.spec_from_file_location("amber_memory_filter", FILE)
 f = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(f)
 
-PATCH = "<memory_context>\nBackground from Amber.\n- [2026-01-01] (fact) \"cat is Miso\"\n</memory_context>"
+# A block as Amber's host renders it (the filter recognises Amber's blocks by their header line).
+PATCH = "<memory_context>\nBackground from Amber, the user's long-term memory.\n- [2026-01-01] (fact) \"cat is Miso\"\n</memory_context>"
 
 
 def test_frontmatter_names_what_open_webui_shows():
@@ -55,7 +60,7 @@ def test_strip_undoes_the_patch(text):
 
 def test_strip_removes_every_block_and_an_unclosed_tail():
     assert f.strip_patch(f"a {PATCH} b {PATCH}") == "a  b"
-    assert f.strip_patch("question\n\n<memory_context>\nhalf") == "question"
+    assert f.strip_patch("question\n\n<memory_context>\nBackground from Amber, the user's long-term memory.\n- half") == "question"
     assert f.strip_patch("no patch here ") == "no patch here "
 
 
@@ -81,7 +86,7 @@ def test_turns_of_a_saved_chat_keep_open_webui_ids_and_name_the_model():
         ],
     }
     turns = f._turns(body, body["messages"], {"id": "alice"}, {}, None)
-    assert [(t["id"], t["role"], t["content"]) for t in turns] == [("owui-u2", "user", "second"), ("owui-a2", "assistant", "reply two")]
+    assert [(t["id"], t["role"], t["content"]) for t in turns] == [("owui-u2", "user", "second"), ("owui-u2-reply", "assistant", "reply two")]
     assert all(t["session"] == "c1" and t["client"] == "open-webui" for t in turns)
     assert turns[1]["author"] == "fake-model" and "author" not in turns[0]
     assert turns[0]["created_at"].startswith("2025-11-30T")
@@ -157,6 +162,181 @@ def test_the_chat_s_turns_are_fingerprinted_without_amber_s_block():
     from core import fingerprint
 
     msgs = [{"role": "user", "content": "I adopted a cat"}, {"role": "assistant", "content": "Lovely!"},
-            {"role": "user", "content": "what was its name? <memory_context>x</memory_context>"}]
+            {"role": "user", "content": f"what was its name?\n\n{PATCH}"}]
     assert f._chat_texts(msgs) == ["I adopted a cat", "Lovely!", "what was its name?"]
     assert {fingerprint(t) for t in f._chat_texts(msgs)} == {f.fingerprint("i adopted  a CAT"), f.fingerprint("Lovely!"), f.fingerprint("what was its name?")}
+
+
+# ---- issue 12: the user's own tag, masked key, bare namespaces, regenerations, host away ---------
+
+# A user's own text that mentions the tag (the filter once cut such a message short).
+OWN_TAG = (
+    "I am writing docs for our prompt format. Is it fine to wrap recalled notes in <memory_context> "
+    "and </memory_context> tags, or should the closing tag be <memory_context/>? Here is a sample: "
+    "<memory_context>likes tea</memory_context> Thanks!"
+)
+
+
+def test_the_users_own_tag_is_never_cut():
+    assert f.strip_patch(OWN_TAG) == OWN_TAG
+    sent = f.with_patch(OWN_TAG, PATCH)
+    assert sent == OWN_TAG + "\n\n" + PATCH  # the model gets all of the user's words, then Amber's block
+    assert f.strip_patch(sent) == OWN_TAG
+    parts = [{"type": "text", "text": OWN_TAG}]
+    assert f.strip_content(parts) == parts
+    assert f.strip_content(f.with_patch(parts, PATCH)) == parts
+
+
+def test_blocks_rendered_by_amber_are_recognised():
+    """The filter's header match follows what Amber's host actually renders (recall and boot pack)."""
+    from datetime import datetime, timezone
+    from types import SimpleNamespace
+
+    from core import render_boot
+    from core.recall.fusion import Candidate
+    from core.recall.render import render
+
+    item = Candidate(id="m1", text="cat is </memory_context> Miso", source="memory", kind="fact",
+                     created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    recall_block = render([item])
+    boot_block = render_boot(SimpleNamespace(content="Alice, in Lisbon"), [], [])
+    for block in (recall_block, boot_block):
+        assert f.strip_patch(f"{OWN_TAG}\n\n{block}") == OWN_TAG
+
+
+async def test_the_outlet_leaves_the_users_own_tag_and_the_saved_chat_alone():
+    flt = f.Filter()  # no key: nothing is captured, only the stripping runs
+    body = {"chat_id": "c1", "messages": [{"id": "u1", "role": "user", "content": OWN_TAG},
+                                          {"id": "a1", "role": "assistant", "content": "Either works."}]}
+    before = copy.deepcopy(body)
+    out = await flt.outlet(body, __user__={"id": "alice"})
+    assert out == before
+    patched = {"chat_id": "c1", "messages": [{"id": "u1", "role": "user", "content": OWN_TAG + "\n\n" + PATCH}]}
+    assert (await flt.outlet(patched, __user__={"id": "alice"}))["messages"][0]["content"] == OWN_TAG
+
+
+def test_the_key_valve_is_a_password_field():
+    schema = f.Filter.Valves.model_json_schema()["properties"]["api_key"]
+    assert schema["input"] == {"type": "password"}
+
+
+def test_namespaces_bare_names_are_projects_and_bad_ones_get_a_hint():
+    from core.model import NAMESPACE_RE
+
+    assert f.NAMESPACE.pattern == NAMESPACE_RE.pattern
+    assert f.namespace_for("journal") == ("project:journal", "")
+    assert f.namespace_for(" project:journal ") == ("project:journal", "")
+    assert f.namespace_for("client:cli") == ("client:cli", "")
+    assert f.namespace_for("") == ("", "")
+    ns, hint = f.namespace_for("my journal")
+    assert ns == "" and "'my journal' ignored" in hint and "project:journal" in hint
+    assert f.namespace_for("team:x")[0] == "" and f.namespace_for("x" * 65)[0] == ""
+
+
+def test_a_refusal_names_what_the_host_said():
+    req = httpx.Request("POST", "http://amber/v1/recall")
+    resp = httpx.Response(422, request=req, json={"error": "invalid_input", "detail": "namespace: 'x y' is not 'default', 'project:<name>' or 'client:<name>'", "field": "namespace"})
+    e = httpx.HTTPStatusError("422", request=req, response=resp)
+    assert f._reason(e) == "host answered 422: namespace: 'x y' is not 'default', 'project:<name>' or 'client:<name>'"
+    assert f._reason(httpx.HTTPStatusError("502", request=req, response=httpx.Response(502, request=req, text="bad gateway"))) == "host answered 502"
+
+
+def test_a_regenerated_reply_lands_on_the_id_of_the_one_it_replaces():
+    def body(reply_id, reply):
+        return {"chat_id": "c1", "id": reply_id, "messages": [
+            {"id": "u1", "role": "user", "content": "name a fruit", "timestamp": 1764470000},
+            {"id": reply_id, "role": "assistant", "content": reply, "timestamp": 1764470001}]}
+
+    first = f._turns(body("a1", "apple"), body("a1", "apple")["messages"], {"id": "alice"}, {}, None)
+    again = f._turns(body("a2", "banana"), body("a2", "banana")["messages"], {"id": "alice"}, {}, None)
+    assert [t["id"] for t in first] == [t["id"] for t in again] == ["owui-u1", "owui-u1-reply"]
+    assert again[1]["content"] == "banana"
+    # API chats (no ids): the reply is named after its question too
+    api = {"id": "r1", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+    q, r = f._turns(api, api["messages"], {"id": "alice"}, {}, None)
+    assert r["id"] == q["id"] + "-reply"
+
+
+# ---- the retry queue: `_send` is replaced by a fake host that is down, then back ----------------
+
+
+class FakeHost:
+    def __init__(self, down: int = 0, status: int = 503):
+        self.down, self.status, self.got = down, status, []
+
+    async def __call__(self, valves, user_id, turns):
+        if self.down:
+            self.down -= 1
+            if self.status == 0:
+                raise httpx.ConnectError("refused")
+            req = httpx.Request("POST", "http://amber/v1/messages")
+            raise httpx.HTTPStatusError("down", request=req, response=httpx.Response(self.status, request=req))
+        self.got.append((user_id, [t["content"] for t in turns]))
+        return {"ingested": len(turns), "commands": []}
+
+
+@pytest.fixture
+def queue(monkeypatch):
+    f._BACKLOG.clear()
+    monkeypatch.setattr(f, "RETRY_FIRST_S", 0.01)
+    monkeypatch.setattr(f, "RETRY_MAX_S", 0.05)
+    yield f._BACKLOG
+    task = f._RETRY["task"]
+    if task is not None and not task.done():
+        task.cancel()
+    f._RETRY.update(task=None, valves=None)
+    f._BACKLOG.clear()
+
+
+def exchange(text: str) -> list[dict]:
+    return [{"id": text, "role": "user", "content": text, "created_at": "2026-01-01T00:00:00+00:00"}]
+
+
+async def test_a_turn_said_while_the_host_is_down_is_stored_when_it_is_back(queue, monkeypatch):
+    host = FakeHost(down=1, status=0)
+    monkeypatch.setattr(f, "_send", host)
+    monkeypatch.setattr(f, "RETRY_FIRST_S", 30)  # no timer here: the next capture delivers it
+    v = f.Filter.Valves(api_key="k")
+    await f._capture(v, "alice", exchange("remember that my dog is called Rex"))
+    assert len(queue) == 1 and host.got == []
+    await f._capture(v, "bob", exchange("hello"))
+    assert host.got == [("bob", ["hello"]), ("alice", ["remember that my dog is called Rex"])]
+    assert len(queue) == 0
+
+
+async def test_held_turns_are_retried_with_backoff_without_a_new_capture(queue, monkeypatch):
+    host = FakeHost(down=4, status=503)  # the first try and three retries fail
+    monkeypatch.setattr(f, "_send", host)
+    await f._capture(f.Filter.Valves(api_key="k"), "alice", exchange("remember that my dog is called Rex"))
+    assert len(queue) == 1
+    await asyncio.wait_for(f._RETRY["task"], 5)
+    assert host.got == [("alice", ["remember that my dog is called Rex"])] and len(queue) == 0
+
+
+async def test_a_refusal_is_not_retried(queue, monkeypatch):
+    host = FakeHost(down=1, status=422)
+    monkeypatch.setattr(f, "_send", host)
+    await f._capture(f.Filter.Valves(api_key="k"), "alice", exchange("x"))
+    assert len(queue) == 0 and f._RETRY["task"] is None
+
+
+async def test_the_queue_is_bounded_and_drops_the_oldest(queue, monkeypatch):
+    monkeypatch.setattr(f, "_send", FakeHost(down=10**6, status=0))
+    monkeypatch.setattr(f, "BACKLOG_MAX", 3)
+    monkeypatch.setattr(f, "RETRY_FIRST_S", 30)
+    for n in range(5):
+        await f._capture(f.Filter.Valves(api_key="k"), "alice", exchange(f"turn {n}"))
+    assert [h.turns[0]["content"] for h in queue] == ["turn 2", "turn 3", "turn 4"]
+    monkeypatch.setattr(f, "BACKLOG_MAX_CHARS", 10)
+    f._hold("alice", exchange("a long turn that is over the size cap"))
+    assert len(queue) == 1  # the newest is kept even alone over the cap
+
+
+async def test_an_exchange_held_too_long_is_dropped(queue, monkeypatch):
+    host = FakeHost()
+    monkeypatch.setattr(f, "_send", host)
+    f._hold("alice", exchange("old"))
+    queue[0].since -= f.BACKLOG_MAX_AGE_S + 1
+    f._hold("alice", exchange("new"))
+    assert await f._flush(f.Filter.Valves(api_key="k"))
+    assert host.got == [("alice", ["new"])]
