@@ -166,10 +166,39 @@ class RemoteMemory:
         msgs = [m.model_dump(mode="json") if isinstance(m, Message) else m for m in messages]
         return await self._json("POST", "/v1/messages", json={"messages": msgs, "commands": commands}, user=user)
 
-    async def messages(self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None) -> list[Message]:
-        params = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in (("since", since), ("until", until), ("session", session)) if v is not None}
+    async def messages(
+        self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None, text: str | None = None
+    ) -> list[Message]:
+        pairs = (("since", since), ("until", until), ("session", session), ("text", text))
+        params = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in pairs if v is not None}
         d = await self._json("GET", "/v1/messages", params=params)
         return [Message.model_validate(m) for m in d["messages"]]
+
+    async def delete_message(self, message_id: str) -> dict[str, Any]:
+        """Delete one captured turn; NotFound when the user has none with that id."""
+        return await self._json("DELETE", f"/v1/messages/{_q(message_id, safe='')}")
+
+    async def delete_messages(
+        self,
+        *,
+        ids: Sequence[str] | None = None,
+        session: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        everything: bool = False,
+    ) -> dict[str, Any]:
+        """Delete the turns meeting every criterion given (`everything` alone: all). Returns {"deleted", "ids"}."""
+        body: dict[str, Any] = {"ids": list(ids) if ids is not None else None, "session": session,
+                                "since": since.isoformat() if since else None, "until": until.isoformat() if until else None}
+        body = {k: v for k, v in body.items() if v is not None}
+        if everything:
+            body["all"] = True
+        return await self._json("POST", "/v1/messages/delete", json=body)
+
+    async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
+        """Forget `what` (or with `preview`, only say what would go): {"what", "done", "memories", "messages", "message_ids"}."""
+        d = await self._json("POST", "/v1/forget/preview" if preview else "/v1/forget", json={"what": what})
+        return {**d, "memories": [Memory.model_validate(m) for m in d["memories"]]}
 
     async def remember(self, data: MemoryIn, *, user: str | None = None) -> WriteResult:
         d = await self._json("POST", "/v1/memories", json=data.model_dump(mode="json", exclude_unset=True), user=user)

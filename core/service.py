@@ -18,6 +18,7 @@ from typing import Any, Collection, Sequence
 
 from .commands import parse_command
 from .curated import Curated
+from .forgetting import Forgetting
 from .portability import Portability, event_rows
 from .repair import keyed_actives
 from .review import ReviewQueue
@@ -45,6 +46,7 @@ from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.lexical import tokenize
+from .redact import Redactor
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
@@ -53,7 +55,7 @@ from .supersede import newest, one_active_per_key, require_current
 log = logging.getLogger("amber.service")
 
 
-class MemoryService(Curated, ReviewQueue, Portability):
+class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
     def __init__(self, store: ChromaStore, embedder: Embedder, clock: Clock, *, recall_preset: str = "balanced", remote_store: bool = False):
         self.store = store
         self.embedder = embedder
@@ -71,6 +73,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
         self._access_lock = threading.Lock()
         self._access_due = False
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
+        self.redact = Redactor()  # secrets never reach the store: every write path passes through it
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
@@ -243,6 +246,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
             return WriteResult(action="created", memory=mem)
 
     def _checked(self, scope: Scope, data: MemoryIn) -> MemoryIn:
+        data = self.redact.fields(data)
         if "namespace" not in data.model_fields_set:
             data = data.model_copy(update={"namespace": scope.write_namespace})
         validate_namespace(data.namespace)
@@ -321,7 +325,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
             mem = self.get(scope, memory_id)
             if mem.kind == Kind.precious:
                 raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be edited")
-            changes = patch.model_dump(exclude_unset=True)
+            changes = self.redact.fields(patch).model_dump(exclude_unset=True)
             if mem.fact_key and changes.get("content") not in (None, mem.content):
                 base = MemoryIn(**{**as_input(mem), "content": changes.pop("content")})
                 result = self._supersede(scope, mem, base, self.clock.now())
@@ -379,15 +383,8 @@ class MemoryService(Curated, ReviewQueue, Portability):
         if cmd.action == "remember":
             data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
             return [("remember", self.remember(scope, data).memory)]
-        done = []
-        forgotten = [m for m in self._matching(scope, cmd.text) if m.kind != Kind.precious]
-        for m in forgotten:
-            done.append(("forget", self.delete(scope, m.id)))
-        # the raw turns that still say it: those with all its words, and those the memories came from
-        said = self._turns_saying(scope, cmd.text) | {i for m in forgotten for i in m.source_ids}
-        if said:
-            self.delete_messages(scope, sorted(said))
-        return done
+        # the memories that state it, the raw turns that still say it and those the memories came from
+        return [("forget", m) for m in self._forget(scope, cmd.text).memories]
 
     def _turns_saying(self, scope: Scope, text: str) -> set[str]:
         """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
@@ -418,6 +415,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
         """Store captured turns and carry out the commands in new user turns. A "forget" exchange (the
         user's turn and the replies to it) is not stored: it would say again what was just forgotten.
         Returns (turns stored, what the commands did)."""
+        messages = self.redact.messages(messages)  # before a "remember" command can keep a secret
         new = self._unknown(message_collection(scope), messages) if commands else list(messages)
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []
@@ -460,6 +458,7 @@ class MemoryService(Curated, ReviewQueue, Portability):
         """Append turns to the user's log; a message id already stored is skipped. Returns how many were new."""
         if not messages:
             return 0
+        messages = self.redact.messages(messages)
         ids = [m.id for m in messages]
         if len(set(ids)) != len(ids):
             raise InvalidInput("messages", "message ids repeat within one request")

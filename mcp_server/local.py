@@ -110,8 +110,43 @@ class LocalMemory:
 
         return await self._run(work)
 
-    async def messages(self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None) -> list[Message]:
-        return await self.amem.messages(self._scope(), since=since, until=until, session=session)
+    async def messages(
+        self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None, text: str | None = None
+    ) -> list[Message]:
+        found = await self.amem.messages(self._scope(), since=since, until=until, session=session)
+        if text:
+            needle = text.casefold()
+            found = [m for m in found if needle in m.content.casefold()]
+        return found
+
+    async def delete_message(self, message_id: str) -> dict[str, Any]:
+        await self.amem.delete_message(self._scope(WRITE), message_id)
+        return {"deleted": 1, "ids": [message_id]}
+
+    async def delete_messages(
+        self,
+        *,
+        ids: Sequence[str] | None = None,
+        session: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        everything: bool = False,
+    ) -> dict[str, Any]:
+        """Delete the turns that meet every criterion given; `everything` alone deletes every turn."""
+        gone = await self.amem.delete_messages_matching(
+            self._scope(WRITE), ids=ids, session=session, since=since, until=until, everything=everything
+        )
+        return {"deleted": len(gone), "ids": gone}
+
+    async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
+        """Forget `what` (memories that state it and the turns that say it), or with `preview`, say
+        what that would remove. Returns {"what", "done", "memories", "messages", "message_ids"}."""
+        if preview:
+            plan = await self.amem.forget_preview(self._scope(), what)
+        else:
+            plan = await self.amem.forget(self._scope(WRITE), what)
+        return {"what": plan.what, "done": plan.done, "memories": plan.memories, "messages": len(plan.message_ids),
+                "message_ids": plan.message_ids}
 
     async def remember(self, data: MemoryIn) -> WriteResult:
         return await self.amem.remember(self._scope(WRITE), data)
@@ -122,13 +157,28 @@ class LocalMemory:
         return await self.amem.list(self._scope(), **filters)
 
     async def get(self, memory_id: str) -> Memory:
-        return await self.amem.get(self._scope(), memory_id)
+        scope = self._scope()
+        return await self._run(self._not_a_turn, scope, self.service.get, memory_id)
 
     async def update(self, memory_id: str, patch: MemoryPatch) -> Memory:
         return await self.amem.update(self._scope(WRITE), memory_id, patch)
 
     async def delete(self, memory_id: str) -> Memory:
-        return await self.amem.delete(self._scope(WRITE), memory_id)
+        scope = self._scope(WRITE)
+        return await self._run(self._not_a_turn, scope, self.service.delete, memory_id)
+
+    def _not_a_turn(self, scope: Scope, fn, memory_id: str) -> Memory:
+        """Recall and search return captured turns (ids like 'lt_…') next to memories; a turn given
+        where a memory is expected is told where it can be deleted."""
+        try:
+            return fn(scope, memory_id)
+        except NotFound:
+            if self.service.has_message(scope, memory_id):
+                raise NotFound(
+                    f"{memory_id!r} is a captured conversation turn, not a memory: delete it with "
+                    f"DELETE /v1/messages/{memory_id} (MCP: messages_delete)"
+                ) from None
+            raise
 
     async def archive(self, memory_id: str) -> Memory:
         return await self.amem.archive(self._scope(WRITE), memory_id)

@@ -35,12 +35,15 @@ from .identity import current_identity
 from .schemas import item
 from .tool_models import (
     BootView,
+    DeletedView,
     DigestView,
     ExportView,
+    ForgetView,
     GlossaryView,
     IngestView,
     ListView,
     MemoryView,
+    MessagesView,
     NamespacesView,
     RecallView,
     ReviewView,
@@ -102,7 +105,7 @@ def _quiet_server(name: str) -> MCPServer:
 def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MCPServer:
     mcp = _quiet_server(name)
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Recall what Amber knows", annotations=READ_ONLY, structured_output=True)
     async def memory_recall(
         query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS, description="The user's question or topic, in their words")],
         project: Project = None,
@@ -114,7 +117,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens))
         return RecallView(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Search memories and past turns", annotations=READ_ONLY, structured_output=True)
     async def memory_search(
         query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Words or meaning to look for")],
         top_k: Annotated[int, Field(ge=1, le=50, description="How many hits")] = 10,
@@ -125,7 +128,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         hits = await _call(port_for_request().search(query, top_k=top_k, project=project))
         return SearchView(hits=[item(c) for c in hits])
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Browse memories", annotations=READ_ONLY, structured_output=True)
     async def memory_list(
         kind: Annotated[Kind | None, Field(description="Only this kind")] = None,
         category: Annotated[Category | None, Field(description="Only this category")] = None,
@@ -144,12 +147,12 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         )
         return ListView(items=views(page.items), next_cursor=page.next_cursor)
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Read one memory", annotations=READ_ONLY, structured_output=True)
     async def memory_get(id: MemoryId) -> MemoryView:
         """Read one memory in full by id (e.g. to check it before editing)."""
         return view(await _call(port_for_request().get(id)))  # type: ignore[return-value]
 
-    @mcp.tool(annotations=ADDITIVE, structured_output=True)
+    @mcp.tool(title="Save a memory", annotations=ADDITIVE, structured_output=True)
     async def memory_upsert(
         content: Annotated[str, Field(min_length=1, max_length=MEMORY_MAX_CHARS, description="The fact, one self-contained sentence, in the user's language")],
         fact_key: Annotated[
@@ -171,7 +174,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(port_for_request().remember(_memory_in(data)))
         return WriteView(action=r.action, memory=view(r.memory), previous=view(r.previous))  # type: ignore[arg-type]
 
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False), structured_output=True)
+    @mcp.tool(title="Replace a memory with a new version", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False), structured_output=True)
     async def memory_supersede(
         id: MemoryId,
         content: Annotated[str, Field(min_length=1, max_length=MEMORY_MAX_CHARS, description="The corrected or updated fact")],
@@ -185,23 +188,67 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(port_for_request().supersede(id, _memory_in(data)))
         return WriteView(action=r.action, memory=view(r.memory), previous=view(r.previous))  # type: ignore[arg-type]
 
-    @mcp.tool(annotations=DESTRUCTIVE, structured_output=True)
+    @mcp.tool(title="Archive a memory", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_archive(id: MemoryId) -> MemoryView:
         """Archive a memory that is no longer relevant but true (a finished project): kept, not recalled."""
         return view(await _call(port_for_request().archive(id)))  # type: ignore[return-value]
 
-    @mcp.tool(annotations=DESTRUCTIVE, structured_output=True)
+    @mcp.tool(title="Delete a memory", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_delete(id: MemoryId) -> MemoryView:
-        """Delete a memory the user wants forgotten, or one that is wrong. Never recalled again; removed for
-        good after the retention period. Precious quotes cannot be deleted."""
+        """Delete one memory that is wrong or unwanted, by id. It is never recalled again and is removed for
+        good after the retention period; the conversation turns it came from are not touched (use
+        memory_forget when the user wants something forgotten everywhere, messages_delete for a turn).
+        Precious quotes cannot be deleted."""
         return view(await _call(port_for_request().delete(id)))  # type: ignore[return-value]
 
-    @mcp.tool(annotations=ADDITIVE, structured_output=True)
+    @mcp.tool(title="Forget something everywhere", annotations=DESTRUCTIVE, structured_output=True)
+    async def memory_forget(
+        what: Annotated[str, Field(min_length=1, max_length=2000, description="What to forget, in the user's words, e.g. 'my passport number'")],
+        preview: Annotated[bool, Field(description="true (default): only say what would be removed; false: remove it")] = True,
+    ) -> ForgetView:
+        """When the user asks you to forget something ("forget my passport number"): removes the memories
+        that state it and the captured conversation turns that still say it, so it is never recalled
+        again. Call with preview=true first and tell the user what will go, then with preview=false to
+        forget; nothing is removed until then. Precious quotes are kept."""
+        r = await _call(port_for_request().forget(what, preview=preview))
+        return ForgetView(what=r["what"], done=r["done"], memories=views(r["memories"]), messages=r["messages"])
+
+    @mcp.tool(title="List captured conversation turns", annotations=READ_ONLY, structured_output=True)
+    async def messages_list(
+        session: Annotated[str | None, Field(max_length=200, description="Only this conversation's turns")] = None,
+        text: Annotated[str | None, Field(max_length=500, description="Only turns containing these words (any case)")] = None,
+        since: Annotated[datetime | None, Field(description="Only turns said at or after this time (ISO 8601)")] = None,
+        until: Annotated[datetime | None, Field(description="Only turns said before this time (ISO 8601)")] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="At most this many, the newest")] = 50,
+    ) -> MessagesView:
+        """List the raw conversation turns Amber captured (what the user and assistants said), newest
+        `limit` of them, with ids. Use when the user asks what Amber kept of their chats, or to find
+        turns to delete with messages_delete; to answer questions use memory_recall."""
+        found = await _call(port_for_request().messages(since=_aware(since), until=_aware(until), session=session, text=text))
+        return MessagesView(turns=turns(found[-limit:]), total=len(found))
+
+    @mcp.tool(title="Delete captured conversation turns", annotations=DESTRUCTIVE, structured_output=True)
+    async def messages_delete(
+        ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+                       Field(max_length=200, description="Turn ids (from messages_list, memory_search or memory_recall)")] = None,
+        session: Annotated[str | None, Field(max_length=200, description="Only this conversation's turns")] = None,
+        since: Annotated[datetime | None, Field(description="Only turns said at or after this time (ISO 8601)")] = None,
+        until: Annotated[datetime | None, Field(description="Only turns said before this time (ISO 8601)")] = None,
+        all: Annotated[bool, Field(description="true with nothing else given: every captured turn of the user")] = False,
+    ) -> DeletedView:
+        """Delete captured conversation turns for good, when the user asks to remove what they said
+        (by ids, a whole conversation, or a time range; a turn goes when it meets every criterion given).
+        Ids starting 'lt_' in recall results are turns: delete them here, not with memory_delete.
+        Memories extracted from the turns stay (use memory_forget or memory_delete for those)."""
+        r = await _call(port_for_request().delete_messages(ids=ids, session=session, since=_aware(since), until=_aware(until), everything=all))
+        return DeletedView(deleted=r["deleted"], ids=r["ids"])
+
+    @mcp.tool(title="Pin or unpin a memory", annotations=ADDITIVE, structured_output=True)
     async def memory_pin(id: MemoryId, pinned: Annotated[bool, Field(description="false to unpin")] = True) -> MemoryView:
         """Pin a memory that should always be in context (identity, core preferences), or unpin it."""
         return view(await _call(port_for_request().pin(id, pinned)))  # type: ignore[return-value]
 
-    @mcp.tool(annotations=ADDITIVE, structured_output=True)
+    @mcp.tool(title="Define a term", annotations=ADDITIVE, structured_output=True)
     async def glossary_set(
         term: Annotated[str, Field(min_length=1, max_length=200, description="The word, name or abbreviation")],
         definition: Annotated[str, Field(min_length=1, max_length=DEFINITION_MAX_CHARS, description="What it means for this user")],
@@ -212,7 +259,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(port_for_request().glossary_set(term, definition, aliases or []))
         return WriteView(action=r.action, memory=view(r.memory), previous=view(r.previous))  # type: ignore[arg-type]
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Look up a term", annotations=READ_ONLY, structured_output=True)
     async def glossary_get(
         term: Annotated[str | None, Field(max_length=200, description="A term or alias; omit for the whole glossary")] = None,
     ) -> GlossaryView:
@@ -220,19 +267,19 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         abbreviation you don't know."""
         return GlossaryView(entries=views(await _call(port_for_request().glossary_get(term))))
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Read the digest", annotations=READ_ONLY, structured_output=True)
     async def digest_get() -> DigestView:
         """Read the short digest of who the user is and what is going on in their life (nightly summary)."""
         return DigestView(digest=view(await _call(port_for_request().digest_get())))
 
-    @mcp.tool(annotations=ADDITIVE, structured_output=True)
+    @mcp.tool(title="Rewrite the digest", annotations=ADDITIVE, structured_output=True)
     async def digest_set(
         text: Annotated[str, Field(min_length=1, max_length=500, description="The whole new digest, at most 500 characters")],
     ) -> DigestView:
         """Rewrite the digest when the user asks you to, or after a major life change. Replaces the old one."""
         return DigestView(digest=view(await _call(port_for_request().digest_set(text))))
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Load the boot pack", annotations=READ_ONLY, structured_output=True)
     async def memory_boot() -> BootView:
         """Load the boot pack once at the start of a conversation: digest, yesterday's log, precious
         quotes, glossary, pinned memories and today's turns from the user's other apps."""
@@ -242,7 +289,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
             glossary=views(b["glossary"]), pinned=views(b["pinned"]), today=turns(b["today"]), counts=b["counts"],
         )
 
-    @mcp.tool(annotations=ADDITIVE, structured_output=True)
+    @mcp.tool(title="Store conversation turns", annotations=ADDITIVE, structured_output=True)
     async def memory_ingest(
         messages: Annotated[list[TurnIn], Field(min_length=1, max_length=200, description="Turns to store, oldest first")],
         commands: Annotated[bool, Field(description="Carry out 'remember ...' / 'forget ...' in user turns now")] = True,
@@ -254,7 +301,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(port_for_request().ingest(msgs, commands=commands))
         return IngestView(ingested=r["ingested"], commands=r["commands"])
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="Export memory", annotations=READ_ONLY, structured_output=True)
     async def memory_export(limit: Annotated[int, Field(ge=1, le=5000, description="At most this many lines")] = 1000) -> ExportView:
         """Export the user's memories and turns as JSON lines (a backup or to move them elsewhere).
         Only when the user asks for an export."""
@@ -269,13 +316,13 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
 
         return await _call(collect())
 
-    @mcp.tool(annotations=READ_ONLY, structured_output=True)
+    @mcp.tool(title="List namespaces", annotations=READ_ONLY, structured_output=True)
     async def namespaces_list() -> NamespacesView:
         """List the user's namespaces (default, project:<name>, client:<name>) with memory counts,
         e.g. to pick the project to pass to memory_recall."""
         return NamespacesView(namespaces=await _call(port_for_request().namespaces()))
 
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False), structured_output=True)
+    @mcp.tool(title="Review uncertain memories", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False), structured_output=True)
     async def candidates_review(
         action: Annotated[
             Literal["list", "approve", "discard", "merge", "supersede"],
@@ -330,10 +377,13 @@ def _short_argument_errors(mcp: MCPServer) -> None:
     mcp.call_tool = checked  # type: ignore[method-assign]
 
 
+def _aware(at: datetime | None) -> datetime | None:
+    """A time without a zone is read as UTC, as everywhere in Amber."""
+    return at.replace(tzinfo=timezone.utc) if at is not None and at.tzinfo is None else at
+
+
 def _message(t: TurnIn, now: datetime) -> Message:
-    at = t.created_at or now
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=timezone.utc)
+    at = _aware(t.created_at) or now
     mid = t.id or "mcp_" + hashlib.sha256(f"{t.session}\x1f{t.role}\x1f{at.isoformat()}\x1f{t.content}".encode()).hexdigest()[:24]
     client = (current_identity.get().client if current_identity.get() else None) or "mcp"
     return Message(id=mid, role=t.role, content=t.content, created_at=at, session=t.session, client=client)

@@ -1,4 +1,4 @@
-"""REST: recall, search, message capture, and memories (list, create/upsert, get, edit, lifecycle)."""
+"""REST: recall, search, captured turns (capture, list, delete), forget, and memories (list, create/upsert, get, edit, lifecycle)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,12 @@ from .local import LocalMemory
 from .rest_deps import port, utc
 from .schemas import (
     EventsOut,
+    ForgetIn,
+    ForgetOut,
     IngestIn,
     IngestOut,
+    MessagesDeletedOut,
+    MessagesDeleteIn,
     MessagesOut,
     NamespacesOut,
     RecallIn,
@@ -27,6 +31,7 @@ from .schemas import (
 router = APIRouter(prefix="/v1")
 Port = Annotated[LocalMemory, Depends(port)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=200, description="Memory id")]
+MessageIdPath = Annotated[str, Path(min_length=1, max_length=200, description="Captured turn id")]
 StatusFilter = Literal["active", "candidate", "superseded", "archived", "expired", "deleted", "any"]
 
 
@@ -57,8 +62,33 @@ async def messages(
     since: datetime | None = None,
     until: datetime | None = None,
     session: Annotated[str | None, Query(max_length=200)] = None,
+    text: Annotated[str | None, Query(max_length=500, description="Only turns containing this (any case)")] = None,
 ) -> MessagesOut:
-    return MessagesOut(messages=await p.messages(since=utc(since), until=utc(until), session=session))
+    return MessagesOut(messages=await p.messages(since=utc(since), until=utc(until), session=session, text=text))
+
+
+@router.delete("/messages/{message_id:path}", response_model=MessagesDeletedOut, tags=["messages"],
+               summary="Delete one captured turn for good (the audit keeps its id, not its words)")
+async def delete_message(message_id: MessageIdPath, p: Port) -> dict:
+    return await p.delete_message(message_id)
+
+
+@router.post("/messages/delete", response_model=MessagesDeletedOut, tags=["messages"],
+             summary="Delete captured turns by ids, conversation and/or time range (every criterion given must hold)")
+async def delete_messages(body: MessagesDeleteIn, p: Port) -> dict:
+    return await p.delete_messages(ids=body.ids, session=body.session, since=body.since, until=body.until, everything=body.all)
+
+
+@router.post("/forget/preview", response_model=ForgetOut, tags=["forget"],
+             summary="What forgetting this would remove: memories and captured turns (nothing is removed)")
+async def forget_preview(body: ForgetIn, p: Port) -> dict:
+    return await p.forget(body.what, preview=True)
+
+
+@router.post("/forget", response_model=ForgetOut, tags=["forget"],
+             summary="Forget: delete the memories that state it and the captured turns that say it")
+async def forget(body: ForgetIn, p: Port) -> dict:
+    return await p.forget(body.what)
 
 
 @router.get("/memories", response_model=Page, tags=["memories"], summary="List memories, newest first")

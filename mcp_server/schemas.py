@@ -6,10 +6,10 @@ named before any work starts.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from core import DEFINITION_MAX_CHARS, MEMORY_MAX_CHARS, QUERY_MAX_CHARS, Candidate, Event, Memory, Message
 
@@ -87,6 +87,43 @@ class IngestOut(BaseModel):
 
 class MessagesOut(BaseModel):
     messages: list[Message]
+
+
+def _aware(dt: datetime) -> datetime:
+    # a time without a zone is read as UTC, as everywhere else in Amber
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt
+
+
+Aware = Annotated[datetime, AfterValidator(_aware)]
+MessageId = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class MessagesDeleteIn(Strict):
+    """Which captured turns to delete: a turn goes when it meets every criterion given."""
+
+    ids: list[MessageId] | None = Field(None, max_length=1000, description="These turns (ids from GET /v1/messages, search or recall)")
+    session: str | None = Field(None, min_length=1, max_length=200, description="Only turns of this conversation")
+    since: Aware | None = Field(None, description="Only turns said at or after this time")
+    until: Aware | None = Field(None, description="Only turns said before this time")
+    all: bool = Field(False, description="true with no other criterion: every captured turn of this user")
+
+
+class MessagesDeletedOut(BaseModel):
+    deleted: int
+    ids: list[str] = Field(description="The turns deleted (an id that was not there is not listed)")
+
+
+class ForgetIn(Strict):
+    what: str = Field(min_length=1, max_length=2000, description="What to forget, in the user's words ('my passport number'); "
+                      "a whole 'forget that ...' sentence works too")
+
+
+class ForgetOut(BaseModel):
+    what: str = Field(description="What was matched against (the command words removed)")
+    done: bool = Field(description="false for a preview: nothing was removed")
+    memories: list[Memory] = Field(description="Memories that state it (deleted when done)")
+    messages: int = Field(description="How many captured turns say it")
+    message_ids: list[str]
 
 
 class NamespacesOut(BaseModel):

@@ -86,6 +86,7 @@ class DigestView(BaseModel):
 
 
 class TurnView(BaseModel):
+    id: str | None = Field(None, description="The turn's id (for messages_delete)")
     role: str
     content: str
     created_at: datetime
@@ -94,7 +95,7 @@ class TurnView(BaseModel):
 
 
 def turns(ms: list[Message]) -> list[TurnView]:
-    return [TurnView(role=m.role.value, content=m.content, created_at=m.created_at, session=m.session, client=m.client) for m in ms]
+    return [TurnView(id=m.id, role=m.role.value, content=m.content, created_at=m.created_at, session=m.session, client=m.client) for m in ms]
 
 
 class BootView(BaseModel):
@@ -127,3 +128,20 @@ class ReviewView(BaseModel):
     action: str | None = None
     memory: MemoryView | None = None
     previous: MemoryView | None = None
+
+
+class MessagesView(BaseModel):
+    turns: list[TurnView] = Field(description="Oldest first")
+    total: int = Field(description="How many turns matched; only the newest `limit` are listed")
+
+
+class DeletedView(BaseModel):
+    deleted: int
+    ids: list[str] = Field(description="The turns deleted")
+
+
+class ForgetView(BaseModel):
+    what: str = Field(description="What was matched against")
+    done: bool = Field(description="false for a preview: nothing was removed yet")
+    memories: list[MemoryView] = Field(description="Memories that state it (deleted when done)")
+    messages: int = Field(description="How many captured conversation turns say it (deleted when done)")

@@ -19,7 +19,8 @@ from mcp_server.identity import READ, WRITE, Identity, current_identity
 TOOLS = {
     "memory_search", "memory_recall", "memory_list", "memory_get", "memory_upsert", "memory_supersede", "memory_archive",
     "memory_delete", "memory_pin", "glossary_set", "glossary_get", "digest_get", "digest_set", "memory_boot",
-    "memory_ingest", "memory_export", "namespaces_list", "candidates_review",
+    "memory_ingest", "memory_export", "namespaces_list", "candidates_review", "memory_forget", "messages_list",
+    "messages_delete",
 }
 
 
@@ -53,15 +54,18 @@ async def test_tool_contract(app):
     assert set(tools) == TOOLS
     for t in tools.values():
         assert t.description and len(t.description) > 60, t.name
+        assert t.title and len(t.title) < 40, t.name  # hosts show the title to people
         assert t.output_schema, t.name  # structured output
         assert t.annotations is not None, t.name
         for name, prop in t.input_schema.get("properties", {}).items():
             assert prop.get("description"), (t.name, name)
     reads = {"memory_search", "memory_recall", "memory_list", "memory_get", "glossary_get", "digest_get", "memory_boot",
-             "memory_export", "namespaces_list"}
+             "memory_export", "namespaces_list", "messages_list"}
     assert {n for n, t in tools.items() if t.annotations.read_only_hint} == reads
     assert tools["memory_delete"].annotations.destructive_hint is True
     assert tools["memory_archive"].annotations.destructive_hint is True
+    assert tools["memory_forget"].annotations.destructive_hint is True
+    assert tools["messages_delete"].annotations.destructive_hint is True
     assert tools["memory_upsert"].annotations.destructive_hint is False
     assert tools["memory_upsert"].annotations.idempotent_hint is True
     assert "BEFORE answering" in tools["memory_recall"].description

@@ -1,0 +1,128 @@
+"""Forgetting and raw turns: what a "forget X" removes (shown before it does), and captured turns
+deleted by id, by conversation or by time.
+
+Mixed into MemoryService. A preview and the forget itself use one plan, so what a person is shown
+is what goes: the memories `_matching` names (precious quotes stay: they are append-only) and the
+turns `_turns_saying` finds, plus the turns those memories were taken from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Sequence
+
+from .commands import parse_command
+from .errors import InvalidInput, NotFound
+from .model import Kind, Memory
+from .scope import Scope, message_collection, message_where
+
+FORGET_MAX_CHARS = 2000
+
+
+@dataclass
+class ForgetPlan:
+    """What a forget removes. `done` is False for a preview; after the forget, `memories` are the
+    deleted versions and `message_ids` the turns that were deleted."""
+
+    what: str
+    memories: list[Memory] = field(default_factory=list)
+    message_ids: list[str] = field(default_factory=list)
+    done: bool = False
+
+
+class Forgetting:
+    """Mixed into MemoryService."""
+
+    def forget_preview(self, scope: Scope, what: str) -> ForgetPlan:
+        """What `forget(scope, what)` would remove now; removes nothing."""
+        return self._forget_plan(scope, _subject(what))
+
+    def forget(self, scope: Scope, what: str) -> ForgetPlan:
+        """Forget what `what` says: delete the memories that state it and the raw turns that still say it."""
+        return self._forget(scope, _subject(what))
+
+    def _forget_plan(self, scope: Scope, what: str) -> ForgetPlan:
+        memories = [m for m in self._matching(scope, what) if m.kind != Kind.precious]
+        said = self._turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
+        # source ids may name turns retention already removed: count only those still stored
+        have = self.store.existing_ids(message_collection(scope), sorted(said)) if said else set()
+        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have))
+
+    def _forget(self, scope: Scope, what: str) -> ForgetPlan:
+        # planned under the user's write lock, so a turn captured between plan and delete cannot escape it
+        with self._lock(scope):
+            plan = self._forget_plan(scope, what)
+            deleted = [self.delete(scope, m.id) for m in plan.memories]
+            if plan.message_ids:
+                self.delete_messages(scope, plan.message_ids)
+            return ForgetPlan(what=what, memories=deleted, message_ids=plan.message_ids, done=True)
+
+    def select_messages(
+        self,
+        scope: Scope,
+        *,
+        ids: Sequence[str] | None = None,
+        session: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[str]:
+        """Ids of the stored turns that meet every criterion given (ids, session, since ≤ t < until)."""
+        col = message_collection(scope)
+        chosen: set[str] | None = None
+        if ids is not None:
+            chosen = set(self.store.existing_ids(col, list(dict.fromkeys(ids)))) if ids else set()
+        if session is not None or since is not None or until is not None:
+            where = message_where(
+                session=session, since=since.timestamp() if since else None, until=until.timestamp() if until else None
+            )
+            found = {m.id for m, _ in self.store.find_messages(col, where)}
+            chosen = found if chosen is None else chosen & found
+        if chosen is None:
+            raise InvalidInput("ids", "name the turns to delete: ids, a session, a time range, or all")
+        return sorted(chosen)
+
+    def delete_messages_matching(
+        self,
+        scope: Scope,
+        *,
+        ids: Sequence[str] | None = None,
+        session: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        everything: bool = False,
+    ) -> list[str]:
+        """Delete the turns that meet every criterion given (or all of the user's turns with
+        `everything` and no criterion). Returns the ids deleted; the audit keeps ids and count only."""
+        if since is not None and until is not None and since >= until:
+            raise InvalidInput("until", "must be later than since")
+        with self._lock(scope):
+            if everything and ids is None and session is None and since is None and until is None:
+                chosen = sorted(m.id for m, _ in self.store.find_messages(message_collection(scope), None))
+            else:
+                chosen = self.select_messages(scope, ids=ids, session=session, since=since, until=until)
+            if chosen:
+                self.delete_messages(scope, chosen)
+            return chosen
+
+    def delete_message(self, scope: Scope, message_id: str) -> None:
+        """Delete one captured turn; NotFound when this user has no turn with that id."""
+        if not self.delete_messages(scope, [message_id]):
+            raise NotFound(f"no captured turn {message_id!r} for this user")
+
+    def has_message(self, scope: Scope, message_id: str) -> bool:
+        return bool(self.store.existing_ids(message_collection(scope), [message_id]))
+
+
+def _subject(what: str) -> str:
+    """The thing to forget. "Forget that my passport number is P-1" and "my passport number is P-1"
+    name the same thing, so a whole command is accepted too."""
+    text = (what or "").strip()
+    if not text:
+        raise InvalidInput("what", "say what to forget")
+    if len(text) > FORGET_MAX_CHARS:
+        raise InvalidInput("what", f"at most {FORGET_MAX_CHARS} characters")
+    cmd = parse_command(text)
+    if cmd is not None and cmd.action == "forget" and cmd.text.strip():
+        return cmd.text.strip()
+    return text
