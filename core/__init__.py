@@ -54,6 +54,7 @@ from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 from .recall.relevance import fingerprint, fingerprints
+from .redact import Redactor
 from .recall.render import defuse, estimate_tokens, fenced, strip_patch
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
@@ -93,6 +94,7 @@ __all__ = [
     "QUERY_MAX_CHARS",
     "RecallConfig",
     "RecallResult",
+    "Redactor",
     "RemoteMemory",
     "Role",
     "RunRecord",

@@ -9,6 +9,7 @@ from .clock import SystemClock
 from .config import Settings
 from .errors import InvalidInput
 from .ports import Clock, Embedder
+from .redact import Redactor
 from .repair import repair_all
 from .service import MemoryService
 from .store import ChromaStore
@@ -55,6 +56,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url)
     )
     service.owns_embedder = owns_embedder
+    service.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
     repair_all(service)  # keyed facts left with two active versions by an interrupted write (core/repair.py)
     if settings.rerank_model:
         from .recall.rerank import LiteLLMReranker

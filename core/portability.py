@@ -45,7 +45,8 @@ class Portability:
         kept, so importing twice gives the same state; vectors come from the configured embedder.
         A keyed fact active both here and in the file keeps only its newest version active."""
         plan = check_import(scope.user_id, lines)
-        mems, msgs = plan.memories, plan.messages
+        mems = [self.redact.fields(m) for m in plan.memories]  # an export from before redaction, or another tool's
+        msgs = self.redact.messages(plan.messages)
         mvecs = self.embed_background([embed_text(m) for m in mems]) if mems else []
         texts = message_index_texts(msgs)  # each turn with its neighbours, as live ingest indexes it
         gvecs = self.embed_background(texts) if msgs else []

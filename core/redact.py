@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 PLACEHOLDER = "[redacted: {kind}]"
 _PLACEHOLDER_RE = re.compile(r"\[redacted: [a-z ]+\]")
@@ -357,6 +357,32 @@ class Redactor:
         return (_apply(text, findings) if findings else text), findings
 
     __call__ = redact
+
+    def text(self, text: str | None) -> str | None:
+        return self.redact(text)[0] if text else text
+
+    def messages(self, messages: Sequence[Any]) -> list[Any]:
+        """Captured turns with their secrets replaced (the same objects where there were none)."""
+        out = []
+        for m in messages:
+            clean = self.text(m.content)
+            out.append(m if clean == m.content else m.model_copy(update={"content": clean}))
+        return out
+
+    def fields(self, data: Any, names: Sequence[str] = ("content", "title", "aliases")) -> Any:
+        """A memory (or a patch to one) with its words' secrets replaced; unset fields stay unset."""
+        update: dict[str, Any] = {}
+        for name in names:
+            value = getattr(data, name, None)
+            if isinstance(value, str):
+                clean = self.text(value)
+            elif isinstance(value, list):
+                clean = [self.text(v) if isinstance(v, str) else v for v in value]
+            else:
+                continue
+            if clean != value:
+                update[name] = clean
+        return data.model_copy(update=update) if update else data
 
 
 def compile_pattern(pattern: str) -> re.Pattern:

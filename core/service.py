@@ -47,6 +47,7 @@ from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.lexical import tokenize
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
+from .redact import Redactor
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, one_active_per_key, require_current
@@ -72,6 +73,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         self._access_lock = threading.Lock()
         self._access_due = False
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
+        self.redact = Redactor()  # secrets never reach the store: every write path passes through it
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
@@ -244,6 +246,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             return WriteResult(action="created", memory=mem)
 
     def _checked(self, scope: Scope, data: MemoryIn) -> MemoryIn:
+        data = self.redact.fields(data)
         if "namespace" not in data.model_fields_set:
             data = data.model_copy(update={"namespace": scope.write_namespace})
         validate_namespace(data.namespace)
@@ -322,7 +325,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             mem = self.get(scope, memory_id)
             if mem.kind == Kind.precious:
                 raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be edited")
-            changes = patch.model_dump(exclude_unset=True)
+            changes = self.redact.fields(patch).model_dump(exclude_unset=True)
             if mem.fact_key and changes.get("content") not in (None, mem.content):
                 base = MemoryIn(**{**as_input(mem), "content": changes.pop("content")})
                 result = self._supersede(scope, mem, base, self.clock.now())
@@ -412,6 +415,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         """Store captured turns and carry out the commands in new user turns. A "forget" exchange (the
         user's turn and the replies to it) is not stored: it would say again what was just forgotten.
         Returns (turns stored, what the commands did)."""
+        messages = self.redact.messages(messages)  # before a "remember" command can keep a secret
         new = self._unknown(message_collection(scope), messages) if commands else list(messages)
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []
@@ -454,6 +458,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         """Append turns to the user's log; a message id already stored is skipped. Returns how many were new."""
         if not messages:
             return 0
+        messages = self.redact.messages(messages)
         ids = [m.id for m in messages]
         if len(set(ids)) != len(ids):
             raise InvalidInput("messages", "message ids repeat within one request")

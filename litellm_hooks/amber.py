@@ -138,7 +138,8 @@ class AmberMemory(CustomLogger):
         turn = capture.turn(kwargs, response_obj)
         if turn is None:
             return
-        user_text, answer = clip(strip_patch(turn.user)), clip(strip_patch(turn.assistant))
+        # secrets go before the turn touches the journal on disk (the store redacts again: a no-op)
+        user_text, answer = (self.host.redact.text(clip(strip_patch(t))) for t in (turn.user, turn.assistant))
         if not user_text and not answer:
             return
         actor = Actor(meta["amber_user"], client=meta.get("amber_client"), via="litellm")

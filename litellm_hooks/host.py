@@ -24,6 +24,7 @@ from core import (
     LiteLLMClient,
     Message,
     RecallResult,
+    Redactor,
     Settings,
     VisionRelay,
     build_boot,
@@ -122,6 +123,7 @@ class Host:
         self.started: asyncio.Task | None = None
         self._lifespan_task: asyncio.Task | None = None
         self.spool = Spool(Path("./data/spool"))
+        self.redact = Redactor()
         self._drainer: asyncio.Task | None = None
         self.scheduler: Any = None
         self.jobs: list[str] = []
@@ -145,6 +147,7 @@ class Host:
                 os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
             self.settings = settings = Settings()
             self.spool = Spool(Path(settings.data_dir) / "spool", max_attempts=settings.capture_max_attempts, batch_max=settings.capture_batch_max)
+            self.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
             if settings.vision_model:
                 # through the proxy's router like the jobs' calls: its keys, tagged internal, never captured
                 llm = LiteLLMClient(settings.vision_model, router_getter=router, timeout=settings.vision_timeout_s)

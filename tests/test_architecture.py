@@ -18,6 +18,8 @@ PURE = [
     "core/extraction/windows.py",
     "core/extraction/parse.py",
     "core/extraction/decide.py",
+    "core/recall/relevance.py",
+    "core/redact.py",
 ]
 IO_MODULES = {"chromadb", "httpx", "litellm", "requests", "socket", "sqlite3", "subprocess", "aiohttp", "urllib", "os", "anyio", "asyncio"}
 

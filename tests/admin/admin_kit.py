@@ -82,7 +82,7 @@ def seed(url: str) -> dict[str, dict]:
     mem["cand_merge"] = remember(url, "alice", "Alice likes tea with lemon", status="candidate", confidence=0.6, category="preference")
     mem["cand_discard"] = remember(url, "alice", "Alice may dislike opera", status="candidate", confidence=0.5)
     mem["cand_supersede"] = remember(url, "alice", "Alice bought a cargo bike", status="candidate", confidence=0.7, category="goal")
-    mem["bob_secret"] = remember(url, "bob", "Bob's secret: the safe code is 4711", category="world")
+    mem["bob_secret"] = remember(url, "bob", "Bob's secret: the safe number is 4711", category="world")
     mem["bob_tea"] = remember(url, "bob", "Bob prefers black tea", category="preference")
     return mem
 

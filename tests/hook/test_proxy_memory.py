@@ -121,18 +121,18 @@ async def test_stored_through_openai_recalled_through_anthropic_and_mcp(proxy, u
 
 def test_two_users_are_isolated(proxy, up):
     oai(proxy).chat.completions.create(
-        model="gpt-4o-mini", user="bob", messages=[{"role": "user", "content": "remember that my locker code is 4417"}]
+        model="gpt-4o-mini", user="bob", messages=[{"role": "user", "content": "remember that my locker number is 4417"}]
     )
     assert wait_for(lambda: rest(proxy, "GET", "/memories", key="bob").json()["items"])
     oai(proxy).chat.completions.create(
-        model="gpt-4o-mini", user="alice", messages=[{"role": "user", "content": "what is my locker code?"}]
+        model="gpt-4o-mini", user="alice", messages=[{"role": "user", "content": "what is my locker number?"}]
     )
-    rec = up.find("/chat/completions", contains="what is my locker code?")[-1]
+    rec = up.find("/chat/completions", contains="what is my locker number?")[-1]
     assert "4417" not in json.dumps(rec.body)
     # and through the memory server: alice's key sees only alice, and may not ask for bob
     assert all("4417" not in m["content"] for m in rest(proxy, "GET", "/memories", key="alice").json()["items"])
     assert rest(proxy, "GET", "/memories", key="alice", user="bob").status_code == 403
-    assert "4417" not in rest(proxy, "POST", "/recall", key="alice", json={"query": "locker code"}).json()["text"]
+    assert "4417" not in rest(proxy, "POST", "/recall", key="alice", json={"query": "locker number"}).json()["text"]
 
 
 def test_streaming_is_captured_and_the_patch_is_stripped(proxy, up):
@@ -293,17 +293,17 @@ def test_a_client_can_ask_for_an_incognito_turn(proxy, up):
     """`x-amber-memory: read` recalls but keeps nothing; `off` does neither; `write` keeps but injects
     nothing; the metadata field does the same for clients that cannot set headers; a typo is "off"."""
     user = f"inc-{uuid.uuid4().hex[:6]}"
-    rest(proxy, "POST", "/memories", key="relay", user=user, json={"content": "My locker code is 4417"}).raise_for_status()
+    rest(proxy, "POST", "/memories", key="relay", user=user, json={"content": "My locker number is 4417"}).raise_for_status()
 
     def ask(text: str, **kw):
         oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}], **kw)
         return last_user_blocks(up.find("/chat/completions", contains=text)[-1])
 
-    read = ask("what is my locker code? (read)", extra_headers={"x-amber-memory": "read"})
+    read = ask("what is my locker number? (read)", extra_headers={"x-amber-memory": "read"})
     assert "4417" in read[-1]["text"]
-    off = ask("what is my locker code? (off)", extra_headers={"x-amber-memory": "off"})
-    assert off == [{"type": "text", "text": "what is my locker code? (off)"}]
-    typo = ask("what is my locker code? (typo)", extra_headers={"x-amber-memory": "of"})
+    off = ask("what is my locker number? (off)", extra_headers={"x-amber-memory": "off"})
+    assert off == [{"type": "text", "text": "what is my locker number? (off)"}]
+    typo = ask("what is my locker number? (typo)", extra_headers={"x-amber-memory": "of"})
     assert "memory_context" not in json.dumps(typo)
     meta = ask("my new bike is a Brompton (meta read)", extra_body={"metadata": {"amber_memory": "read"}})
     assert "memory_context" in json.dumps(meta)
@@ -334,3 +334,18 @@ def test_forget_through_the_proxy_leaves_nothing_to_inject(proxy, up):
     for probe in ("What is my passport number?", "passport", "Where do I work?", "Acme", "my job"):
         sent = say(f"{probe} (after)")
         assert "P-99812345" not in sent and "work at Acme" not in sent, sent
+
+
+def test_secrets_said_through_the_proxy_are_never_stored(proxy, up):
+    """A key and a password pasted into a chat: the journal, the turns, the memory a "remember"
+    makes and the export all hold a placeholder instead."""
+    user = f"sec-{uuid.uuid4().hex[:6]}"
+    key, password = "sk-proj-4fJd9QwX2LmZp7Rt8VbN3cYk6HsE1uGa0TiWoPq5", "Tr0ub4dor&3"
+    for text in (f"My OpenAI key is {key}, why does it fail?", f"Remember that my wifi password is {password}"):
+        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}])
+    assert wait_for(lambda: len(logged(proxy, user)) >= 4, timeout=60)
+    export = rest(proxy, "GET", "/export", key="relay", user=user).text
+    journal = "".join(p.read_text(errors="replace") for p in (proxy.workdir / "data" / "spool").rglob("*") if p.is_file())
+    for where in (export, json.dumps(logged(proxy, user)), journal):
+        assert key not in where and password not in where
+    assert "[redacted: api key]" in export and "[redacted: password]" in export

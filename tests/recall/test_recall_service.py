@@ -77,18 +77,18 @@ def test_hit_count_and_last_access_are_updated_after_recall(service, alice, cloc
 
 
 def test_retired_and_unapproved_records_never_come_back(service, alice, clock):
-    text = "the wifi password is hunter2"
+    text = "the wifi network is called hunter2"
     deleted = service.remember(alice, MemoryIn(content=text + " (deleted)")).memory
     service.delete(alice, deleted.id)
     archived = service.remember(alice, MemoryIn(content=text + " (archived)")).memory
     service.archive(alice, archived.id)
     cand = service.remember(alice, MemoryIn(content=text + " (candidate)", status=Status.candidate)).memory
-    old = service.remember(alice, MemoryIn(content=text + " (old)", fact_key="world.wifi_password")).memory
-    new = service.remember(alice, MemoryIn(content="the wifi password is correcthorse", fact_key="world.wifi_password")).memory
+    old = service.remember(alice, MemoryIn(content=text + " (old)", fact_key="world.wifi_network")).memory
+    new = service.remember(alice, MemoryIn(content="the wifi network is called correcthorse", fact_key="world.wifi_network")).memory
     expiring = service.remember(alice, MemoryIn(content=text + " (expiring)", expire_at=clock.now() + timedelta(hours=1))).memory
-    assert expiring.id in ids(service.search(alice, "wifi password"))
+    assert expiring.id in ids(service.search(alice, "wifi network"))
     clock.advance(hours=2)
-    got = ids(service.search(alice, "wifi password hunter2"))
+    got = ids(service.search(alice, "wifi network hunter2"))
     assert new.id in got
     assert not {deleted.id, archived.id, cand.id, old.id, expiring.id} & set(got)
 
