@@ -29,11 +29,17 @@ class RecallConfig(BaseModel):
     context_turns: int = 3  # the dense query is the query's last lines (turns), at most this many
     query_max_chars: int = 600  # ... and at most this long: what was said last, at a bounded embedding cost
     min_score: float = 0.0  # fused-score floor (after boosts)
-    # Injection floors on measured evidence (relevance.py): an item is injected only if the query's
-    # cosine similarity to it, or the share of the query's IDF weight it covers, reaches its floor.
-    # Search (ranked results on request) does not apply them. Calibration: bench/README.md.
-    floor_dense: float = 0.0
-    floor_lexical: float = 0.0
+    # Abstention (relevance.py): recall injects nothing (pinned facts aside) unless one of the top
+    # candidates is this similar in meaning (by kind), or covers this share of the query's IDF
+    # weight. Search, asked on purpose, does not abstain. Chosen by 5-fold cross-validation on the
+    # dev data (LoCoMo conversations, MADial users) with unrelated prompts: bench/README.md.
+    floor_memory: float = 0.81
+    floor_message: float = 0.84
+    floor_lexical: float = 0.30
+    floor_cjk_offset: float = 0.05
+    # Similarities are on each embedder's own scale: the floors hold for this one only. With any
+    # other embedder recall does not abstain, until floors measured for it are set with its id here.
+    floor_embedder: str = "local:multilingual-e5-small-q4"
     dedup_threshold: float = 0.85
     budget_tokens: int = 600
     boosts: BoostConfig = Field(default_factory=BoostConfig)

@@ -25,7 +25,7 @@ from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
 from .query import dense_query, lexical_query
 from .compress import compress
-from .relevance import Floor, select
+from .relevance import Floor, relevant, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import reorder
 
@@ -409,12 +409,17 @@ class Recaller:
     def recall(
         self, scope: Scope, query: str, cfg: RecallConfig, now: datetime, *, echo: Collection[str] = (), count_tokens=None
     ) -> RecallResult:
-        """The block to inject: a pool twice the size that is kept, cut to what is worth injecting
-        (relevance.select: floor, echoes, filler, turns a fact covers), refined when configured,
-        fitted to the budget and rendered."""
+        """The block to inject: a pool twice the size that is kept, without echoes, filler and turns
+        a fact covers (relevance.select); nothing but pinned facts when nothing clears the relevance
+        floor; refined when configured, fitted to the budget and rendered."""
         wide = max(2 * cfg.top_k, cfg.rerank_pool if cfg.rerank and self.reranker is not None else 0)
         pool = self.search(scope, query, cfg.model_copy(update={"top_k": wide}), now)
-        pool = select(pool, floor=Floor(cfg.floor_dense, cfg.floor_lexical), echo=frozenset(echo))
+        pool = select(pool, echo=frozenset(echo))
+        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset)
+        if getattr(self.embedder, "id", None) != cfg.floor_embedder:
+            floor = Floor()
+        if not relevant(pool[: cfg.top_k], query, floor):
+            pool = [c for c in pool if c.pinned]  # the user asked for pinned facts everywhere
         staged = (cfg.rerank and self.reranker is not None) or (cfg.compress and self.compressor is not None)
         items = self.refine_sync(query, pool, cfg) if staged else pool[: cfg.top_k]
         return build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)

@@ -3,15 +3,17 @@
 Ranking (fusion.py) orders candidates but cannot say whether the best of them is any good: reciprocal
 rank fusion gives the top hit of an unrelated prompt the same score as the top hit of a perfect
 one. So injection looks at evidence measured on an absolute scale for each candidate (the query's
-cosine similarity to it, and the share of the query's IDF weight its words cover) and keeps an
-item only when one of them clears a floor. Below both floors an item is noise to the model, and a
-prompt whose candidates all fall below gets no block at all. How the floors were chosen is in
-bench/README.md ("Abstention").
+cosine similarity to it, and the share of the query's IDF weight its words cover): a prompt whose
+best candidates all fall below the floors gets no block at all. The decision is per prompt, not per
+item: a question's evidence often ranks well through fusion while its own similarity is middling,
+and cutting items one by one lost far more recall for the same precision. How the floors were
+chosen (cross-validated on the dev data) is in bench/README.md ("Abstention").
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -45,18 +47,40 @@ def is_filler(text: str) -> bool:
     return all(t in FILLER for t in toks)
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
 @dataclass(frozen=True)
 class Floor:
-    """Evidence an item needs to be injected: either arm clearing its floor is enough. 0 turns an
-    arm's floor off; both 0 turns abstention off."""
+    """The evidence that makes a prompt worth answering from memory: one of its best candidates is
+    close in meaning (cosine similarity at or over the floor for its kind: a short memory, or a raw
+    turn indexed with its neighbours, whose embedding sits closer to everything), or shares the
+    query's rare words (IDF coverage). The embedder scores CJK text higher across the board, so a
+    CJK query's similarity floors are raised by `cjk_offset`. All zero: never abstain."""
 
-    dense: float = 0.0
+    memory: float = 0.0
+    message: float = 0.0
     lexical: float = 0.0
+    cjk_offset: float = 0.0
 
-    def passes(self, c: Candidate) -> bool:
-        if self.dense <= 0 and self.lexical <= 0:
+    @property
+    def off(self) -> bool:
+        return self.memory <= 0 and self.message <= 0 and self.lexical <= 0
+
+    def passes(self, c: Candidate, cjk: bool = False) -> bool:
+        dense = self.memory if c.source == "memory" else self.message
+        if dense > 0 and c.dense >= dense + (self.cjk_offset if cjk else 0.0):
             return True
-        return (self.dense > 0 and c.dense >= self.dense) or (self.lexical > 0 and c.lexical >= self.lexical)
+        return self.lexical > 0 and c.lexical >= self.lexical
+
+
+def relevant(items: Sequence[Candidate], query: str, floor: Floor) -> bool:
+    """Whether anything among the ranked items clears the floor: when nothing does, the prompt is
+    about something memory does not hold, and injecting its nearest records would only add noise."""
+    if floor.off:
+        return True
+    cjk = bool(_CJK.search(query))
+    return any(floor.passes(c, cjk) for c in items)
 
 
 def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:
@@ -68,19 +92,16 @@ def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:
     return bool(want) and len(want & set(tokenize(message.text))) >= share * len(want)
 
 
-def select(items: Sequence[Candidate], *, floor: Floor = Floor(), echo: set[str] | frozenset[str] = frozenset()) -> list[Candidate]:
-    """The items worth injecting, in the order given. Pinned memories always pass the floor (the
-    user asked for them everywhere); an echo of the request, a filler turn, or a turn a kept fact
-    covers never does."""
-    facts = [c for c in items if c.source == "memory" and (c.pinned or floor.passes(c))]
-    kept = {c.id for c in facts}
+def select(items: Sequence[Candidate], *, echo: set[str] | frozenset[str] = frozenset()) -> list[Candidate]:
+    """The items worth injecting, in the order given: an echo of the request, a filler turn, or a
+    turn that a fact among the items covers is dropped."""
+    facts = [c for c in items if c.source == "memory"]
     out: list[Candidate] = []
     for c in items:
         if c.source == "memory":
-            if c.id in kept:
-                out.append(c)
+            out.append(c)
             continue
-        if not floor.passes(c) or is_filler(c.text) or (echo and fingerprint(c.text) in echo):
+        if is_filler(c.text) or (echo and fingerprint(c.text) in echo):
             continue
         if any(covered_by(c, f) for f in facts):
             continue

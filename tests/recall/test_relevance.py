@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from core import fingerprint, fingerprints
 from core.recall.fusion import Candidate
-from core.recall.relevance import Floor, is_filler, select
+from core.recall.relevance import Floor, is_filler, relevant, select
 
 NOW = datetime(2026, 3, 4, tzinfo=timezone.utc)
 
@@ -40,20 +40,15 @@ def test_a_turn_yields_to_the_fact_made_from_it():
     assert [c.id for c in select(items)] == ["m1", "t2", "m2"]
 
 
-def test_below_both_floors_nothing_is_injected_but_pinned_facts_stay():
-    floor = Floor(dense=0.85, lexical=0.5)
-    weak = [turn("t1", "we talked about pottery", dense=0.80, lexical=0.2), fact("m1", "likes jazz", dense=0.81, lexical=0.0)]
-    assert select(weak, floor=floor) == []
-    pinned = fact("m2", "Call me Sam", dense=0.1, lexical=0.0, pinned=True)
-    assert [c.id for c in select([*weak, pinned], floor=floor)] == ["m2"]
-
-
-def test_either_arm_clearing_its_floor_is_enough():
-    floor = Floor(dense=0.85, lexical=0.5)
-    items = [turn("a", "dense only", dense=0.86, lexical=0.0), turn("b", "words only", dense=0.0, lexical=0.6),
-             turn("c", "neither", dense=0.84, lexical=0.49)]
-    assert [c.id for c in select(items, floor=floor)] == ["a", "b"]
-    assert len(select(items, floor=Floor())) == 3  # both floors 0: abstention off
+def test_a_prompt_is_answered_from_memory_only_when_a_candidate_clears_a_floor():
+    floor = Floor(memory=0.81, message=0.84, lexical=0.3, cjk_offset=0.05)
+    weak = [turn("t1", "we talked about pottery", dense=0.83, lexical=0.2), fact("m1", "likes jazz", dense=0.80, lexical=0.0)]
+    assert not relevant(weak, "explain TCP and UDP", floor)
+    assert relevant([*weak, fact("m2", "plays the cello", dense=0.82, lexical=0.0)], "what instrument do I play", floor)  # a memory's floor is lower
+    assert relevant([*weak, turn("t2", "my sister Inès", dense=0.5, lexical=0.6)], "who is Inès", floor)  # rare words shared
+    assert not relevant([fact("m3", "喜欢爵士乐", dense=0.84, lexical=0.0)], "解释一下TCP和UDP的区别", floor)  # CJK scores run higher
+    assert relevant([fact("m3", "喜欢爵士乐", dense=0.87, lexical=0.0)], "我喜欢什么音乐", floor)
+    assert relevant(weak, "anything", Floor())  # all floors 0: never abstain
 
 
 @given(st.lists(st.sampled_from(["ok", "I live in Lyon", "my dog is Rex", "thanks", "Rex is three"]), max_size=8),

@@ -1,0 +1,112 @@
+"""Precision of injection: does recall stay out of prompts it has nothing for, and never echo the request?
+
+Users are loaded with LoCoMo conversations (one user per conversation, every turn captured through
+`MemoryService.ingest`). Then, through `MemoryService.recall` (what the proxy and the filter inject):
+
+1. **unrelated prompts** (bench/prompts/unrelated.txt: coding, trivia, writing, maths, in English
+   and Chinese), asked as every user: the share of prompts that get any item injected;
+2. **LoCoMo questions**: R@10 over the injected items (evidence turns among them), and the tokens
+   injected per request;
+3. **multi-turn replay**: each user turn of a conversation's last session asked with the session so
+   far in the request: the share of injected items that the request already carries.
+
+Each is measured twice in the same run: Amber's default ("amber") and the same code with the
+relevance floor and the echo filter off ("no_abstention"). The last line printed is one JSON object.
+
+    .venv/bin/python bench/precision.py [--data ../shared/eval/locomo/locomo_dev.json] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from core import Actor, Settings, build_embedder, build_service, fingerprint, fingerprints, scope_for  # noqa: E402
+from locomo_recall import DEFAULT_DATA, conversation_messages  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+PROMPTS = HERE / "prompts" / "unrelated.txt"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def load_prompts(path: Path = PROMPTS) -> list[str]:
+    return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    args = ap.parse_args()
+    samples = json.loads(Path(args.data).read_text())[: args.limit or None]
+    prompts = load_prompts()
+    embedder = build_embedder("local")
+    modes = {"amber": {}, "no_abstention": {"floor_dense": 0.0, "floor_lexical": 0.0}}
+    injected = {m: {"en": [], "zh": []} for m in modes}
+    recall10 = {m: [] for m in modes}
+    tokens = {m: [] for m in modes}
+    echoed = {m: [0, 0] for m in modes}  # items already in the request, items injected
+    for n, sample in enumerate(samples):
+        msgs = conversation_messages(sample["conversation"])
+        questions = [q for q in sample["qa"] if q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
+        with tempfile.TemporaryDirectory(prefix="amber-precision-") as tmp:
+            svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
+            try:
+                scope = scope_for(Actor(user_id=f"locomo-{n}", via="bench"))
+                for i in range(0, len(msgs), 256):
+                    svc.ingest(scope, msgs[i : i + 256])
+                last = [m for m in msgs if m.session == msgs[-1].session]
+                for mode, over in modes.items():
+                    cfg = svc.recall_config(top_k=10, **over)
+                    for p in prompts:
+                        r = svc.recall(scope, p, cfg, echo=fingerprints([p]))
+                        injected[mode]["zh" if CJK.search(p) else "en"].append(bool(r.items))
+                    for q in questions:
+                        r = svc.recall(scope, q["question"], cfg, echo=fingerprints([q["question"]]))
+                        got = {c.id for c in r.items}
+                        recall10[mode].append(len(set(q["evidence"]) & got) / len(q["evidence"]))
+                        tokens[mode].append(r.tokens)
+                    for i, turn in enumerate(last):
+                        if turn.role.value != "user":
+                            continue
+                        carried = [t.content for t in last[: i + 1]]
+                        echo = fingerprints(carried) if mode == "amber" else set()
+                        r = svc.recall(scope, turn.content, cfg, echo=echo)
+                        seen = fingerprints(carried)
+                        echoed[mode][0] += sum(1 for c in r.items if c.source == "message" and fingerprint(c.text) in seen)
+                        echoed[mode][1] += len(r.items)
+            finally:
+                svc.close()
+        print(f"conversation {n + 1}/{len(samples)} done", flush=True)
+
+    result: dict = {"bench": "precision", "data": Path(args.data).name, "conversations": len(samples), "prompts": len(prompts),
+                    "embedder": embedder.id, "modes": {}}
+    for mode in modes:
+        allp = injected[mode]["en"] + injected[mode]["zh"]
+        row = {
+            "unrelated_injected": round(sum(allp) / len(allp), 4),
+            "unrelated_injected_en": round(sum(injected[mode]["en"]) / max(1, len(injected[mode]["en"])), 4),
+            "unrelated_injected_zh": round(sum(injected[mode]["zh"]) / max(1, len(injected[mode]["zh"])), 4),
+            "questions": len(recall10[mode]),
+            "R@10": round(sum(recall10[mode]) / len(recall10[mode]), 4),
+            "tokens_median": statistics.median(tokens[mode]),
+            "already_in_request": round(echoed[mode][0] / max(1, echoed[mode][1]), 4),
+        }
+        result["modes"][mode] = row
+        print(f"{mode:>14}: " + "  ".join(f"{k} {v}" for k, v in row.items()))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

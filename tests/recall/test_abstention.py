@@ -1,0 +1,75 @@
+"""Recall injects nothing when nothing it holds is about the prompt; echoes and filler never."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core import Actor, MemoryIn, Message, Settings, build_embedder, build_service, fingerprints, scope_for
+
+LIFE = [
+    "My cat is called Miso and she sleeps on the radiator",
+    "I work as a nurse at the Royal Infirmary in Edinburgh",
+    "My sister Inès lives in Lyon and teaches chemistry",
+    "I am training for the Berlin marathon in September",
+    "我对花生过敏",
+    "我每周三晚上去学钢琴",
+]
+RELATED = ["What is my cat called?", "Where does Inès live?", "Which marathon am I training for?", "我对什么过敏？", "我什么时候学钢琴？"]
+UNRELATED = [
+    "Explain the difference between TCP and UDP.", "Write a Python function that reverses a string.",
+    "What is the derivative of x^3?", "Who painted the Sistine Chapel ceiling?", "Write a haiku about autumn rain.",
+    "请解释一下 HTTP 和 HTTPS 的区别。", "一元二次方程的求根公式是什么？", "世界上面积最大的国家是哪个？",
+]
+
+
+def test_lexical_floor_with_any_embedder(service, alice):
+    """The floor's lexical half works whatever the embedder (here the test hash embedder, declared
+    calibrated for the test, with its similarity floors out of reach)."""
+    for text in LIFE:
+        service.remember(alice, MemoryIn(content=text))
+    service.remember(alice, MemoryIn(content="Call me Sam", pinned=True))
+    cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
+    got = service.recall(alice, "What is my cat called?", cfg)
+    assert any("Miso" in c.text for c in got.items)
+    unrelated = service.recall(alice, "Explain the difference between TCP and UDP.", cfg)
+    assert [c.text for c in unrelated.items] == ["Call me Sam"]  # pinned facts are asked for everywhere
+    assert service.search(alice, "Explain the difference between TCP and UDP.", cfg)  # search, asked on purpose, does not abstain
+
+
+def test_an_uncalibrated_embedder_never_abstains(service, alice):
+    service.remember(alice, MemoryIn(content=LIFE[0]))
+    assert service.recall(alice, "Explain the difference between TCP and UDP.").items  # default floors are for the bundled embedder
+
+
+def test_echoes_and_filler_are_not_injected(service, alice):
+    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    chat = ["I adopted a cat called Miso", "ok", "Lovely name! Cats love radiators.", "thanks", "What should I feed Miso?"]
+    service.ingest(alice, [Message(id=f"t{i}", role="user" if i % 2 == 0 else "assistant", content=t, session="s1",
+                                   created_at=t0 + timedelta(minutes=i)) for i, t in enumerate(chat)])
+    got = service.recall(alice, "What should I feed Miso?", echo=fingerprints(chat[2:]))  # the request carries the last three
+    texts = [c.text for c in got.items]
+    assert "I adopted a cat called Miso" in texts
+    assert not set(texts) & set(chat[1:])
+
+
+@pytest.fixture(scope="module")
+def e5(tmp_path_factory):
+    embedder = build_embedder("local")
+    svc = build_service(Settings(data_dir=tmp_path_factory.mktemp("e5")), embedder=embedder)
+    me = scope_for(Actor("abstain", client="tests"))
+    for text in LIFE:
+        svc.remember(me, MemoryIn(content=text))
+    yield svc, me
+    svc.close()
+
+
+def test_with_the_bundled_embedder_unrelated_prompts_get_nothing(e5):
+    svc, me = e5
+    assert [p for p in UNRELATED if svc.recall(me, p).items] == []
+
+
+def test_with_the_bundled_embedder_questions_about_the_user_get_their_memory(e5):
+    svc, me = e5
+    assert [q for q in RELATED if not svc.recall(me, q).items] == []
