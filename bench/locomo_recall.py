@@ -43,6 +43,7 @@ METHODS = {
 ABLATIONS = {
     "amber_rrf60": {"rrf_k": 60},  # the textbook RRF constant instead of the default
     "amber_neighbours": {"neighbours": 0.15},  # credit adjacent turns with part of a hit's score
+    "amber_trust": {"lexical_evidence": 0.3},  # lexical arms weighted by their best hit's coverage of the query
 }
 
 

@@ -39,6 +39,10 @@ METHODS = {
     "dense": {"weights": {"mem_lexical": 0.0, "msg_lexical": 0.0, "mem_dense": 1.0, "msg_dense": 1.0}},
     "amber": {},
 }
+# Ablations, run only when named in --methods.
+ABLATIONS = {
+    "amber_trust": {"lexical_evidence": 0.3},  # lexical arms weighted by their best hit's coverage of the query
+}
 LINE_RE = re.compile(r'^<([^>]+)>:\s*"?(.*?)"?\s*$', re.S)
 
 
@@ -67,13 +71,14 @@ def pct(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] if s else 0.0
 
 
-def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | None) -> dict:
+def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | None, methods: dict | None = None) -> dict:
+    methods = methods or METHODS
     mems = load_memories(memories_path)
     owner = {k: v.get("user-id") for k, v in load_memories(users_from).items()} if users_from and users_from.exists() else {}
     dialogues = [json.loads(x) for x in dialogues_path.read_text(encoding="utf-8").splitlines() if x.strip()]
-    hits = {m: {k: [] for k in KS} for m in METHODS}
-    rr = {m: [] for m in METHODS}
-    lat = {m: [] for m in METHODS}
+    hits = {m: {k: [] for k in KS} for m in methods}
+    rr = {m: [] for m in methods}
+    lat = {m: [] for m in methods}
     with tempfile.TemporaryDirectory(prefix="amber-madial-") as tmp:
         svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
         try:
@@ -86,7 +91,7 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
                 # the time is the memory's valid_from (rendered as its date), not part of its words
                 res = svc.remember(scope, MemoryIn(content=rec["event"], kind=Kind.event, valid_from=when))
                 ids[res.memory.id] = mid
-            for m, over in METHODS.items():
+            for m, over in methods.items():
                 cfg = svc.recall_config(top_k=max(KS), **over)
                 for d in dialogues:
                     scope = scope_for(Actor(user_id=f"madial-{d['user-id'] if per_user else 'all'}", via="bench"))
@@ -106,7 +111,7 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
         "methods": {
             m: {**{f"R@{k}": round(sum(v) / len(v), 4) for k, v in hits[m].items()}, "MRR": round(sum(rr[m]) / len(rr[m]), 4),
                 "p50_ms": round(pct(lat[m], 50), 2), "p95_ms": round(pct(lat[m], 95), 2)}
-            for m in METHODS
+            for m in methods
         },
     }
 
@@ -116,6 +121,7 @@ def main() -> None:
     ap.add_argument("--lang", default="zh,en")
     ap.add_argument("--memories", type=Path)
     ap.add_argument("--dialogues", type=Path)
+    ap.add_argument("--methods", default=",".join(METHODS), help=f"any of {', '.join([*METHODS, *ABLATIONS])}")
     args = ap.parse_args()
     embedder = build_embedder("local")
     embedder.cache_size = 0  # each method pays its own query embedding (the cache would hide it)
@@ -129,7 +135,8 @@ def main() -> None:
             runs[lang] = (DATA / f"{lang}-memory.jsonl", DATA / f"{lang}-dialogue-dev.jsonl")
     result: dict = {"bench": "madial_recall", "embedder": embedder.id, "runs": {}}
     for name, (mp, dp) in runs.items():
-        r = run(mp, dp, embedder, users_from=mp.parent / "zh-memory.jsonl")
+        chosen = {m: {**METHODS, **ABLATIONS}[m] for m in args.methods.split(",")}
+        r = run(mp, dp, embedder, users_from=mp.parent / "zh-memory.jsonl", methods=chosen)
         result["runs"][name] = r
         for m, row in r["methods"].items():
             print(f"{name} {m:>6}: " + "  ".join(f"{k} {v}" for k, v in row.items()), flush=True)

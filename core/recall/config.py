@@ -23,6 +23,10 @@ class RecallConfig(BaseModel):
     # RRF's k: 60 suits deep lists from many systems; with four arms cut at 40, a small k lets a
     # strong first hit of one arm compete with middling hits of two (LoCoMo and MADial both gain).
     rrf_k: int = 10
+    # For a CJK query, a lexical arm is trusted in proportion to how much of the query its best hit
+    # covers, in full from this share up (pipeline.lexical_trust; 0 turns it off). Same scale as
+    # floor_lexical, and set to it: no constant of its own was fitted.
+    lexical_evidence: float = 0.30
     neighbours: float = 0.0  # share of a turn's fused score credited to its adjacent turns (0: off)
     include_messages: bool = True  # the episodic arm: raw turns not yet extracted
     message_window_days: float | None = None  # None: every stored message

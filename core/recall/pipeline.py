@@ -25,7 +25,7 @@ from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
 from .query import dense_query, lexical_query
 from .compress import compress
-from .relevance import Floor, relevant, select
+from .relevance import Floor, is_cjk, relevant, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import reorder
 
@@ -152,6 +152,22 @@ class _MsgIndex:
             if nb:
                 out[i] = nb
         return out
+
+
+def lexical_trust(weights: dict[str, float], rankings: dict[str, list[str]], cover: dict[str, float], full: float) -> dict[str, float]:
+    """Arm weights for a CJK query. Chinese is indexed as character pairs, and a long message
+    shares common pairs (我们, 什么, 时候) with almost any record: a lexical arm whose best hit covers
+    little of the query is ranking by chance overlap, so it speaks with weight in proportion to that
+    coverage, in full from `full` up. (Spaced scripts need no such care: after stop words, an
+    English word shared by chance is rare, and the lexical arm helps even at low coverage.) Pure."""
+    if full <= 0:
+        return weights
+    out = dict(weights)
+    for arm in ("mem_lexical", "msg_lexical"):
+        ids = rankings.get(arm)
+        if ids:
+            out[arm] = weights.get(arm, 1.0) * min(1.0, max(cover.get(i, 0.0) for i in ids) / full)
+    return out
 
 
 @dataclass
@@ -390,7 +406,8 @@ class Recaller:
                 cands[i] = gidx.cands[i]
 
         evidence = {i: (sims.get(i, 0.0), cover.get(i, 0.0)) for i in cands}
-        ranked = fuse(cands, rankings, w, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours, evidence)
+        weights = lexical_trust(w, rankings, cover, cfg.lexical_evidence) if is_cjk(query) else w
+        ranked = fuse(cands, rankings, weights, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours, evidence)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
 

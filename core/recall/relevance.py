@@ -48,6 +48,7 @@ def is_filler(text: str) -> bool:
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True)
@@ -74,12 +75,19 @@ class Floor:
         return self.lexical > 0 and c.lexical >= self.lexical
 
 
+def is_cjk(text: str) -> bool:
+    """Whether a text is mostly Chinese, Japanese or Korean: its CJK characters (each about a word)
+    at least as many as its other words."""
+    cjk = len(_CJK.findall(text))
+    return cjk > 0 and cjk >= len(_WORD.findall(_CJK.sub(" ", text)))
+
+
 def relevant(items: Sequence[Candidate], query: str, floor: Floor) -> bool:
     """Whether anything among the ranked items clears the floor: when nothing does, the prompt is
     about something memory does not hold, and injecting its nearest records would only add noise."""
     if floor.off:
         return True
-    cjk = bool(_CJK.search(query))
+    cjk = is_cjk(query)
     return any(floor.passes(c, cjk) for c in items)
 
 

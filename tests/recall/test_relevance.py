@@ -58,3 +58,14 @@ def test_select_keeps_order_and_only_drops(texts, shown):
     out = select(items, echo=fingerprints(shown))
     assert [c for c in items if c in out] == out
     assert not any(fingerprint(c.text) in fingerprints(shown) for c in out)
+
+
+def test_a_cjk_query_trusts_a_lexical_arm_only_as_far_as_its_best_hit_covers_the_query():
+    from core.recall.pipeline import lexical_trust
+    from core.recall.relevance import is_cjk
+
+    w = {"mem_dense": 1.0, "mem_lexical": 0.5, "msg_dense": 0.8, "msg_lexical": 1.0}
+    out = lexical_trust(w, {"mem_lexical": ["a", "b"], "msg_lexical": ["c"]}, {"a": 0.03, "b": 0.06, "c": 0.45}, 0.3)
+    assert out["mem_lexical"] == 0.5 * 0.06 / 0.3 and out["msg_lexical"] == 1.0 and out["mem_dense"] == 1.0
+    assert lexical_trust(w, {"mem_lexical": ["a"]}, {"a": 0.0}, 0.0) == w  # 0: off
+    assert is_cjk("我上周去看了医生，他说我 need more sleep") and not is_cjk("Met 王芳 at the café") and not is_cjk("2026-01-01 !!")
