@@ -298,9 +298,16 @@ class RemoteMemory:
                 if r.status_code >= 400:
                     await r.aread()
                     raise _error(r)
-                async for line in r.aiter_lines():
-                    if line.strip():
-                        yield json.loads(line)
+                # split on "\n" only: httpx's aiter_lines also splits at U+2028, U+0085 and other
+                # characters JSON carries unescaped inside strings, which cut a line in two
+                pending = b""
+                async for chunk in r.aiter_bytes():
+                    *whole, pending = (pending + chunk).split(b"\n")
+                    for line in whole:
+                        if line.strip():
+                            yield json.loads(line)
+                if pending.strip():
+                    yield json.loads(pending)
         except httpx.HTTPError as e:
             raise StoreUnavailable(f"Amber host at {self.base_url} is unreachable: {e}") from e
 

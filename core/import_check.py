@@ -42,6 +42,22 @@ class JsonLine(dict):
     number: int = 0
 
 
+# An export nests a few levels; a much deeper line could be stored but never exported again (the
+# serializer gives up), so it is refused here.
+MAX_DEPTH = 64
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > MAX_DEPTH:
+                return True
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -64,11 +80,15 @@ def parse_jsonl(lines: Iterable[str | bytes]) -> Iterator[JsonLine]:
             value = json.loads(text, parse_constant=_no_constant)
         except json.JSONDecodeError as e:
             raise InvalidInput(f"line {n}", f"is not JSON ({e.msg} at column {e.colno})") from None
+        except RecursionError:
+            raise InvalidInput(f"line {n}", f"nests arrays or objects deeper than {MAX_DEPTH} levels") from None
         except ValueError as e:
             reason = str(e) if "JSON allows" in str(e) else "is not JSON"
             raise InvalidInput(f"line {n}", reason) from None
         if not isinstance(value, dict):
             raise InvalidInput(f"line {n}", "each line is a JSON object")
+        if _too_deep(value):
+            raise InvalidInput(f"line {n}", f"nests arrays or objects deeper than {MAX_DEPTH} levels")
         where = _surrogate_at(value)
         if where:
             raise InvalidInput(f"line {n}", f"{where} holds a lone surrogate (\\ud800-\\udfff), which is not text")

@@ -39,6 +39,22 @@ def _surrogate_path(value: Any, path: str) -> str | None:
     return None
 
 
+# Deeper values cannot be written back: the response serializer stops at a few hundred levels and the
+# decoder itself at about a thousand (both a 500). No Amber field needs more than a handful.
+MAX_DEPTH = 64
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > MAX_DEPTH:
+                return True
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return False
+
+
 def check_json(raw: bytes) -> None:
     """Raise InvalidInput (field named when known) unless `raw` is strict JSON holding only real text."""
     try:
@@ -49,6 +65,10 @@ def check_json(raw: bytes) -> None:
         value = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise InvalidInput("body", f"is not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except RecursionError:
+        raise InvalidInput("body", f"nests arrays or objects deeper than {MAX_DEPTH} levels") from None
+    if _too_deep(value):
+        raise InvalidInput("body", f"nests arrays or objects deeper than {MAX_DEPTH} levels")
     where = _surrogate_path(value, "")
     if where is not None:
         raise InvalidInput(where or "body", "holds a lone surrogate (\\ud800-\\udfff), which is not text")

@@ -118,3 +118,13 @@ async def test_unreachable_host_is_transient():
             with pytest.raises(StoreUnavailable) as e:
                 await r.recall("anything")
             assert isinstance(e.value, TransientError)
+
+
+async def test_export_lines_split_only_at_newlines(host):
+    """JSON keeps U+2028, U+0085 and U+001C-style separators raw inside strings; a line is cut at "\\n" only."""
+    url, _ = host
+    odd = "one\u2028two\u0085three\u2029four\x1cfive"
+    async with RemoteMemory(url, api_key=KEYS["admin"], user=f"rx-{uuid.uuid4().hex[:6]}") as r:
+        await r.remember(MemoryIn(content=odd))
+        lines = [line async for line in r.export()]
+    assert [x["content"] for x in lines if x["type"] == "memory"] == [odd]

@@ -110,3 +110,19 @@ def test_ready_is_not_logged_when_the_port_is_taken(tmp_path):
                            text=True, timeout=120)
     assert r.returncode != 0 and "address already in use" in r.stderr, r.stderr
     assert not re.search(r"\bready\b", r.stderr), r.stderr
+
+
+async def test_deep_nesting_is_refused_not_a_server_error(client):
+    """A value nested a few hundred levels could be stored but never answered (the serializer gives up),
+    a few thousand stopped the decoder itself: both were a 500."""
+    c, _ = client
+    h = {**auth("alice"), **JSON}
+    for depth in (65, 900, 5000, 100_000):
+        r = await c.put("/v1/cache/ns/k", content=b'{"value": ' + b"[" * depth + b"]" * depth + b"}", headers=h)
+        assert r.status_code == 422 and "deeper than 64" in r.json()["detail"], (depth, r.text[:200])
+    assert (await c.put("/v1/cache/ns/k", content=b'{"value": ' + b"[" * 63 + b"]" * 63 + b"}", headers=h)).status_code == 200
+    header = b'{"type": "header", "format": "amber-export", "version": 1, "user_id": "x", "embedder": "hash:v1"}\n'
+    for depth in (900, 5000):
+        line = b'{"type": "event", "detail": ' + b"[" * depth + b"]" * depth + b"}\n"
+        r = await c.post("/v1/import", content=header + line, headers={**auth("alice"), "Content-Type": "application/x-ndjson"})
+        assert r.status_code == 422 and r.json()["field"] == "line 2" and "deeper" in r.json()["detail"], r.text[:200]
