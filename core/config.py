@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     # identity
     default_user: str | None = None  # for requests that carry no identity; None: skip memory
     identity_order: list[str] = ["end_user", "user", "team", "key_alias"]
+    # one person, one memory: each person's id and the other names their clients know them by (an
+    # Open WebUI email or id, a proxy end-user id, a key's user); every face maps an alias to its id
+    users: dict[str, list[str]] = Field(default_factory=dict)
 
     # recall
     recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
@@ -108,6 +111,26 @@ class Settings(BaseSettings):
     jobs_events_days: int = 30  # retention of audit events and run records
     jobs_unused_days: int = 180  # unpinned memories unused this long expire
     jobs_purge_after_days: int = 30  # deleted, superseded and expired records are purged after this
+
+    @field_validator("users")
+    @classmethod
+    def _aliases_are_unambiguous(cls, users: dict[str, list[str]]) -> dict[str, list[str]]:
+        owner: dict[str, str] = {}
+        for person, aliases in users.items():
+            for alias in aliases:
+                if alias in users and alias != person:
+                    raise ValueError(f"users: {alias!r} is a person of its own and cannot be an alias of {person!r}")
+                if owner.get(alias, person) != person:
+                    raise ValueError(f"users: {alias!r} is an alias of both {owner[alias]!r} and {person!r}")
+                owner[alias] = person
+        return users
+
+    def person(self, name: str) -> str:
+        """The person a client's name for a user stands for (the name itself when it is nobody's alias)."""
+        for person, aliases in self.users.items():
+            if name in aliases:
+                return person
+        return name
 
     @field_validator("redact_patterns")
     @classmethod

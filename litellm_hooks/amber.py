@@ -55,7 +55,7 @@ class AmberMemory(CustomLogger):
             return data if relayed else None
         started = time.perf_counter()
         try:
-            actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user)
+            actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user, settings.person)
             mode = identity.memory_mode(data)
             if actor is None or mode == "off":
                 return None

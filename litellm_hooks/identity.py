@@ -9,7 +9,7 @@ of the sources is `settings.identity_order`; with none of them present the reque
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from core import Actor
 
@@ -110,6 +110,9 @@ def resolve_user(data: dict[str, Any], key: Any, order: list[str], default_user:
     return default_user
 
 
-def actor_for(data: dict[str, Any], key: Any, order: list[str], default_user: str | None) -> Actor | None:
+def actor_for(
+    data: dict[str, Any], key: Any, order: list[str], default_user: str | None, person: Callable[[str], str] = str
+) -> Actor | None:
+    """`person` maps a client's name for a user to the person (settings' identity map)."""
     user = resolve_user(data, key, order, default_user)
-    return Actor(user, client=client_name(data), via="litellm") if user else None
+    return Actor(person(user), client=client_name(data), via="litellm") if user else None

@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import logging
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from core import ApiKeyConfig, Forbidden, InvalidInput, Settings
 
@@ -78,8 +78,9 @@ class _Key:
 class KeyRing:
     """The configured keys, by hash. An empty ring means local mode (loopback only)."""
 
-    def __init__(self, keys: Iterable[ApiKeyConfig], local_user: str = LOCAL_USER):
+    def __init__(self, keys: Iterable[ApiKeyConfig], local_user: str = LOCAL_USER, person: Callable[[str], str] = str):
         keys = list(keys)
+        self.person = person  # a client's name for a user -> the person (settings' identity map)
         self._keys: list[_Key] = []
         for k in keys:
             if not k.secret:
@@ -87,14 +88,14 @@ class KeyRing:
                 continue
             # a secret written as "sha256:<hex>" is already the hash: the config then holds no secret at all
             digest = k.secret[7:].lower() if k.secret.startswith("sha256:") else hash_secret(k.secret)
-            self._keys.append(_Key(k.name, digest, k.user, frozenset(k.scopes), k.trusted_client))
+            self._keys.append(_Key(k.name, digest, person(k.user) if k.user else None, frozenset(k.scopes), k.trusted_client))
         # keys configured but none usable must not fall back to the open local mode
         self.configured = bool(keys)
         self.local_user = local_user
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "KeyRing":
-        ring = cls(settings.api_keys, settings.default_user or LOCAL_USER)
+        ring = cls(settings.api_keys, settings.person(settings.default_user or LOCAL_USER), settings.person)
         if ring._keys:
             log.info("memory server: %d API key(s) configured", len(ring._keys))
         elif ring.configured:
@@ -121,6 +122,7 @@ class KeyRing:
     def identify(self, secret: str | None, headers: Mapping[str, str], client_host: str | None) -> Identity:
         """Resolve a request's key and headers to the identity it acts as; raises Unauthenticated/Forbidden."""
         named = (headers.get(USER_HEADER) or "").strip() or None
+        named = self.person(named) if named else None
         client = (headers.get(CLIENT_HEADER) or "").strip()[:64] or None
         if self.local_mode:
             if client_host not in LOOPBACK:

@@ -188,6 +188,9 @@ class Filter:
         show_citations: bool = Field(True, description="List the recalled memories as sources under the reply.")
         recall_timeout_s: float = Field(3.0, gt=0, le=60, description="Recall gives up after this long; the chat goes on without memory.")
         capture_timeout_s: float = Field(15.0, gt=0, le=300, description="Time limit of the background capture.")
+        user_key: str = Field(
+            "id", pattern="^(id|email)$", description="How Amber knows each Open WebUI user: `id` (Open WebUI's own id) or `email`, to share one memory "
+            "with the same person's other clients (list their names under `users:` in Amber's settings).")
 
     class UserValves(BaseModel):
         enabled: bool = Field(True, description="Use Amber memory in my chats.")
@@ -266,7 +269,7 @@ class Filter:
             turns = _turns(body, messages, user, __metadata__ or {}, __model__)
             if turns:
                 # Open WebUI awaits the outlet before answering API callers: save in the background.
-                task = asyncio.create_task(_capture(valves, user["id"], turns))
+                task = asyncio.create_task(_capture(valves, person_of(valves, user), turns))
                 _PENDING.add(task)
                 task.add_done_callback(_PENDING.discard)
         except Exception as e:
@@ -312,7 +315,14 @@ def _plan(valves, body, user, metadata, model):
         return None
     model_id = body.get("model") or (model or {}).get("id") or ""
     namespace = (getattr(uv, "private_namespace", "") or "").strip() or valves.namespace.strip()
-    return idx, query[-MAX_QUERY_CHARS:], user["id"], namespace, project_for(valves.project_rules, model_id)
+    return idx, query[-MAX_QUERY_CHARS:], person_of(valves, user), namespace, project_for(valves.project_rules, model_id)
+
+
+def person_of(valves, user: dict) -> str:
+    """The name Amber knows this user by: Open WebUI's id, or their email when the valve says so
+    (Amber's identity map joins it with the person's other clients)."""
+    email = str(user.get("email") or "").strip()
+    return email if getattr(valves, "user_key", "id") == "email" and email else user["id"]
 
 
 def _headers(valves, user_id: str) -> dict:

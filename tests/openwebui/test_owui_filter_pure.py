@@ -340,3 +340,12 @@ async def test_an_exchange_held_too_long_is_dropped(queue, monkeypatch):
     f._hold("alice", exchange("new"))
     assert await f._flush(f.Filter.Valves(api_key="k"))
     assert host.got == [("alice", ["new"])]
+
+
+def test_users_are_named_by_id_or_by_email_as_the_valve_says():
+    v = f.Filter().valves
+    user = {"id": "owui-7c1e", "email": "alice@example.com"}
+    assert f.person_of(v, user) == "owui-7c1e"
+    v.user_key = "email"
+    assert f.person_of(v, user) == "alice@example.com"
+    assert f.person_of(v, {"id": "owui-9"}) == "owui-9"  # no email known: the id
