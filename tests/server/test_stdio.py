@@ -82,6 +82,9 @@ async def test_stdio_bridge_round_trips_to_a_running_host(host, tmp_path):
             ("memory_export", {"limit": 2}),
             ("namespaces_list", {}),
             ("memory_supersede", {"id": mid, "content": "Collects vintage sea charts"}),
+            ("messages_list", {"text": "212 maps"}),
+            ("memory_forget", {"what": "I have 212 maps"}),
+            ("messages_delete", {"session": "no-such-conversation"}),
         ]:
             r = await c.call_tool(tool, args)
             assert not r.is_error, (tool, r.content)
@@ -89,6 +92,11 @@ async def test_stdio_bridge_round_trips_to_a_running_host(host, tmp_path):
         assert ok["glossary_get"]["entries"][0]["title"] == "MapCon"
         assert ok["memory_ingest"]["commands"][0]["action"] == "remember"
         assert ok["memory_export"]["truncated"] is True
+        assert ok["messages_list"]["total"] == 1 and ok["memory_forget"]["done"] is False and ok["memory_forget"]["messages"] == 1
+        assert ok["messages_delete"] == {"deleted": 0, "ids": []}
+        gone = await c.call_tool("memory_forget", {"what": "I have 212 maps", "preview": False})
+        assert gone.structured_content["done"] is True and gone.structured_content["messages"] == 1
+        assert (await c.call_tool("messages_list", {"text": "212 maps"})).structured_content["total"] == 0
         new = ok["memory_supersede"]["memory"]["id"]
         assert (await c.call_tool("memory_archive", {"id": new})).structured_content["status"] == "archived"
         assert (await c.call_tool("memory_delete", {"id": new})).structured_content["status"] == "deleted"
