@@ -128,6 +128,7 @@ class Host:
         self.scheduler: Any = None
         self.jobs: list[str] = []
         self.vision: VisionRelay | None = None  # set when `vision_model` is configured
+        self.gate: Any = None  # what answers at /memory until (or instead of) the memory server
 
     def start_soon(self) -> None:
         """Called at import inside the proxy: start on its running loop; elsewhere do nothing."""
@@ -136,7 +137,25 @@ class Host:
         except RuntimeError:
             return
         if self.started is None:
+            try:
+                self._open_gate()
+            except Exception as e:  # the gate is a courtesy; the proxy must start without it
+                log.error("amber: /memory gate not mounted: %s: %s", type(e).__name__, e)
             self.started = loop.create_task(self.start(), name="amber-start")
+
+    def _open_gate(self) -> None:
+        """/memory answers from the first moment the proxy serves: 503 "starting", then the memory
+        server, or 503 with the reason memory is off (never a bare 404)."""
+        ps = _proxy_server()
+        if ps is None or getattr(ps, "app", None) is None:
+            return
+        from starlette.routing import Mount
+
+        from mcp_server.app import MemoryGate
+
+        self.gate = MemoryGate()
+        # First in line: LiteLLM serves its own MCP servers at /{name}/mcp, which would take /memory/mcp.
+        ps.app.router.routes.insert(0, Mount(MOUNT_PATH, app=self.gate))
 
     async def start(self) -> None:
         _quiet_logging()
@@ -153,6 +172,8 @@ class Host:
                 llm = LiteLLMClient(settings.vision_model, router_getter=router, timeout=settings.vision_timeout_s)
                 self.vision = VisionRelay(llm, settings.vision_model)
             if settings.server_url:
+                if self.gate is not None:
+                    self.gate.elsewhere(settings.server_url)
                 self.backend = RemoteBackend(self._remote(settings), settings.timezone)
                 self._start_drainer()
                 log.info("amber: remote mode, memory host %s", settings.server_url)
@@ -162,6 +183,8 @@ class Host:
             self._start_drainer()
         except Exception as e:  # never take the proxy down: chat goes on without memory
             log.error("amber: memory is off for this process: %s: %s", type(e).__name__, e)
+            if self.gate is not None:
+                self.gate.off(f"{type(e).__name__}: {e}", type(e).__name__)
             return
         # chat has memory from here on; the server and the jobs are extras that may fail alone
         try:
@@ -169,6 +192,8 @@ class Host:
             log.info("amber: memory ready, server at %s (store %s)", MOUNT_PATH, self.service.store.location)
         except Exception as e:
             log.error("amber: memory server not mounted at %s: %s: %s", MOUNT_PATH, type(e).__name__, e)
+            if self.gate is not None:
+                self.gate.off(f"the memory server did not start: {type(e).__name__}: {e}", type(e).__name__)
         try:
             await self._schedule(settings)
         except Exception as e:
@@ -204,6 +229,9 @@ class Host:
         entered = asyncio.get_running_loop().create_future()
         self._lifespan_task = asyncio.create_task(self._hold_lifespan(sub, entered), name="amber-lifespan")
         await entered
+        if self.gate is not None:
+            self.gate.open(sub)
+            return
         # First in line: LiteLLM serves its own MCP servers at /{name}/mcp, which would take /memory/mcp.
         ps.app.router.routes.insert(0, Mount(MOUNT_PATH, app=sub))
 

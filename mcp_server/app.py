@@ -58,6 +58,40 @@ async def identity_middleware(ctx: Any, call_next: Any) -> Any:
         current_identity.reset(reset)
 
 
+class MemoryGate:
+    """What a host mounts at /memory before the memory server exists: from the moment the host loads
+    Amber until the store is open it answers 503 "starting"; if the store never opens (held by another
+    process, bad settings) it answers 503 with the reason, for good. Without it the path would be a bare
+    404, which reads as "wrong URL" when the truth is "wait" or "memory is off, because ...".
+    Once `open(app)` is called every request goes to the memory server itself."""
+
+    def __init__(self) -> None:
+        self.app: Any = None
+        self.status, self.body = 503, {"error": "memory_starting", "detail": "Amber's memory is starting (opening the store); retry in a few seconds", "field": None}
+
+    def open(self, app: Any) -> None:
+        self.app = app
+
+    def off(self, reason: str, cause: str | None = None) -> None:
+        """`cause` names the error class, so a client (`amber doctor`) can say how to fix it."""
+        self.body = {"error": "memory_off", "detail": f"memory is off in this process: {reason}"[:600], "field": None, "cause": cause}
+
+    def elsewhere(self, url: str) -> None:
+        """Remote mode: this process keeps no memory; its clients belong at the memory host."""
+        self.status = 404
+        self.body = {"error": "memory_elsewhere", "detail": f"this proxy keeps no memory itself; its memory host is {url}",
+                     "field": None, "memory_host": url}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.app is not None:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        starting = self.body["error"] == "memory_starting"
+        await JSONResponse(self.body, status_code=self.status, headers={"Retry-After": "2"} if starting else None)(scope, receive, send)
+
+
 def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     amem = AsyncMemory(service)
     ring = KeyRing.from_settings(settings)

@@ -3,23 +3,32 @@
     amber serve                      REST + MCP + jobs on 127.0.0.1:4100
     amber mcp [--url URL --key KEY]  stdio MCP (a bridge to a running host, or the store itself)
     amber export / import / reindex  with progress bars
-    amber doctor                     config, store, embedder, LLM, in plain words
-    amber keys create ...            a new API key, shown once
+    amber doctor [--url URL]         the running proxy or amber serve: what is wrong, how to fix it
+    amber keys create ... [--write config.yaml]   a new API key, shown once
     amber jobs run extract|consolidate|retention
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
+from typing import Any, Callable
 
 from core import AmberError, InvalidInput, StoreLocked
 
-from . import cli_data, cli_doctor, cli_run
-
 SCOPES = ["memory:read", "memory:write", "memory:admin"]
+
+
+def lazy(module: str, name: str) -> Callable[[argparse.Namespace], Any]:
+    """Each command imports only what it runs: `amber doctor` and `amber keys` answer in a moment
+    instead of loading the MCP server first."""
+    def run(args: argparse.Namespace) -> Any:
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(args)
+
+    return run
 
 
 def parser() -> argparse.ArgumentParser:
@@ -32,13 +41,13 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--host", help="bind address (default: settings.host, 127.0.0.1)")
     s.add_argument("--port", type=int, help="port (default: settings.port, 4100)")
     s.add_argument("--no-jobs", action="store_true", help="do not schedule extraction/consolidation/retention")
-    s.set_defaults(run=cli_run.serve)
+    s.set_defaults(run=lazy("cli_run", "serve"))
 
     m = sub.add_parser("mcp", help="MCP over stdio, for Claude Desktop, Codex and other stdio clients")
     m.add_argument("--url", help="a running Amber host (e.g. http://127.0.0.1:4000/memory); without it the store is opened here")
     m.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
     m.add_argument("--user", help="user to act for (admin or trusted-client keys; or the local user without --url)")
-    m.set_defaults(run=cli_run.mcp_stdio)
+    m.set_defaults(run=lazy("cli_run", "mcp_stdio"))
 
     def remote_opts(x: argparse.ArgumentParser) -> None:
         x.add_argument("--user", help="whose data (default: settings.default_user or 'local')")
@@ -48,20 +57,24 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write a user's memories and messages as JSON lines")
     remote_opts(e)
     e.add_argument("-o", "--output", help="file to write (default: stdout)")
-    e.set_defaults(run=cli_data.export)
+    e.set_defaults(run=lazy("cli_data", "export"))
 
     i = sub.add_parser("import", help="load an export (JSON lines)")
     i.add_argument("file", help="the export file ('-' for stdin)")
     remote_opts(i)
-    i.set_defaults(run=cli_data.import_)
+    i.set_defaults(run=lazy("cli_data", "import_"))
 
     r = sub.add_parser("reindex", help="re-embed with the configured embedder (one user, or all)")
     remote_opts(r)
-    r.set_defaults(run=cli_data.reindex)
+    r.set_defaults(run=lazy("cli_data", "reindex"))
 
-    d = sub.add_parser("doctor", help="check configuration, store, embedder and LLM")
+    d = sub.add_parser("doctor", help="check the running Amber (proxy or amber serve): memory server, key, store, embedder, LLM")
+    d.add_argument("--url", help="the LiteLLM proxy (http://127.0.0.1:4000) or memory host to check "
+                   "(default: the proxy's /memory on :4000, then amber serve on :4100)")
+    d.add_argument("--key", help="the API key to check (default: $AMBER_KEY)")
+    d.add_argument("--store", action="store_true", help="when no host answers, open the store here and check it")
     d.add_argument("--no-llm", action="store_true", help="skip the (tiny, billed) LLM call")
-    d.set_defaults(run=cli_doctor.doctor)
+    d.set_defaults(run=lazy("cli_doctor", "doctor"))
 
     k = sub.add_parser("keys", help="API keys")
     ksub = k.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
@@ -70,14 +83,15 @@ def parser() -> argparse.ArgumentParser:
     kc.add_argument("--user", help="the user this key acts for (omit for admin or trusted-client keys)")
     kc.add_argument("--scopes", nargs="+", choices=SCOPES, default=["memory:read", "memory:write"])
     kc.add_argument("--trusted-client", action="store_true", help="may act for the user named in X-Amber-User")
-    kc.set_defaults(run=cli_doctor.keys_create)
+    kc.add_argument("--write", metavar="CONFIG", help="add the key to `amber: api_keys:` in this config.yaml (keeps CONFIG.bak)")
+    kc.set_defaults(run=lazy("cli_keys", "keys_create"))
 
     j = sub.add_parser("jobs", help="background jobs")
     jsub = j.add_subparsers(dest="jobs_command", required=True, metavar="ACTION")
     jr = jsub.add_parser("run", help="run one job now")
     jr.add_argument("job", choices=["extract", "consolidate", "retention"])
     jr.add_argument("--user", help="only this user (default: every user)")
-    jr.set_defaults(run=cli_data.jobs_run)
+    jr.set_defaults(run=lazy("cli_data", "jobs_run"))
     return p
 
 

@@ -1,142 +1,282 @@
-"""`amber doctor` (is everything wired up? in plain words) and `amber keys create`."""
+"""`amber doctor`: is the deployment it is pointed at wired up? In plain words, with the fix.
+
+It finds the memory host (the LiteLLM proxy's /memory mount first, then `amber serve`), asks it
+over HTTP, and checks the LLM the way the jobs call it (through the proxy's model group when the
+proxy hosts Amber). It opens no store and creates nothing unless `--store` asks it to.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
-import re
-import secrets
-import sys
 from pathlib import Path
+from typing import Any
 
-import core
-from core import AmberError, RemoteMemory, Settings, StoreLocked, build_service
+import httpx
 
-from .identity import hash_secret
-from .llm_check import llm_status
+from core import AmberError, Settings, StoreLocked
+
+from .cli_probe import Found, Probe, find_host, proxy_models
 
 OK, BAD, NOTE = "ok  ", "FAIL", "note"
+PROXY_URL = "http://127.0.0.1:4000"
 
 
-def _say(status: str, text: str) -> None:
-    print(f"[{status}] {text}")
+class Report:
+    def __init__(self) -> None:
+        self.failures = 0
+
+    def ok(self, text: str) -> None:
+        print(f"[{OK}] {text}", flush=True)
+
+    def note(self, text: str) -> None:
+        print(f"[{NOTE}] {text}", flush=True)
+
+    def bad(self, text: str, fix: str | None = None) -> None:
+        self.failures += 1
+        print(f"[{BAD}] {text}" + (f"\n       fix: {fix}" if fix else ""), flush=True)
 
 
 def doctor(args: argparse.Namespace) -> int:
-    failures = 0
+    r = Report()
     config = Path(os.environ.get("AMBER_CONFIG", "config.yaml"))
-    _say(NOTE, f"config file {config}: {'found' if config.is_file() else 'not found (defaults and AMBER_* environment apply)'}")
+    r.note(f"config file {config}: {'found' if config.is_file() else 'not found (defaults and AMBER_* environment apply)'}")
+    settings: Settings | None
     try:
         settings = Settings()
     except Exception as e:  # pydantic explains which setting is wrong
-        _say(BAD, f"settings do not load: {e}")
-        return 1
-    _say(OK, f"settings: embedder {settings.embedding_model!r}, LLM {settings.llm_model!r}, server {settings.host}:{settings.port}")
+        settings = None
+        r.bad(f"settings do not load: {e}", f"correct the `amber:` section of {config} or the AMBER_* variable named above")
+    if settings is not None:
+        _check_keys(r, settings)
+
+    key = args.key or os.environ.get("AMBER_KEY") or (settings.server_key if settings else None)
+    if args.url:
+        candidates = _candidates(args.url, r)
+    elif settings is not None and settings.server_url:
+        r.note(f"remote mode: this configuration uses the memory host at {settings.server_url}")
+        candidates = [settings.server_url.rstrip("/")]
+    else:
+        serve = f"http://{settings.host if settings else '127.0.0.1'}:{settings.port if settings else 4100}"
+        candidates = [f"{PROXY_URL}/memory", serve]
+
+    with httpx.Client(timeout=httpx.Timeout(3.0, read=8.0)) as http:
+        probe = Probe(http, key)
+        found = find_host(probe, candidates)
+        if found.host is None:
+            _no_host(r, found, candidates, args, settings)
+        else:
+            _check_host(r, probe, found, args, settings)
+    print("all good" if not r.failures else f"{r.failures} problem(s) found")
+    return 0 if not r.failures else 1
+
+
+def _candidates(url: str, r: Report) -> list[str]:
+    url = url.rstrip("/")
+    if url.endswith("/mcp"):
+        r.note(f"{url} is the MCP endpoint; the memory host's base URL is {url[:-4]} (checking that)")
+        url = url[:-4]
+    if url.endswith("/memory"):
+        return [url]
+    # a proxy's address or a memory host's: the proxy's mount first
+    return [f"{url}/memory", url]
+
+
+def _check_keys(r: Report, settings: Settings) -> None:
     empty = [k.name for k in settings.api_keys if not k.secret]
     if not settings.api_keys:
-        _say(NOTE, "no API keys: the server answers only this machine (loopback), as user "
-             f"{settings.default_user or 'local'!r}. Create keys with `amber keys create` to use it from elsewhere.")
+        r.note("no API keys in this configuration: a host using it answers only this machine (loopback), as user "
+               f"{settings.default_user or 'local'!r}. `amber keys create` makes keys for other machines.")
     elif empty:
-        failures += 1
-        _say(BAD, f"API keys with an empty secret (environment variable not set?): {', '.join(empty)}")
+        r.bad(f"API keys with an empty secret in this configuration: {', '.join(empty)}",
+              "set the environment variable each one's `secret: os.environ/NAME` names, where the host runs")
     else:
-        _say(OK, f"{len(settings.api_keys)} API key(s) configured")
+        r.ok(f"{len(settings.api_keys)} API key(s) configured")
 
-    if settings.server_url:
-        _say(NOTE, f"remote mode: this process uses the memory host at {settings.server_url}")
-        failures += _check_host(settings.server_url, os.environ.get("AMBER_KEY") or settings.server_key)
+
+def _no_host(r: Report, found: Found, candidates: list[str], args: argparse.Namespace, settings: Settings | None) -> None:
+    for line in found.notes:
+        r.note(line)
+    if found.problem:
+        r.bad(*found.problem)
     else:
-        failures += _check_store(settings)
+        r.bad(f"no Amber host answers at {' or '.join(candidates)}",
+              "start one: `make run` (the LiteLLM proxy, memory at :4000/memory) or `amber serve` (:4100); "
+              "if yours runs elsewhere, `amber doctor --url <its address>`")
+    if not args.store:
+        r.note("to check a store without a running host: `amber doctor --store`")
+        return
+    if settings is not None:
+        _check_store(r, settings)
+        if not args.no_llm:
+            _check_llm_here(r, settings, why="no host to ask")
 
-    if args.no_llm:
-        _say(NOTE, "LLM check skipped (--no-llm)")
+
+def _check_host(r: Report, probe: Probe, found: Found, args: argparse.Namespace, settings: Settings | None) -> None:
+    h, base = found.health, found.host
+    where = f"the LiteLLM proxy at {found.proxy}" if found.proxy else f"the memory host at {base}"
+    for line in found.notes:
+        r.note(line)
+    if h.get("ok"):
+        r.ok(f"{where} answers; memory server at {base} is healthy (embedder {h.get('embedder', {}).get('id')})")
     else:
-        failures += _check_llm(settings)
-    print("all good" if not failures else f"{failures} problem(s) found")
-    return 0 if not failures else 1
+        store, emb = h.get("store") or {}, h.get("embedder") or {}
+        if not store.get("ok"):
+            r.bad(f"{where}: the store does not answer: {store.get('error')}", "see the host's log; restart it once the store is reachable")
+        if not emb.get("ok"):
+            r.bad(f"{where}: the embedder fails: {emb.get('error')}", "see the host's log; `embedding_model` in config.yaml names the embedder")
+    is_admin = _check_auth(r, probe, base, h)
+    if is_admin:
+        _check_vectors(r, probe, base)
+    llm_model = (h.get("llm") or {}).get("model") or (settings.llm_model if settings else None)
+    if found.proxy:
+        _check_proxy_models(r, probe, found.proxy, llm_model, args.no_llm)
+    elif args.no_llm:
+        r.note("LLM check skipped (--no-llm)")
+    elif is_admin:
+        _check_llm_on_host(r, probe, base)
+    elif settings is not None:
+        _check_llm_here(r, settings, why="the host checks its LLM only for an admin key")
+    if args.store:
+        r.note(f"--store: not opening the store here, {where} holds it")
 
 
-def _check_store(settings: Settings) -> int:
+def _check_auth(r: Report, probe: Probe, base: str, h: dict[str, Any]) -> bool:
+    """Is the key known, and may it administer? Returns whether it is an admin key (local mode: yes)."""
+    if h.get("auth") == "local":
+        r.ok("no keys on the host: it serves this machine only (local mode)")
+    elif not probe.key:
+        r.note("the host requires keys: set AMBER_KEY (or --key) to check yours")
+        return False
+    resp = probe.get(base, "/v1/vectors/health")
+    if resp is None:
+        r.bad(f"{base} stopped answering during the check")
+        return False
+    if resp.status_code == 200:
+        if h.get("auth") != "local":
+            r.ok("the key is accepted (admin)")
+        return True
+    detail = probe.detail(resp)
+    if resp.status_code == 401:
+        r.bad(f"the host does not know this key ({detail})",
+              "use a key from the `amber: api_keys` of the host's config.yaml (its secret's environment variable must be set "
+              "where the host runs), or make one with `amber keys create`")
+    elif resp.status_code == 403 and "memory:admin" in detail:
+        r.ok("the key is accepted (not an admin key: vector health and the host's LLM check are skipped)")
+    elif resp.status_code == 403:
+        r.bad(f"the host refuses this key: {detail}", "check the key's `user` and `scopes` in the host's config.yaml")
+    else:
+        r.bad(f"authenticated call answered {resp.status_code}: {detail}")
+    return False
+
+
+def _check_vectors(r: Report, probe: Probe, base: str) -> None:
+    resp = probe.get(base, "/v1/vectors/health")
+    vh = resp.json() if resp is not None and resp.status_code == 200 else None
+    if vh is None:
+        return
+    stale = [u["user_id"] for u in vh.get("users", []) if not u.get("ok")]
+    if stale:
+        r.bad(f"collections built by another embedder for {len(stale)} user(s) (recall cannot use them)",
+              "run `amber reindex` (or POST /v1/reindex with an admin key)")
+    else:
+        r.ok(f"every collection was built by the configured embedder ({len(vh.get('users', []))} user(s))")
+
+
+def _check_proxy_models(r: Report, probe: Probe, proxy: str, llm_model: str | None, no_llm: bool) -> None:
+    master = os.environ.get("LITELLM_MASTER_KEY")
+    if not master:
+        r.note("set LITELLM_MASTER_KEY to check the proxy's model groups and the jobs' model through it")
+        return
+    status, groups, detail = proxy_models(probe, proxy, master)
+    if status in (400, 401, 403):  # without a database LiteLLM answers a key that is not the master key with 400
+        r.bad(f"the proxy refuses LITELLM_MASTER_KEY ({detail})", "set LITELLM_MASTER_KEY to the proxy's `general_settings: master_key`")
+        return
+    if groups is None:
+        r.bad(f"the proxy's model list does not answer ({status}: {detail})")
+        return
+    r.ok(f"the proxy serves model groups: {', '.join(groups) or '(none)'}")
+    if not llm_model:
+        return
+    if llm_model not in groups and not any("*" in g for g in groups):
+        if "/" in llm_model:
+            r.note(f"the jobs' model {llm_model!r} is not a model group: the proxy calls it directly, with the keys in its environment")
+        else:
+            r.bad(f"the jobs' model {llm_model!r} is not a model group of the proxy",
+                  f"set `amber: llm_model` in config.yaml to one of: {', '.join(groups)}; or add {llm_model!r} to `model_list`")
+            return
+    if no_llm:
+        r.note("LLM call skipped (--no-llm)")
+        return
+    ok, detail = probe.chat(proxy, master, llm_model)
+    if ok:
+        r.ok(f"model group {llm_model!r} answers through the proxy (extraction and consolidation can run)")
+    else:
+        r.bad(f"model group {llm_model!r} fails through the proxy (extraction and consolidation will wait): {detail}",
+              "check that group's `api_key` (its environment variable) and `api_base` in the proxy's config.yaml `model_list`")
+
+
+def _check_llm_on_host(r: Report, probe: Probe, base: str) -> None:
+    resp = probe.get(base, "/health", params={"check_llm": "true"}, timeout=20.0)
+    llm = (resp.json().get("llm") if resp is not None and resp.headers.get("content-type", "").startswith("application/json") else None) or {}
+    if not llm.get("checked"):
+        r.note(f"the host did not check its LLM: {llm.get('error') or 'no answer'}")
+    elif llm.get("ok"):
+        r.ok(f"LLM {llm.get('model')!r} answers the host (extraction and consolidation can run)")
+    else:
+        r.bad(f"LLM {llm.get('model')!r} fails on the host (extraction and consolidation will wait): {llm.get('error')}",
+              "set the provider's key (e.g. OPENAI_API_KEY) where the host runs, or `llm_model` in config.yaml")
+
+
+def _check_llm_here(r: Report, settings: Settings, why: str) -> None:
+    from .llm_check import llm_status, quiet_litellm
+
+    quiet_litellm()
+    r.note(f"checking the LLM from this shell's environment ({why})")
+    status = asyncio.run(llm_status(settings))
+    if not status["checked"]:
+        r.note(f"LLM not checked: {status.get('error')}")
+    elif not status["ok"]:
+        r.bad(f"LLM {settings.llm_model!r} is not reachable (extraction and consolidation will wait): {status['error']}",
+              "set the provider's key (e.g. OPENAI_API_KEY) or `llm_model` in config.yaml")
+    else:
+        r.ok(f"LLM {settings.llm_model!r} answers")
+
+
+def _check_store(r: Report, settings: Settings) -> None:
+    """Only with --store: open the store here, never creating one that is not there."""
+    import core
+    from core import build_service
+
     where = settings.chroma_url or str(Path(settings.data_dir).resolve())
+    if not settings.chroma_url and not (Path(settings.data_dir) / "chroma").exists():
+        r.bad(f"no store at {where} (nothing was created)",
+              "run Amber from the directory that holds its data, or set AMBER_DATA_DIR / `amber: data_dir` to it")
+        return
     try:
         service = build_service(settings)
     except StoreLocked as e:
-        _say(NOTE, f"store at {where} is in use by a running Amber host (that's fine): {e}")
-        return _check_host(f"http://{settings.host}:{settings.port}", os.environ.get("AMBER_KEY"))
+        r.note(f"the store is held by a running Amber host, which did not answer: {e}")
+        return
     except AmberError as e:
-        _say(BAD, f"store at {where} cannot be opened: {e}")
-        return 1
+        r.bad(f"store at {where} cannot be opened: {e}")
+        return
     try:
         h = service.health()
-        bad = 0
         if h["store"]["ok"]:
-            _say(OK, f"store at {where} opens and answers ({len(service.users())} user(s))")
+            r.ok(f"store at {where} opens and answers ({len(service.users())} user(s))")
         else:
-            bad += 1
-            _say(BAD, f"store at {where}: {h['store'].get('error')}")
+            r.bad(f"store at {where}: {h['store'].get('error')}")
         if h["embedder"]["ok"]:
-            _say(OK, f"embedder {h['embedder']['id']} works")
+            r.ok(f"embedder {h['embedder']['id']} works")
         else:
-            bad += 1
-            _say(BAD, f"embedder {h['embedder']['id']} fails: {h['embedder'].get('error')}")
+            r.bad(f"embedder {h['embedder']['id']} fails: {h['embedder'].get('error')}")
         vh = core.vector_health(service)
         if vh["ok"]:
-            _say(OK, "every collection was built by the configured embedder")
+            r.ok("every collection was built by the configured embedder")
         else:
-            bad += 1
             stale = [u["user_id"] for u in vh["users"] if not u["ok"]]
-            _say(BAD, f"collections built by another embedder for {len(stale)} user(s): run `amber reindex`")
-        return bad
+            r.bad(f"collections built by another embedder for {len(stale)} user(s)", "run `amber reindex`")
     finally:
         service.close()
-
-
-def _check_host(url: str, key: str | None) -> int:
-    async def probe() -> dict:
-        async with RemoteMemory(url, api_key=key, timeout=5.0) as r:
-            return await r.health()
-
-    try:
-        h = asyncio.run(probe())
-    except AmberError as e:
-        _say(BAD, f"memory host at {url} does not answer: {e}")
-        return 1
-    if h.get("ok"):
-        _say(OK, f"memory host at {url} is healthy (embedder {h.get('embedder', {}).get('id')})")
-        return 0
-    _say(BAD, f"memory host at {url} reports a problem: {h}")
-    return 1
-
-
-def _check_llm(settings: Settings) -> int:
-    status = asyncio.run(llm_status(settings))
-    if not status["checked"]:
-        _say(NOTE, f"LLM not checked: {status.get('error')}")
-        return 0
-    if not status["ok"]:
-        _say(BAD, f"LLM {settings.llm_model!r} is not reachable (extraction and consolidation will wait): {status['error']}")
-        return 1
-    _say(OK, f"LLM {settings.llm_model!r} answers")
-    return 0
-
-
-def keys_create(args: argparse.Namespace) -> int:
-    if not args.user and not args.trusted_client and "memory:admin" not in args.scopes:
-        print("amber: a key needs --user, or --trusted-client, or the memory:admin scope", file=sys.stderr)
-        return 1
-    secret = "amb_" + secrets.token_urlsafe(32)
-    env = "AMBER_KEY_" + re.sub(r"[^A-Za-z0-9]+", "_", args.name).upper().strip("_")
-    lines = [
-        f"    - name: {args.name}",
-        f"      secret: os.environ/{env}",
-        *([f"      user: {args.user}"] if args.user else []),
-        f"      scopes: [{', '.join(args.scopes)}]",
-        *(["      trusted_client: true"] if args.trusted_client else []),
-    ]
-    print(f"New API key {args.name!r} (shown only this once; Amber keeps only its hash):\n\n    {secret}\n")
-    print(f"1. Give the key to the memory host's environment:\n\n    export {env}={secret}\n")
-    print("2. Add it to the `amber:` section of config.yaml:\n\n  api_keys:\n" + "\n".join(lines) + "\n")
-    print(f"   Or, to keep no secret anywhere on the host, use its hash as the secret:\n\n      secret: sha256:{hash_secret(secret)}\n")
-    print('3. Clients send it as "Authorization: Bearer <key>" (or ?token=<key> where headers are impossible).')
-    return 0

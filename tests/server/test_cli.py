@@ -13,16 +13,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from mcp_server.identity import KeyRing
 from server_kit import KEYS
 from core import ApiKeyConfig
-from tests.fakes.upstreams import FakeUpstreams
 from tests.kit.servers import free_port
 
 pytestmark = pytest.mark.e2e
 
 AMBER = str(Path(sys.executable).with_name("amber"))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -48,6 +49,53 @@ def test_keys_create_prints_a_working_key_once():
         assert ring.identify(key, {}, None).user_id == "alice"
     bad = subprocess.run([AMBER, "keys", "create", "--name", "x"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "--user" in bad.stderr
+    # the snippet is one item for the existing list: pasted under `api_keys:` it keeps the keys already there
+    item = re.search(r"\n(    - name: claude code\n(?:      .*\n)+)", out.stdout).group(1)
+    shipped = (ROOT / "config.yaml").read_text()
+    pasted = yaml.safe_load(shipped.rstrip("\n") + "\n" + item)["amber"]["api_keys"]
+    assert [k["name"] for k in pasted] == ["me", "claude code"] and pasted[1]["user"] == "alice"
+
+
+def test_keys_create_writes_into_the_shipped_config(tmp_path):
+    config = tmp_path / "config.yaml"
+    shipped = (ROOT / "config.yaml").read_text()
+    config.write_text(shipped)
+    out = subprocess.run([AMBER, "keys", "create", "--name", "owui", "--trusted-client", "--write", str(config)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "config.yaml.bak").read_text() == shipped
+    merged = yaml.safe_load(config.read_text())
+    assert merged["amber"]["api_keys"] == [
+        {"name": "me", "secret": "os.environ/AMBER_KEY", "user": "me", "scopes": ["memory:read", "memory:write"]},
+        {"name": "owui", "secret": "os.environ/AMBER_KEY_OWUI", "scopes": ["memory:read", "memory:write"], "trusted_client": True},
+    ]
+    assert merged["model_list"] == yaml.safe_load(shipped)["model_list"] and "# Keys for the memory server" in config.read_text()
+    key = re.search(r"\n    (amb_\S+)\n", out.stdout).group(1)
+    ring = KeyRing([ApiKeyConfig(**{**k, "secret": key if k["name"] == "owui" else "x"}) for k in merged["amber"]["api_keys"]])
+    assert ring.identify(key, {"x-amber-user": "zoe"}, None).user_id == "zoe"
+    again = subprocess.run([AMBER, "keys", "create", "--name", "owui", "--user", "z", "--write", str(config)],
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "already there" in again.stderr and yaml.safe_load(config.read_text()) == merged
+    # a config with no keys yet, or none at all, gets the list
+    for text, names in [("amber:\n  data_dir: ./x\n  api_keys: []\n", ["a"]), ("amber:\n  data_dir: ./x\n", ["a"]), ("model_list: []\n", ["a"])]:
+        config.write_text(text)
+        done = subprocess.run([AMBER, "keys", "create", "--name", "a", "--user", "a", "--write", str(config)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, (text, done.stderr)
+        assert [k["name"] for k in yaml.safe_load(config.read_text())["amber"]["api_keys"]] == names, config.read_text()
+
+
+def test_the_bridge_refuses_a_wrong_url_or_key_at_start(host, tmp_path):
+    url, _ = host
+    cases = [
+        (["--url", url + "/mcp", "--key", KEYS["alice"]], f"the bridge wants the memory base URL: --url {url}"),
+        (["--url", url, "--key", "k-nobody"], "the host does not know this key"),
+        (["--url", url], "pass --key or set AMBER_KEY"),
+        (["--url", url, "--key", KEYS["owui"]], "pass --user NAME"),
+        (["--url", url + "/v1", "--key", KEYS["alice"]], "is not an Amber memory host"),
+    ]
+    for args, words in cases:
+        r = amber(tmp_path, "mcp", *args, input="")
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
 
 
 def test_export_import_reindex(tmp_path):
@@ -106,22 +154,7 @@ def test_data_commands_through_a_running_host(host, tmp_path):
     assert not (tmp_path / "data").exists()
 
 
-def test_doctor_in_plain_words(tmp_path):
-    r = amber(tmp_path, "doctor", "--no-llm")
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "[ok  ] embedder hash:v1 works" in r.stdout and "no API keys" in r.stdout and "all good" in r.stdout
-    keys = json.dumps([{"name": "phone", "secret": "", "user": "me"}])
-    r = amber(tmp_path, "doctor", "--no-llm", AMBER_API_KEYS=keys)
-    assert r.returncode == 1 and "empty secret" in r.stdout and "phone" in r.stdout
-
-
-def test_doctor_checks_the_llm(tmp_path):
-    with FakeUpstreams() as up:
-        up.script("ok")
-        r = amber(tmp_path, "doctor", AMBER_LLM_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=up.openai_base, OPENAI_API_KEY="sk-fake")
-        assert r.returncode == 0, r.stdout + r.stderr
-        assert "LLM 'openai/gpt-4o-mini' answers" in r.stdout
-    # the unreachable case is covered in-process by test_rest.test_health_checks_the_llm_only_for_an_admin (same check)
+# `amber doctor` is tested in test_doctor.py
 
 
 def test_jobs_run_by_hand(tmp_path):
