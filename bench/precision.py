@@ -11,7 +11,7 @@ Users are loaded with LoCoMo conversations (one user per conversation, every tur
    far in the request: the share of injected items that the request already carries.
 
 Each is measured twice in the same run: Amber's default ("amber") and the same code with the
-relevance floor and the echo filter off ("no_abstention"). The last line printed is one JSON object.
+relevance floor off and, in the replay, no echo filter ("no_abstention"). The last line printed is one JSON object.
 
     .venv/bin/python bench/precision.py [--data ../shared/eval/locomo/locomo_dev.json] [--limit N]
 """
@@ -52,7 +52,7 @@ def main() -> None:
     samples = json.loads(Path(args.data).read_text())[: args.limit or None]
     prompts = load_prompts()
     embedder = build_embedder("local")
-    modes = {"amber": {}, "no_abstention": {"floor_dense": 0.0, "floor_lexical": 0.0}}
+    modes = {"amber": {}, "no_abstention": {"floor_memory": 0.0, "floor_message": 0.0, "floor_lexical": 0.0}}
     injected = {m: {"en": [], "zh": []} for m in modes}
     recall10 = {m: [] for m in modes}
     tokens = {m: [] for m in modes}

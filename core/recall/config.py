@@ -67,4 +67,7 @@ PRESETS: dict[str, RecallConfig] = {
 def preset(name: str, **overrides) -> RecallConfig:
     if name not in PRESETS:
         raise KeyError(f"unknown recall preset {name!r}; choose one of {sorted(PRESETS)}")
+    unknown = set(overrides) - set(RecallConfig.model_fields)
+    if unknown:  # a misspelt knob would otherwise be ignored without a word
+        raise KeyError(f"unknown recall setting(s) {sorted(unknown)}")
     return PRESETS[name].model_copy(update=overrides)
