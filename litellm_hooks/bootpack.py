@@ -1,37 +1,38 @@
 """The boot pack in the system prompt: the user's digest, pinned facts and glossary (rendered by
-`core.render_boot`, fenced like the recall patch), kept once a day.
+`core.render_boot`, fenced like the recall patch), kept per user for a short while.
 
-It sits at the end of the system prompt, behind the system cache anchor, so it must not change
-from one turn to the next: the rendered text is kept per user for the day (in the configured time
-zone).
+It sits at the end of the system prompt, behind the system cache anchor. Its text depends only on
+the digest, pinned facts and glossary (ordered by creation, never by use), so fetching it again
+gives the same bytes and the prompt cache stays warm; when the user changes one of them (unpins,
+forgets, edits the digest) the next fetch carries the change, within `refresh_s`, instead of a
+forgotten fact staying in every prompt until the day ends.
 """
 
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+import time
 from typing import Awaitable, Callable
-from zoneinfo import ZoneInfo
+
+REFRESH_S = 30.0
 
 
-class DailyBootPacks:
-    """Rendered boot packs per user, recomputed when the day changes (process-wide, not per request)."""
+class BootPacks:
+    """Rendered boot packs per user, fetched again after `refresh_s` (process-wide, not per request)."""
 
-    def __init__(self, tz: str = "UTC"):
-        try:
-            self.tz = ZoneInfo(tz)
-        except Exception:
-            self.tz = ZoneInfo("UTC")
-        self._packs: dict[str, tuple[str, str]] = {}
+    def __init__(self, refresh_s: float = REFRESH_S, clock: Callable[[], float] = time.monotonic):
+        self.refresh_s = refresh_s
+        self.clock = clock
+        self._packs: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
 
     async def get(self, user_id: str, build: Callable[[], Awaitable[str]]) -> str:
-        day = datetime.now(timezone.utc).astimezone(self.tz).date().isoformat()
+        now = self.clock()
         with self._lock:
             hit = self._packs.get(user_id)
-        if hit and hit[0] == day:
+        if hit and now - hit[0] < self.refresh_s:
             return hit[1]
         text = await build()
         with self._lock:
-            self._packs[user_id] = (day, text)
+            self._packs[user_id] = (now, text)
         return text

@@ -33,7 +33,7 @@ from core import (
     user_hash,
 )
 
-from .bootpack import DailyBootPacks
+from .bootpack import BootPacks
 from .spool import Spool
 
 log = logging.getLogger("amber.litellm")
@@ -48,7 +48,7 @@ class LocalBackend:
         self.service = service
         self.memory = AsyncMemory(service)
         self.tz = tz
-        self.packs = DailyBootPacks(tz)
+        self.packs = BootPacks()
 
     async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
         return await self.memory.recall(scope_for(actor), query, echo=echo)
@@ -73,9 +73,9 @@ class LocalBackend:
 class RemoteBackend:
     """Another Amber host owns the store (several proxy workers share it)."""
 
-    def __init__(self, remote: Any, tz: str = "UTC"):
+    def __init__(self, remote: Any):
         self.remote = remote
-        self.packs = DailyBootPacks(tz)
+        self.packs = BootPacks()
 
     async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
         return await self.remote.recall(query, user=actor.user_id, echo=list(echo))
@@ -174,7 +174,7 @@ class Host:
             if settings.server_url:
                 if self.gate is not None:
                     self.gate.elsewhere(settings.server_url)
-                self.backend = RemoteBackend(self._remote(settings), settings.timezone)
+                self.backend = RemoteBackend(self._remote(settings))
                 self._start_drainer()
                 log.info("amber: remote mode, memory host %s", settings.server_url)
                 return

@@ -140,3 +140,23 @@ def test_only_a_request_ending_with_the_users_words_captures_them():
                                                   {"role": "user", "content": "hi"}]})
     assert first[0] == later[0] == "hi" and first[1] != later[1]  # same words, another place: another message
     assert capture.fresh_user_turn({"messages": [{"role": "user", "content": "hi"}]}) == first  # a retry: the same
+
+
+async def test_a_boot_pack_is_fetched_again_so_a_forgotten_pin_leaves_the_system_prompt():
+    from litellm_hooks.bootpack import BootPacks
+
+    now = [0.0]
+    texts = iter(["pinned: my passport number", "", ""])
+    calls = []
+
+    async def build() -> str:
+        calls.append(now[0])
+        return next(texts)
+
+    packs = BootPacks(refresh_s=30, clock=lambda: now[0])
+    assert await packs.get("u", build) == "pinned: my passport number"
+    now[0] = 10
+    assert await packs.get("u", build) == "pinned: my passport number"  # same bytes between fetches: the cache stays warm
+    now[0] = 31
+    assert await packs.get("u", build) == ""  # unpinned or forgotten: gone at the next fetch
+    assert calls == [0.0, 31]
