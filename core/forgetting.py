@@ -45,6 +45,9 @@ class Forgetting:
     def _forget_plan(self, scope: Scope, what: str) -> ForgetPlan:
         memories = [m for m in self._matching(scope, what) if m.kind != Kind.precious]
         said = self._turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
+        # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
+        for m in memories:
+            said |= self._turns_saying(scope, m.content)
         # source ids may name turns retention already removed: count only those still stored
         have = self.store.existing_ids(message_collection(scope), sorted(said)) if said else set()
         return ForgetPlan(what=what, memories=memories, message_ids=sorted(have))

@@ -92,3 +92,13 @@ def test_forget_in_chinese_reaches_the_raw_turns(service, alice):
     service.capture(alice, [_turn(2, "user", "忘记我的生日是五月三日")])
     assert not any("五月三日" in m.content for m in service.messages(alice))
     assert "五月三日" not in service.recall(alice, "我的生日是哪天？").text
+
+
+def test_forgetting_by_a_few_words_also_takes_the_turns_that_say_the_memory(service, alice):
+    """"forget my passport number" names the fact by three words; the reply that echoed the
+    number ("Saved: passport P-99812345") shares only one of them, but says the memory itself."""
+    said = [_turn(0, "user", "Remember that my passport number is P-99812345."), _turn(1, "assistant", "Saved: passport P-99812345")]
+    service.capture(alice, said)
+    service.capture(alice, [_turn(2, "user", "forget my passport number")])
+    assert service.list(alice).items == []
+    assert not any("99812345" in m.content for m in service.messages(alice))
