@@ -8,14 +8,17 @@ turns `_turns_saying` finds, plus the turns those memories were taken from.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
 from .commands import parse_command
 from .errors import InvalidInput, NotFound
-from .model import Kind, Memory
-from .scope import Scope, message_collection, message_where
+from .model import Kind, Memory, MemoryPatch, Status
+from .recall.lexical import tokenize
+from .scope import Scope, memory_collection, memory_where, message_collection, message_where
 
 FORGET_MAX_CHARS = 2000
 
@@ -29,6 +32,8 @@ class ForgetPlan:
     memories: list[Memory] = field(default_factory=list)
     message_ids: list[str] = field(default_factory=list)
     done: bool = False
+    # the digest and daily logs that say it, each with its text without those sentences
+    rewrites: list[tuple[Memory, str]] = field(default_factory=list)
 
 
 class Forgetting:
@@ -43,14 +48,23 @@ class Forgetting:
         return self._forget(scope, _subject(what))
 
     def _forget_plan(self, scope: Scope, what: str) -> ForgetPlan:
-        memories = [m for m in self._matching(scope, what) if m.kind != Kind.precious]
+        # active facts and candidates still in the review queue; the digest and daily logs are
+        # written from many facts, so they are rewritten without what they say of this one
+        col = memory_collection(scope)
+        memories = [m for m in self._matching(scope, what) if m.kind not in (Kind.precious, *STANDING)]
+        phrases = [what, *(m.content for m in memories)]
+        wanted = [w for w in map(words_of, phrases) if w]
+        waiting = self.store.find_memories(col, memory_where(scope, statuses=[Status.candidate]))
+        memories += [m for m in waiting if any(says(w, m.content) for w in wanted)]
+        standing = self.store.find_memories(col, memory_where(scope, kinds=[k.value for k in STANDING]))
+        rewrites = [(m, new) for m in standing if (new := without_saying(m.content, phrases)) != m.content]
         said = self._turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
         # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
         for m in memories:
             said |= self._turns_saying(scope, m.content)
         # source ids may name turns retention already removed: count only those still stored
         have = self.store.existing_ids(message_collection(scope), sorted(said)) if said else set()
-        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have))
+        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites)
 
     def _forget(self, scope: Scope, what: str) -> ForgetPlan:
         # planned under the user's write lock, so a turn captured between plan and delete cannot escape it
@@ -59,7 +73,14 @@ class Forgetting:
             deleted = [self.delete(scope, m.id) for m in plan.memories]
             if plan.message_ids:
                 self.delete_messages(scope, plan.message_ids)
-            return ForgetPlan(what=what, memories=deleted, message_ids=plan.message_ids, done=True)
+            for m, text in plan.rewrites:
+                if not text:
+                    self.delete(scope, m.id)
+                elif m.kind == Kind.digest:
+                    self.digest_set(scope, text)
+                else:
+                    self.update(scope, m.id, MemoryPatch(content=text))
+            return ForgetPlan(what=what, memories=deleted, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites)
 
     def select_messages(
         self,
@@ -115,6 +136,34 @@ class Forgetting:
 
     def has_message(self, scope: Scope, message_id: str) -> bool:
         return bool(self.store.existing_ids(message_collection(scope), [message_id]))
+
+
+STANDING = (Kind.digest, Kind.daily_log)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
+
+
+def words_of(text: str) -> set[str]:
+    return {t for t in tokenize(text) if len(t) >= 2}
+
+
+def says(words: set[str], text: str) -> bool:
+    """Whether `text` holds at least 60 % of `words`, and two of them at the least: a reply that
+    says "your sister is Inès" still says what "forget that my sister is called Inès" removes. A
+    forget errs on the side of removing."""
+    if not words:
+        return False
+    need = max(min(2, len(words)), math.ceil(0.6 * len(words)))
+    return len(words & set(tokenize(text))) >= need
+
+
+def without_saying(text: str, phrases: Sequence[str]) -> str:
+    """`text` without the sentences that say any of `phrases` (the rest kept as written). Pure."""
+    wanted = [w for w in (words_of(p) for p in phrases) if w]
+    parts = [p for p in _SENTENCE_END.split(text) if p and p.strip()]
+    kept = [p for p in parts if not any(says(w, p) for w in wanted)]
+    if len(kept) == len(parts):
+        return text
+    return " ".join(p.strip() for p in kept)
 
 
 def _subject(what: str) -> str:

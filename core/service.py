@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 import time
 import uuid
@@ -18,7 +17,7 @@ from typing import Any, Collection, Sequence
 
 from .commands import parse_command
 from .curated import Curated
-from .forgetting import Forgetting
+from .forgetting import Forgetting, says, words_of
 from .portability import Portability, event_rows
 from .repair import keyed_actives
 from .review import ReviewQueue
@@ -390,12 +389,10 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
         that says "your sister is Inès" still says what "forget that my sister is called Inès"
         removes. A forget errs on the side of removing."""
-        want = {t for t in tokenize(text) if len(t) >= 2}
+        want = words_of(text)
         if not want:
             return set()
-        need = max(min(2, len(want)), math.ceil(0.6 * len(want)))
-        col = message_collection(scope)
-        return {m.id for m in self.recaller.messages(col) if len(want & set(tokenize(m.content))) >= need}
+        return {m.id for m in self.recaller.messages(message_collection(scope)) if says(want, m.content)}
 
     def delete_messages(self, scope: Scope, ids: Sequence[str]) -> int:
         """Delete captured turns for good (a forget, a person cleaning up). The audit keeps their ids

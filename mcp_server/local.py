@@ -146,7 +146,7 @@ class LocalMemory:
         else:
             plan = await self.amem.forget(self._scope(WRITE), what)
         return {"what": plan.what, "done": plan.done, "memories": plan.memories, "messages": len(plan.message_ids),
-                "message_ids": plan.message_ids}
+                "message_ids": plan.message_ids, "rewritten": [m.id for m, _ in plan.rewrites]}
 
     async def remember(self, data: MemoryIn) -> WriteResult:
         return await self.amem.remember(self._scope(WRITE), data)

@@ -124,6 +124,7 @@ class ForgetOut(BaseModel):
     memories: list[Memory] = Field(description="Memories that state it (deleted when done)")
     messages: int = Field(description="How many captured turns say it")
     message_ids: list[str]
+    rewritten: list[str] = Field(default_factory=list, description="Digest and daily-log ids rewritten without the sentences that say it")
 
 
 class NamespacesOut(BaseModel):

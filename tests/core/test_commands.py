@@ -102,3 +102,22 @@ def test_forgetting_by_a_few_words_also_takes_the_turns_that_say_the_memory(serv
     service.capture(alice, [_turn(2, "user", "forget my passport number")])
     assert service.list(alice).items == []
     assert not any("99812345" in m.content for m in service.messages(alice))
+
+
+def test_forget_rewrites_the_digest_and_daily_logs_and_drops_waiting_candidates(service, alice):
+    from core import Kind, MemoryIn, Status
+
+    service.digest_set(alice, "Alice is a nurse in Edinburgh. She works at Acme on weekends. She loves cats.")
+    log = service.remember(alice, MemoryIn(content="Talked about her weekend job at Acme.\nPlanned a trip to Skye.", kind=Kind.daily_log)).memory
+    cand = service.remember(alice, MemoryIn(content="She works at Acme on weekends", status=Status.candidate)).memory
+    fact = service.remember(alice, MemoryIn(content="I work at Acme on weekends")).memory
+
+    preview = service.forget_preview(alice, "I work at Acme on weekends")
+    assert {m.id for m in preview.memories} == {fact.id, cand.id} and len(preview.rewrites) == 2
+    assert "Acme" in service.digest_get(alice).content  # a preview changes nothing
+
+    service.capture(alice, [_turn(0, "user", "Forget that I work at Acme on weekends")])
+    assert service.digest_get(alice).content == "Alice is a nurse in Edinburgh. She loves cats."
+    assert service.get(alice, log.id).content == "Planned a trip to Skye."
+    assert service.get(alice, cand.id).status == Status.deleted and service.get(alice, fact.id).status == Status.deleted
+    assert not [c for c in service.search(alice, "Acme weekends job") if "Acme" in c.text]
