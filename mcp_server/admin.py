@@ -1,4 +1,4 @@
-"""The admin page: one static HTML file plus its script and stylesheet, served at /admin.
+"""The admin page: one static HTML file plus its scripts and stylesheet, served at /admin.
 
 The page holds no data: it is the same bytes for everyone, and everything it shows comes from the
 REST API with the key the person pastes. So these routes are public (see http_auth.PUBLIC), and
@@ -16,7 +16,10 @@ from fastapi import APIRouter
 from starlette.responses import RedirectResponse, Response
 
 STATIC = Path(__file__).with_name("static")
-ASSETS = {"admin.js": "text/javascript; charset=utf-8", "admin.css": "text/css; charset=utf-8"}
+JS = "text/javascript; charset=utf-8"
+# the page's script in files of one concern each: the toolkit first, then the views
+SCRIPTS = ("admin-kit.js", "admin.js", "admin-today.js", "admin-jobs.js", "admin-messages.js", "admin-care.js")
+ASSETS = {**{name: JS for name in SCRIPTS}, "admin.css": "text/css; charset=utf-8"}
 PATHS = ("/admin", "/admin/", *(f"/admin/{name}" for name in ASSETS))
 
 CSP = (

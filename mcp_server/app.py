@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from core import AsyncMemory, Forbidden, MemoryService, Settings
 
-from . import admin, rest_memory, rest_more
+from . import admin, rest_admin, rest_memory, rest_more
 from .body_check import JsonBodyCheck
 from .body_limit import BodyLimitMiddleware
 from .errors import HANDLERS
@@ -126,6 +126,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     bearer = HTTPBearer(auto_error=False, description="An Amber API key")
     app.include_router(rest_memory.router, dependencies=[Security(bearer)])
     app.include_router(rest_more.router, dependencies=[Security(bearer)])
+    app.include_router(rest_admin.router, dependencies=[Security(bearer)])
     app.include_router(admin.router)  # the admin page: static, public, strict CSP
     for exc, handler in HANDLERS.items():
         app.add_exception_handler(exc, handler)

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from core import Forbidden, InvalidInput, user_hash
 
+from .admin import PATHS as ADMIN_PATHS
 from .errors import error_body
 from .identity import Identity, KeyRing, Unauthenticated, current_identity
 from .origin import body_type_refusal, host_allowed, local_origin
@@ -21,7 +22,7 @@ from .origin import body_type_refusal, host_allowed, local_origin
 log = logging.getLogger("amber.server.http")
 
 # the admin page and its assets are the same static bytes for everyone: its data comes from /v1 with a key
-PUBLIC = {"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/admin", "/admin/", "/admin/admin.js", "/admin/admin.css"}
+PUBLIC = {"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", *ADMIN_PATHS}
 
 
 def route_path(scope: Scope) -> str:

@@ -10,7 +10,7 @@ import core
 from core import AmberError, Settings
 
 
-def _proxy_router() -> Any:
+def proxy_router() -> Any:
     """Inside the LiteLLM proxy the jobs call its model groups through its router (their keys and
     api_base); the check must take the same road or it tests a call the jobs never make. The proxy
     module is only looked up, never imported: `amber serve` must not pay for loading it."""
@@ -33,7 +33,7 @@ async def llm_status(settings: Settings) -> dict[str, Any]:
     client_cls = getattr(core, "LiteLLMClient", None)
     if client_cls is None:
         return {"model": settings.llm_model, "checked": False, "error": "no LLM client in this build"}
-    llm = client_cls(settings.llm_model, router_getter=_proxy_router, timeout=min(15.0, settings.llm_timeout_s), max_tokens=5)
+    llm = client_cls(settings.llm_model, router_getter=proxy_router, timeout=min(15.0, settings.llm_timeout_s), max_tokens=5)
     try:
         await llm.complete([{"role": "user", "content": "Reply with the word: ok"}], purpose="health")
     except AmberError as e:

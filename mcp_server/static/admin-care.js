@@ -1,0 +1,113 @@
+// Amber admin page: Precious quotes, and Maintenance — vector health, reindex, export and import.
+// Vector health and reindex need an admin key; export and import act for the connected user.
+"use strict";
+
+(function () {
+  const { state, $, el, clear, when, api, ApiError, badge, notice, showError, attempt, views } = window.Amber;
+
+  async function loadPrecious() {
+    const data = await api("GET", "v1/precious");
+    const list = clear($("precious-list"));
+    if (!data.items.length) list.appendChild(el("li", { class: "empty" }, "No precious words kept yet. Say \u201ckeep this verbatim\u201d in a chat, or let consolidation find them."));
+    for (const m of data.items) {
+      list.appendChild(el("li", { class: "card precious", dataset: { id: m.id } },
+        el("blockquote", { class: "content" }, m.content),
+        el("div", { class: "meta" }, m.source_client ? badge(m.source_client, "ns") : null, el("span", { class: "when" }, when(m.created_at)),
+          el("button", { type: "button", class: "link", onclick: () => attempt(async () => {
+            window.Amber.showView("memories");
+            await window.Amber.openDetail(m.id);
+          }) }, "details"))));
+    }
+  }
+
+  function vectorTable(vh) {
+    const tbody = el("tbody");
+    for (const u of vh.users) {
+      const cell = (c) => el("td", { class: c.ok ? "" : "bad" }, (c.count === null ? "?" : String(c.count)) + (c.ok ? "" : " (built by " + c.embedder + ")"));
+      tbody.appendChild(el("tr", { dataset: { user: u.user_id } }, el("td", {}, u.user_id), cell(u.memories), cell(u.messages),
+        el("td", {}, u.ok ? "ok" : "reindex needed")));
+    }
+    return el("table", { class: "events" },
+      el("thead", {}, el("tr", {}, el("th", {}, "user"), el("th", {}, "memories"), el("th", {}, "turns"), el("th", {}, "state"))), tbody);
+  }
+
+  async function loadMaintenance() {
+    const box = clear($("vectors"));
+    try {
+      const vh = await api("GET", "v1/vectors/health");
+      box.appendChild(el("p", { class: vh.ok ? "meta" : "bad" }, (vh.ok ? "All collections match the embedder " : "Some collections were built by another embedder than ") + vh.embedder + "."));
+      box.appendChild(vectorTable(vh));
+      $("reindex").disabled = false;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 403) throw err;
+      box.appendChild(el("p", { class: "meta" }, "Only an admin key sees vector health and reindexes."));
+      $("reindex").disabled = true;
+    }
+  }
+
+  function onReindex() {
+    const btn = $("reindex"), status = $("reindex-status");
+    const who = state.user ? "user " + state.user : "every user";
+    clear(status);
+    status.appendChild(el("span", { class: "confirm" }, "Re-embed " + who + "? Recall is slower until it ends. "));
+    status.appendChild(el("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
+      btn.disabled = true;
+      const started = Date.now();
+      const tick = setInterval(() => { status.textContent = "reindexing " + who + "… " + Math.round((Date.now() - started) / 1000) + " s"; }, 500);
+      status.textContent = "reindexing " + who + "…";
+      try {
+        const r = await api("POST", "v1/reindex", state.user ? { user: state.user } : {});
+        const done = Object.entries(r.users || {}).map(([u, n]) => u + ": " + JSON.stringify(n)).join("; ");
+        status.textContent = "Reindexed in " + Math.round((Date.now() - started) / 1000) + " s. " + done;
+      } finally {
+        clearInterval(tick);
+        btn.disabled = false;
+      }
+      await loadMaintenance();
+    }) }, "Yes, reindex"));
+  }
+
+  function authHeaders(extra) {
+    const h = Object.assign({}, extra);
+    if (state.key) h.Authorization = "Bearer " + state.key;
+    if (state.user) h["X-Amber-User"] = state.user;
+    return h;
+  }
+
+  async function onExport() {
+    const res = await fetch("v1/export", { headers: authHeaders({}), credentials: "omit", cache: "no-store" });
+    if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => ({})));
+    const blob = await res.blob();
+    const a = el("a", { href: URL.createObjectURL(blob), download: "amber-export-" + new Date().toISOString().slice(0, 10) + ".jsonl" });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    $("transfer-status").textContent = "Export downloaded (" + blob.size.toLocaleString() + " bytes).";
+  }
+
+  async function onImport() {
+    const file = $("import-file").files[0];
+    if (!file) return;
+    $("transfer-status").textContent = "importing " + file.name + "…";
+    const res = await fetch("v1/import", { method: "POST", body: await file.text(), credentials: "omit", cache: "no-store",
+      headers: authHeaders({ "Content-Type": "application/x-ndjson", Accept: "application/json" }) });
+    const body = await res.json().catch(() => ({}));
+    $("import-file").value = "";
+    if (!res.ok) {
+      $("transfer-status").textContent = "Nothing was imported.";
+      showError(new ApiError(res.status, body));
+      return;
+    }
+    $("transfer-status").textContent = "Imported " + body.memories + " memories, " + body.messages + " turns and " + body.events + " audit events from " + file.name + ".";
+    notice("Import done.");
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("reindex").addEventListener("click", onReindex);
+    $("export").addEventListener("click", () => attempt(onExport));
+    $("import-file").addEventListener("change", () => attempt(onImport));
+  });
+  views.precious = loadPrecious;
+  views.maintenance = loadMaintenance;
+})();
