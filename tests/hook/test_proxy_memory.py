@@ -320,8 +320,8 @@ def test_a_client_can_ask_for_an_incognito_turn(proxy, up):
 def test_forget_through_the_proxy_leaves_nothing_to_inject(proxy, up):
     user = f"fg-{uuid.uuid4().hex[:6]}"
 
-    def say(text: str) -> str:
-        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}])
+    def say(text: str, **kw) -> str:
+        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}], **kw)
         return json.dumps(last_user_blocks(up.find("/chat/completions", contains=text)[-1]), ensure_ascii=False)
 
     say("Remember that my passport number is P-99812345.")
@@ -331,9 +331,28 @@ def test_forget_through_the_proxy_leaves_nothing_to_inject(proxy, up):
     say("Forget that my passport number is P-99812345")
     say("Forget that I work at Acme")
     assert wait_for(lambda: not rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"], timeout=60)
-    for probe in ("What is my passport number?", "passport", "Where do I work?", "Acme", "my job"):
-        sent = say(f"{probe} (after)")
-        assert "P-99812345" not in sent and "work at Acme" not in sent, sent
+    # Twenty ways of asking after what was forgotten: direct questions, bare words, the number
+    # itself, paraphrases and a Chinese question. None may bring it back, neither injected into
+    # the request nor returned by a search of the same memory. The probes recall but are not kept
+    # (x-amber-memory: read): a probe that says the number again would otherwise be stored, and
+    # found, as a new turn.
+    for probe in FORGET_PROBES:
+        sent = say(f"{probe} (after)", extra_headers={"x-amber-memory": "read"})
+        injected = sent.partition("<memory_context>")[2]  # what Amber added, not the probe's own words
+        assert "99812345" not in injected and "work at Acme" not in injected, (probe, sent)
+        hits = rest(proxy, "POST", "/search", key="relay", user=user, json={"query": probe, "top_k": 20})
+        assert hits.status_code == 200, hits.text
+        found = json.dumps(hits.json(), ensure_ascii=False)
+        assert "99812345" not in found and "work at Acme" not in found, (probe, found)
+
+
+FORGET_PROBES = [
+    "What is my passport number?", "passport", "P-99812345", "99812345", "Which travel document number did I give you?",
+    "my passport number is", "Where do I work?", "Acme", "Who is my employer?", "my job",
+    "What company do I work for?", "Tell me everything you remember about me.", "What did I ask you to remember?",
+    "Do you know my ID number?", "the number starting with P", "Acme Corporation office", "Where is my workplace?",
+    "passport and employer details", "我的护照号码是多少？", "I need my passport details for a visa form",
+]
 
 
 def test_secrets_said_through_the_proxy_are_never_stored(proxy, up):
