@@ -67,7 +67,7 @@ def test_a_bad_key_gets_a_clear_error(host, page_for):
     # an admin key must say whom it acts for; the error names the field in the page's words
     login(page, url, KEYS["admin"])
     expect(page.get_by_test_id("error")).to_contain_text("Act as user")
-    expect(page.get_by_test_id("error")).to_contain_text("must name the user")
+    expect(page.get_by_test_id("error")).to_contain_text("acts for the user named")
     # a user's key cannot act for another user
     login(page, url, KEYS["bob"], user="alice")
     expect(page.get_by_test_id("error")).to_contain_text("Not allowed: key 'bob' acts only for its own user")
