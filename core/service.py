@@ -50,6 +50,7 @@ from .redact import Redactor
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, one_active_per_key, require_current
+from .turns import unsaved
 
 log = logging.getLogger("amber.service")
 
@@ -413,7 +414,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         user's turn and the replies to it) is not stored: it would say again what was just forgotten.
         Returns (turns stored, what the commands did)."""
         messages = self.redact.messages(messages)  # before a "remember" command can keep a secret
-        new = self._unknown(message_collection(scope), messages) if commands else list(messages)
+        new = unsaved(self.store, message_collection(scope), messages)[0] if commands else list(messages)
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []
         forgets: list[str] = []
@@ -452,7 +453,8 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
     # ---- messages ----------------------------------------------------------------------------
 
     def ingest(self, scope: Scope, messages: Sequence[Message]) -> int:
-        """Append turns to the user's log; a message id already stored is skipped. Returns how many were new."""
+        """Append turns to the user's log. A message id already stored is skipped when its words are the
+        same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
         if not messages:
             return 0
         messages = self.redact.messages(messages)
@@ -462,25 +464,26 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         # Embedding happens before the user's lock is taken: it is the slow part, and the user's
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
         col = message_collection(scope)
-        new = self._unknown(col, messages)
+        new, _ = unsaved(self.store, col, messages)
         if not new:
             return 0
         vectors = self.embed_background(self._index_texts(col, new))
         with self._lock(scope):
             self._register_user(scope)
-            fresh = {m.id for m in self._unknown(col, new)}  # another writer may have stored some meanwhile
-            keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh]
+            fresh, replacing = unsaved(self.store, col, new)  # another writer may have stored some meanwhile
+            fresh_ids = {m.id for m in fresh}
+            keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
             if not keep:
                 return 0
             stored = [m for m, _ in keep]
             self.store.put_messages(col, stored, [m.content for m in stored], [v for _, v in keep])
             old, rev = self._bump(col)
-            self.recaller.note_messages(col, stored, old, rev)
+            if replacing:  # the warm indexes hold the discarded words: rebuilt on the next read
+                self.recaller.drop_indexes(col)
+                self._audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
+            else:
+                self.recaller.note_messages(col, stored, old, rev)
             return len(stored)
-
-    def _unknown(self, col: str, messages: Sequence[Message]) -> list[Message]:
-        known = self.store.existing_ids(col, [m.id for m in messages])
-        return sorted((m for m in messages if m.id not in known), key=lambda m: (m.created_at, m.id))
 
     def _index_texts(self, col: str, new: Sequence[Message]) -> list[str]:
         """What each new turn is embedded as: with its neighbours in the session (date, the turn
@@ -495,9 +498,11 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         for key, turns in by_session.items():
             # the session's last turns: from the warm recall index when it is current and the new
             # turns come after them (the usual capture), else from the store (a full session read)
+            ids = {m.id for m in turns}
             earlier = self.recaller.session_tail(col, key, c) if c else []
-            if earlier is None or (earlier and earlier[-1].created_at > turns[0].created_at):
+            if earlier is None or (earlier and (earlier[-1].created_at > turns[0].created_at or ids & {x.id for x in earlier})):
                 earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
+            earlier = [x for x in earlier if x.id not in ids]  # a turn being replaced is not its own neighbour
             chains.extend(earlier[-c:] if c else [])
             chains.extend(turns)
         text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))

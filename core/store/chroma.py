@@ -186,6 +186,13 @@ class ChromaStore:
             return set()
         return set(self._collection(col, vectors=True).get(ids=list(ids), include=[])["ids"])
 
+    def get_messages(self, col: str, ids: Sequence[str]) -> dict[str, Message]:
+        """The stored turns among these ids, by id."""
+        if not ids:
+            return {}
+        r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
+        return {i: message_from(m) for i, m in zip(r["ids"], r["metadatas"])}
+
     def find_messages(self, col: str, where: dict | None) -> list[tuple[Message, str]]:
         r = _get_paged(self._collection(col, vectors=True), where, ["metadatas", "documents"], None)
         out = [(message_from(m), d) for m, d in zip(r["metadatas"], r["documents"])]

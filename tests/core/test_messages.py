@@ -1,4 +1,4 @@
-"""The message log: append, idempotent by id, list by time window and by session."""
+"""The message log: append, idempotent by id (a known id with new words replaces its turn), list by time window and by session."""
 
 from __future__ import annotations
 
@@ -43,3 +43,66 @@ def test_a_write_is_seen_by_the_next_recall(service, alice):
     assert any("Biscuit" in c.text for c in service.search(alice, "puppy name"))
     service.ingest(alice, [msg(2, minutes=1, content="Biscuit chewed my running shoes")])
     assert any("running shoes" in c.text for c in service.search(alice, "what happened to my shoes"))
+
+
+# ---- a known id with new words: a regenerated reply ---------------------------------------------
+
+QUESTION = "What is the capital of Australia?"
+
+
+def exchange(reply: str, minutes: int = 1) -> list[Message]:
+    """Open WebUI's shape: the reply's id is derived from its question's, so a regeneration reuses it."""
+    return [msg("q", content=QUESTION), msg("q-reply", minutes=minutes, role="assistant", content=reply)]
+
+
+def words(service, scope, query: str) -> str:
+    return " ".join(c.text for c in service.search(scope, query))
+
+
+def test_a_regenerated_reply_replaces_the_discarded_one(service, alice):
+    from core.scope import message_collection
+
+    col = message_collection(alice)
+    assert service.ingest(alice, exchange("The capital of Australia is Sydney.")) == 2
+    assert "Sydney" in words(service, alice, "Sydney")  # the recall indexes are warm now
+    before = service.store.memory_embeddings(col, ["mq-reply"])["mq-reply"]
+
+    assert service.ingest(alice, exchange("The capital of Australia is Canberra.", minutes=2)) == 1
+    assert [m.content for m in service.messages(alice)] == [QUESTION, "The capital of Australia is Canberra."]
+    assert "Sydney" not in words(service, alice, "Sydney")  # lexical index rebuilt
+    assert "Canberra" in words(service, alice, "Canberra")
+    assert service.store.memory_embeddings(col, ["mq-reply"])["mq-reply"] != before  # re-embedded
+    [event] = [e for e in service.events(alice) if e.action == "replace_message"]
+    assert event.detail["message_ids"] == ["mq-reply"] and event.detail["count"] == 1
+    assert "Sydney" not in repr(event) and "Canberra" not in repr(event)  # ids only, never words
+
+
+def test_the_same_turn_sent_again_changes_nothing(service, alice):
+    from core.scope import message_collection
+
+    service.ingest(alice, exchange("The capital of Australia is Canberra."))
+    rev, events = service.revision(message_collection(alice)), len(service.events(alice))
+    assert service.ingest(alice, exchange("The capital of Australia is Canberra.")) == 0
+    n, done = service.capture(alice, exchange("The capital of Australia is Canberra."))
+    assert (n, done) == (0, [])
+    assert service.revision(message_collection(alice)) == rev and len(service.events(alice)) == events
+
+
+def test_capture_replaces_a_regenerated_reply_too(service, alice):
+    """The filter's outlet goes through capture (REST /v1/messages), not ingest directly."""
+    service.capture(alice, exchange("The capital of Australia is Sydney."))
+    n, _ = service.capture(alice, exchange("The capital of Australia is Canberra.", minutes=2))
+    assert n == 1
+    assert [m.content for m in service.messages(alice)] == [QUESTION, "The capital of Australia is Canberra."]
+
+
+def test_a_replaced_reply_is_not_indexed_next_to_its_discarded_self(service, alice):
+    """Each turn is embedded with the turn before it in its session; sent alone, the new reply's
+    turn before is its question, not the stored version of itself."""
+    from core.scope import message_collection
+
+    service.ingest(alice, exchange("The capital of Australia is Sydney."))
+    words(service, alice, "Sydney")  # warm: the session's tail comes from the recall index
+    new = msg("q-reply", minutes=2, role="assistant", content="The capital of Australia is Canberra.")
+    [text] = service._index_texts(message_collection(alice), [new])
+    assert "Sydney" not in text and QUESTION in text and "Canberra" in text

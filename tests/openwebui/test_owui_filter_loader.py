@@ -347,8 +347,6 @@ def test_a_regenerated_answer_is_not_kept_next_to_the_discarded_one(driver, ambe
     assert len(_replies(amber_host, alice)) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the host keeps the first turn stored under an id (ingest skips known ids); "
-                   "the regenerated reply reuses the id and wins once ingest replaces a known id whose content changed")
 def test_the_regenerated_answer_is_the_one_kept(driver, amber_host):
     alice = uid("alice")
     _regenerate(driver, amber_host, alice)

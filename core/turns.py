@@ -1,0 +1,27 @@
+"""Which captured turns a write must store: ids not seen before, and known ids whose words changed.
+
+A client may send a turn again under the id it used before. With the same words it is a retry (a
+spooled capture sent twice, a filter retrying after a timeout) and costs nothing but the one read
+that tells. With other words it is the same turn said anew: Open WebUI saves a reply under an id
+derived from its question, so a regenerated answer arrives with that id and the words that replace
+the discarded ones, and Amber must keep the new words, not the discarded ones.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from .model import Message
+
+
+def to_store(stored: Mapping[str, Message], messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
+    """(the turns to write, oldest first; the ids among them that replace a stored turn), given the
+    stored turns of those ids. Pure."""
+    replacing = {m.id for m in messages if m.id in stored and stored[m.id].content != m.content}
+    todo = [m for m in messages if m.id not in stored or m.id in replacing]
+    return sorted(todo, key=lambda m: (m.created_at, m.id)), replacing
+
+
+def unsaved(store, col: str, messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
+    """`to_store` against what the store holds: one read, of the ids given."""
+    return to_store(store.get_messages(col, [m.id for m in messages]), messages)
