@@ -429,7 +429,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
                     forgets.append(cmd.text)
             if not dropping:
                 keep.append(m)
-        n = self.ingest(scope, keep)
+        n = self.ingest(scope, keep, redacted=True)
         if forgets:  # a turn of this same batch may say what a later turn of it forgot
             said = {i for text in forgets for i in self._turns_saying(scope, text)}
             said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
@@ -452,12 +452,13 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
 
     # ---- messages ----------------------------------------------------------------------------
 
-    def ingest(self, scope: Scope, messages: Sequence[Message]) -> int:
+    def ingest(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
         """Append turns to the user's log. A message id already stored is skipped when its words are the
         same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
         if not messages:
             return 0
-        messages = self.redact.messages(messages)
+        if not redacted:  # capture has done it already
+            messages = self.redact.messages(messages)
         ids = [m.id for m in messages]
         if len(set(ids)) != len(ids):
             raise InvalidInput("messages", "message ids repeat within one request")

@@ -75,7 +75,7 @@ class TurnIn(BaseModel):
     role: Literal["user", "assistant"]
     content: str = Field(min_length=1, max_length=MESSAGE_MAX_CHARS)
     created_at: datetime | None = Field(None, description="When it was said (default: now)")
-    id: str | None = Field(None, max_length=200, description="Stable id; repeats are skipped")
+    id: str | None = Field(None, max_length=200, description="Stable id: the same id with the same words is skipped, with new words it replaces the turn")
     session: str | None = Field(None, max_length=200, description="Conversation id")
 
 
@@ -296,7 +296,7 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         commands: Annotated[bool, Field(description="Carry out 'remember ...' / 'forget ...' in user turns now")] = True,
     ) -> IngestView:
         """Store conversation turns so Amber can learn from them later (facts are extracted in the
-        background). Use when the user asks to save this conversation; repeats of an id are skipped."""
+        background). Use when the user asks to save this conversation; an id sent again is skipped, or replaced if its words changed."""
         now = datetime.now(timezone.utc)
         msgs = [_message(t, now) for t in messages]
         r = await _call(port_for_request().ingest(msgs, commands=commands))

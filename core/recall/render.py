@@ -100,16 +100,15 @@ def fit_budget(
     return kept
 
 
+# Amber's own blocks open with the fence and then one of its headers (recall's PREAMBLE, the boot
+# pack's "Standing background from Amber"); a user who types the tag themselves keeps their words.
+_AMBER_BLOCK = re.compile(re.escape(OPEN) + r"\n(?:Standing b|B)ackground from Amber\b.*?(?:" + re.escape(CLOSE) + r"|\Z)", re.DOTALL)
+
+
 def strip_patch(text: str) -> str:
-    """Remove any memory block Amber added, so captured turns hold only what the user wrote."""
-    while OPEN in text:
-        start = text.index(OPEN)
-        end = text.find(CLOSE, start)
-        if end < 0:
-            text = text[:start]
-            break
-        text = text[:start] + text[end + len(CLOSE) :]
-    return text.strip()
+    """Remove the memory blocks Amber added, so captured turns hold only what the user wrote."""
+    out = _AMBER_BLOCK.sub("", text)
+    return out if out == text else out.strip()
 
 
 def format_date(dt: datetime) -> str:

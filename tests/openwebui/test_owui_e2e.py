@@ -427,8 +427,6 @@ def test_a_users_own_memory_context_text_reaches_the_model_whole(owui, upstream,
     assert chat["user"]["content"] == text  # the saved chat is not rewritten
 
 
-@pytest.mark.xfail(strict=True, reason="the host's capture (mcp_server/local.py ingest) strips with core.strip_patch, which cuts "
-                   "everything between the tags instead of only Amber's block (recognised by its header line, as the filter does)")
 def test_a_users_own_memory_context_text_is_captured_whole(owui, upstream, amber_host, people):
     grace = owui.signup("Grace")
     text = "Is <memory_context>likes tea</memory_context> a good sample for the docs?"

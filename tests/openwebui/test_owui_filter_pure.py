@@ -349,3 +349,11 @@ def test_users_are_named_by_id_or_by_email_as_the_valve_says():
     v.user_key = "email"
     assert f.person_of(v, user) == "alice@example.com"
     assert f.person_of(v, {"id": "owui-9"}) == "owui-9"  # no email known: the id
+
+
+@given(st.lists(st.sampled_from(["hi ", "<memory_context>", "</memory_context>", "\n", "Background from Amber, x\n",
+                                 "Standing background from Amber\n", "likes tea", "<MEMORY_CONTEXT>"]), max_size=12).map("".join))
+def test_the_filter_and_amber_strip_the_same_blocks(text):
+    from core import strip_patch
+
+    assert f.strip_patch(text) == strip_patch(text)
