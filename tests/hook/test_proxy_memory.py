@@ -28,6 +28,8 @@ def proxies(up, tmp_path_factory):
     amber = {
         "recall_timeout_s": 10,
         "jobs_enabled": False,
+        # one person known by two names: Open WebUI's email and a script's end-user id
+        "users": {"dana": ["dana@example.com", "dana-laptop"]},
         "api_keys": [
             {"name": "alice", "secret": KEYS["alice"], "user": "alice"},
             {"name": "bob", "secret": KEYS["bob"], "user": "bob"},
@@ -368,3 +370,20 @@ def test_secrets_said_through_the_proxy_are_never_stored(proxy, up):
     for where in (export, json.dumps(logged(proxy, user)), journal):
         assert key not in where and password not in where
     assert "[redacted: api key]" in export and "[redacted: password]" in export
+
+
+def test_one_person_known_by_several_names_has_one_memory(proxy, up):
+    """The identity map: what Dana says as `dana-laptop` through the proxy is recalled when she
+    chats as `dana@example.com` (the Open WebUI filter's name for her) and is Dana's memory."""
+    oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user="dana-laptop", messages=[{"role": "user", "content": "Remember that my allotment is plot 12 by the river"}]
+    )
+    assert wait_for(lambda: rest(proxy, "GET", "/memories", key="relay", user="dana").json()["items"], timeout=60)
+    oai(proxy).chat.completions.create(
+        model="gpt-4o-mini", user="dana@example.com", messages=[{"role": "user", "content": "which plot is my allotment?"}]
+    )
+    sent = json.dumps(last_user_blocks(up.find("/chat/completions", contains="which plot is my allotment?")[-1]))
+    assert "plot 12" in sent
+    via_filter = rest(proxy, "POST", "/recall", key="relay", user="dana@example.com", json={"query": "allotment"}).json()["text"]
+    assert "plot 12" in via_filter
+    assert "plot 12" not in rest(proxy, "POST", "/recall", key="relay", user="bob", json={"query": "allotment plot"}).json()["text"]

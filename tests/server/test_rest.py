@@ -161,8 +161,9 @@ def test_ingest_is_idempotent_and_runs_commands(http):
     hits = http.post("/v1/search", json={"query": "cook tonight"}, headers=h).json()["hits"]
     assert any(x["id"] == "m3" and x["source"] == "message" for x in hits)
 
-    echoed = msg("m6", "user", "<memory_context>\nBackground ...\n- old note\n</memory_context>\nWhat's the weather?", 6)
-    only_patch = msg("m7", "user", "<memory_context>- nothing else</memory_context>", 7)
+    # Amber's own block (its fence and header) is stripped before storing; a user's literal tag is their words
+    echoed = msg("m6", "user", "<memory_context>\nBackground from Amber, the user's memory.\n- old note\n</memory_context>\nWhat's the weather?", 6)
+    only_patch = msg("m7", "user", "<memory_context>\nBackground from Amber, the user's memory.\n- nothing else\n</memory_context>", 7)
     assert http.post("/v1/messages", json={"messages": [echoed, only_patch]}, headers=h).json()["ingested"] == 1
     stored = http.get("/v1/messages", params={"session": "s1"}, headers=h).json()["messages"]
     assert stored[-1]["id"] == "m6" and stored[-1]["content"] == "What's the weather?"
