@@ -53,12 +53,20 @@
     status.appendChild(el("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
       btn.disabled = true;
       const started = Date.now();
-      const tick = setInterval(() => { status.textContent = "reindexing " + who + "… " + Math.round((Date.now() - started) / 1000) + " s"; }, 500);
-      status.textContent = "reindexing " + who + "…";
+      // every user is reindexed one at a time, so the page can say how far it has got
+      const users = state.user ? [state.user] : (await api("GET", "v1/vectors/health")).users.map((u) => u.user_id);
+      let current = "", n = 0;
+      const show = () => { status.textContent = "reindexing " + (users.length > 1 ? "user " + (n + 1) + " of " + users.length + " (" + current + ")" : who) + "… " + Math.round((Date.now() - started) / 1000) + " s"; };
+      const tick = setInterval(show, 500);
+      const done = [];
       try {
-        const r = await api("POST", "v1/reindex", state.user ? { user: state.user } : {});
-        const done = Object.entries(r.users || {}).map(([u, n]) => u + ": " + JSON.stringify(n)).join("; ");
-        status.textContent = "Reindexed in " + Math.round((Date.now() - started) / 1000) + " s. " + done;
+        for (; n < users.length; n++) {
+          current = users[n];
+          show();
+          const r = await api("POST", "v1/reindex", { user: current });
+          done.push(...Object.entries(r.users || {}).map(([u, c]) => u + ": " + JSON.stringify(c)));
+        }
+        status.textContent = "Reindexed " + users.length + (users.length === 1 ? " user" : " users") + " in " + Math.round((Date.now() - started) / 1000) + " s. " + done.join("; ");
       } finally {
         clearInterval(tick);
         btn.disabled = false;
