@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cc_kit import HOOK, KEYS
 
@@ -255,3 +257,29 @@ def test_a_large_backlog_goes_in_batches_under_the_body_limit(amber, tmp_path):
     hook.turn("big-1", "p99", "and one more", "done")
     assert len(captured(url, "recall")) - before == 32
     assert hook.log() == []
+
+
+def test_the_session_s_own_turns_are_not_injected_back(amber, tmp_path):
+    """Claude Code's request already holds the session's earlier turns: recall leaves them out (a
+    new session, which does not hold them, gets them)."""
+    url = amber[0]
+    hook = Hook(tmp_path, url, KEYS["capture"])
+    said = "My canoe is called Heron and it is painted green"
+    hook.turn("echo-1", "p1", said, "Heron is a fine name for a green canoe.")
+    assert any(m["content"] == said for m in captured(url, "capture"))
+    same = hook("prompt", {"session_id": "echo-1", "prompt_id": "p2", "prompt": "what colour is my canoe Heron?"})
+    assert said not in (context_of(same, "UserPromptSubmit") if same else "")
+    other = hook("prompt", {"session_id": "echo-2", "prompt_id": "p1", "prompt": "what colour is my canoe Heron?"})
+    assert said in context_of(other, "UserPromptSubmit")
+
+
+_HOOK_MODULE = None
+
+
+@given(st.text(max_size=2000))
+def test_the_hook_fingerprints_turns_like_amber(text):
+    from core import fingerprint
+
+    global _HOOK_MODULE
+    _HOOK_MODULE = _HOOK_MODULE or load_hook()
+    assert _HOOK_MODULE.fingerprint(text) == fingerprint(text)

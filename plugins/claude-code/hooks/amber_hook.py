@@ -20,12 +20,14 @@ Codex CLI's hooks send the same events (with `turn_id` for `prompt_id`); its hoo
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import signal
 import sys
 import time
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -43,6 +45,8 @@ PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}$")
 SETTINGS_FILE = ".amber.json"
 QUERY_MAX_CHARS = 4000
 MESSAGE_MAX_CHARS = 100_000
+FINGERPRINT_CHARS = 1000
+ECHO_MAX = 400  # fingerprints of this session's turns sent with a recall (the host takes up to 1 000)
 OUTBOX_MAX = 200  # turns kept for a later try while Amber is unreachable
 BATCH_MAX_BYTES = 1_000_000  # per request, well under the host's 2 MB body limit
 RETRYABLE = (401, 403, 408, 429)  # refusals that a fixed key or a quieter host can turn around
@@ -196,6 +200,12 @@ def context(moment: str, text: str) -> None:
     print(json.dumps({"hookSpecificOutput": {"hookEventName": moment, "additionalContext": text}}, ensure_ascii=False))
 
 
+def fingerprint(text: str) -> str:
+    """A turn's digest as Amber computes it (core.fingerprint; a test keeps them equal)."""
+    norm = " ".join(unicodedata.normalize("NFKC", text).casefold().split())[:FINGERPRINT_CHARS]
+    return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def clip(text: str, limit: int = MESSAGE_MAX_CHARS) -> str:
     """A long paste keeps its head and tail and says how much was cut (as Amber's other captures do)."""
     if len(text) <= limit:
@@ -328,7 +338,9 @@ def prompt(event: dict, cfg: dict) -> None:
         save_state(session, state)
     if cfg["mode"] not in ("on", "read"):
         return
-    body = {"query": text[:QUERY_MAX_CHARS]}
+    # the session's own turns are already in Claude Code's request: Amber must not inject them back
+    seen = load_state(session).get("seen", []) if session else []
+    body = {"query": text[:QUERY_MAX_CHARS], "echo": sorted({fingerprint(text), *seen})[:ECHO_MAX]}
     if cfg["project"]:
         body["project"] = cfg["project"]
     found = call(cfg, "POST", "/v1/recall", body, DEADLINE["prompt"])
@@ -349,6 +361,8 @@ def stop(event: dict, cfg: dict) -> None:
         answer = str(event.get("last_assistant_message") or "")
         if answer.strip():
             outbox.append(turn(session, pid, "assistant", answer, now_iso()))
+        said = [fingerprint(pending["prompt"]), *([fingerprint(answer)] if answer.strip() else [])]
+        state["seen"] = (state.get("seen", []) + said)[-ECHO_MAX:]
     save_state(session, state)
     send_outbox(cfg, session, state, DEADLINE["stop"])
 
