@@ -50,6 +50,7 @@ from .model import (
     WriteResult,
     clip,
 )
+from .ports import MemoryPort
 from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
@@ -84,6 +85,7 @@ __all__ = [
     "Memory",
     "MemoryIn",
     "MemoryPatch",
+    "MemoryPort",
     "MemoryService",
     "Message",
     "NotFound",

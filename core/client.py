@@ -29,7 +29,7 @@ from .errors import (
     StoreUnavailable,
     Timeout,
 )
-from .model import Event, Memory, MemoryIn, MemoryPatch, Message, Page, WriteResult
+from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 
@@ -148,17 +148,35 @@ class RemoteMemory:
 
     # ---- recall and capture (the hot path) ------------------------------------------------------
 
-    async def recall(self, query: str, *, user: str | None = None, **kw: Any) -> RecallResult:
-        """kw: namespace, project, budget_tokens, top_k, preset, echo."""
-        body = {"query": query, **{k: v for k, v in kw.items() if v is not None}}
-        d = await self._json("POST", "/v1/recall", json=body, user=user)
+    async def recall(
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        project: str | None = None,
+        budget_tokens: int | None = None,
+        top_k: int | None = None,
+        preset: str | None = None,
+        echo: Sequence[str] = (),
+        user: str | None = None,
+    ) -> RecallResult:
+        body = {"query": query, "namespace": namespace, "project": project, "budget_tokens": budget_tokens,
+                "top_k": top_k, "preset": preset, "echo": list(echo) or None}
+        d = await self._json("POST", "/v1/recall", json={k: v for k, v in body.items() if v is not None}, user=user)
         return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))
 
     async def search(
-        self, query: str, *, top_k: int | None = None, filter: bool = True, user: str | None = None, **kw: Any
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        filter: bool = True,
+        project: str | None = None,
+        namespace: str | None = None,
+        user: str | None = None,
     ) -> list[Candidate]:
-        body = {"query": query, "filter": filter, **({"top_k": top_k} if top_k else {}), **{k: v for k, v in kw.items() if v is not None}}
-        d = await self._json("POST", "/v1/search", json=body, user=user)
+        body = {"query": query, "filter": filter, "top_k": top_k, "project": project, "namespace": namespace}
+        d = await self._json("POST", "/v1/search", json={k: v for k, v in body.items() if v is not None}, user=user)
         return [_candidate(i) for i in d["hits"]]
 
     async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True, *, user: str | None = None) -> dict[str, Any]:
@@ -206,7 +224,19 @@ class RemoteMemory:
 
     # ---- memories ------------------------------------------------------------------------------
 
-    async def list(self, **filters: Any) -> Page:
+    async def list(
+        self,
+        *,
+        namespace: str | None = None,
+        kind: Kind | str | None = None,
+        category: Category | str | None = None,
+        status: Status | str | None = "active",
+        text: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        filters = {"namespace": namespace, "kind": kind, "category": category, "status": status, "text": text,
+                   "limit": limit, "cursor": cursor}
         params = {k: getattr(v, "value", v) for k, v in filters.items() if v is not None}
         return Page.model_validate(await self._json("GET", "/v1/memories", params=params))
 

@@ -7,7 +7,7 @@ Built-in parts implement these Protocols exactly as third-party ones would;
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, AsyncIterator, Iterable, Protocol, Sequence, runtime_checkable
 
 
 @runtime_checkable
@@ -46,3 +46,144 @@ class Reranker(Protocol):
     """Scores (query, document) pairs; higher is more relevant."""
 
     async def rerank(self, query: str, documents: Sequence[str]) -> list[float]: ...
+
+
+@runtime_checkable
+class MemoryPort(Protocol):
+    """One caller's memory, whatever carries it: in process (`mcp_server.local.LocalMemory`) or over
+    HTTP (`core.RemoteMemory`). The caller is fixed when the port is built (an API key, a user), so
+    no method takes a user. Both raise the same `core.errors` classes; tests/contract holds them to it."""
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        project: str | None = None,
+        budget_tokens: int | None = None,
+        top_k: int | None = None,
+        preset: str | None = None,
+        echo: Sequence[str] = (),
+    ) -> Any:
+        """The <memory_context> block for a query (a RecallResult); budget: `budget_tokens`, else the preset's."""
+
+    async def search(
+        self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None, namespace: str | None = None
+    ) -> list[Any]:
+        """Ranked memories and captured turns (Candidates) with scores, nothing rendered."""
+
+    async def ingest(self, messages: Sequence[Any], commands: bool = True) -> dict[str, Any]:
+        """Capture turns, idempotent by id: {"ingested": n, "commands": [{"action", "memory_id"}]}."""
+
+    async def messages(
+        self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None, text: str | None = None
+    ) -> list[Any]:
+        """Captured turns (Messages), oldest first."""
+
+    async def delete_message(self, message_id: str) -> dict[str, Any]:
+        """Delete one captured turn: {"deleted": 1, "ids": [id]}; NotFound if there is none."""
+
+    async def delete_messages(
+        self,
+        *,
+        ids: Sequence[str] | None = None,
+        session: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        everything: bool = False,
+    ) -> dict[str, Any]:
+        """Delete the turns meeting every criterion given (`everything` alone: all): {"deleted", "ids"}."""
+
+    async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
+        """Forget what states `what` (or only say what would go): {"what", "done", "memories", "messages", "message_ids", "rewritten"}."""
+
+    async def remember(self, data: Any) -> Any:
+        """Store a MemoryIn; a new value for a fact_key supersedes the old one (a WriteResult)."""
+
+    async def list(
+        self,
+        *,
+        namespace: str | None = None,
+        kind: Any = None,
+        category: Any = None,
+        status: Any = "active",
+        text: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Any:
+        """One Page of memories; pass `next_cursor` back as `cursor` for the next."""
+
+    async def get(self, memory_id: str) -> Any:
+        """One Memory; NotFound outside the caller's scope."""
+
+    async def update(self, memory_id: str, patch: Any) -> Any:
+        """Apply a MemoryPatch; returns the Memory as it now is."""
+
+    async def delete(self, memory_id: str) -> Any:
+        """Soft-delete a memory (never recalled again); returns it."""
+
+    async def archive(self, memory_id: str) -> Any:
+        """Archive a current memory (superseded ones are refused); returns it."""
+
+    async def pin(self, memory_id: str, pinned: bool = True) -> Any:
+        """Pin (or unpin) a current memory (pinning a superseded one is refused); returns it."""
+
+    async def supersede(self, memory_id: str, data: Any) -> Any:
+        """Replace an active memory with a new one, keeping the chain (a WriteResult)."""
+
+    async def namespaces(self) -> dict[str, int]:
+        """Active memories per namespace."""
+
+    async def events(self, memory_id: str | None = None, limit: int = 200) -> list[Any]:
+        """The audit trail (Events), of one memory or all."""
+
+    async def boot(self) -> dict[str, Any]:
+        """The boot pack: digest, daily log, pinned, precious, glossary, today's turns and its text."""
+
+    async def precious_list(self) -> list[Any]:
+        """Verbatim quotes worth keeping."""
+
+    async def precious_add(self, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> Any:
+        """Keep a verbatim quote (append-only)."""
+
+    async def glossary_get(self, term: str | None = None) -> list[Any]:
+        """Glossary entries, all or one term's ([] when there is none)."""
+
+    async def glossary_set(self, term: str, definition: str, aliases: Sequence[str] = ()) -> Any:
+        """Define a term (a WriteResult)."""
+
+    async def glossary_delete(self, term: str) -> list[Any]:
+        """Delete a term's entries; NotFound if there are none."""
+
+    async def digest_get(self) -> Any:
+        """The digest Memory, or None."""
+
+    async def digest_set(self, text: str) -> Any:
+        """Replace the digest."""
+
+    async def candidates(self) -> list[Any]:
+        """The review queue."""
+
+    async def candidate(self, memory_id: str, action: str, target_id: str | None = None) -> dict[str, Any]:
+        """approve | discard | merge | supersede one candidate: {"action", "memory", "previous"}."""
+
+    def export(self) -> AsyncIterator[dict[str, Any]]:
+        """Every record as export lines."""
+
+    async def import_(self, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+        """Load export lines (idempotent)."""
+
+    async def cache_get(self, namespace: str, key: str) -> dict[str, Any]:
+        """A client's cached value."""
+
+    async def cache_put(self, namespace: str, key: str, value: Any, ttl_s: float | None = None) -> dict[str, Any]:
+        """Cache a client's value."""
+
+    async def cache_delete(self, namespace: str, key: str) -> None:
+        """Drop a client's cached value."""
+
+    async def vectors_health(self) -> dict[str, Any]:
+        """Whether stored vectors match the embedder (admin)."""
+
+    async def reindex(self, user: str | None = None) -> dict[str, Any]:
+        """Re-embed one user's or every user's records (admin)."""

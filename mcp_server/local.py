@@ -15,6 +15,7 @@ import anyio.to_thread
 from core import (
     Actor,
     AsyncMemory,
+    Category,
     ClientCache,
     InvalidInput,
     Kind,
@@ -23,10 +24,12 @@ from core import (
     MemoryPatch,
     Message,
     NotFound,
+    PRESETS,
     Page,
     RecallResult,
     Scope,
     Settings,
+    Status,
     WriteResult,
     build_boot,
     scope_for,
@@ -80,8 +83,13 @@ class LocalMemory:
         echo: Sequence[str] = (),
     ) -> RecallResult:
         scope = self._scope(project=project, namespace=namespace)
+        if preset is not None and preset not in PRESETS:
+            raise InvalidInput("preset", f"one of {', '.join(PRESETS)}")
         overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
-        if budget_tokens is None and preset is None:
+        # A preset carries its own budget (thorough: 1 200), the configured one as much as one asked
+        # for; `recall_budget_tokens` replaces it only when the operator set it. The hook in local
+        # mode recalls with the configured preset's budget, so both faces inject the same amount.
+        if budget_tokens is None and preset is None and "recall_budget_tokens" in self.settings.model_fields_set:
             overrides["budget_tokens"] = self.settings.recall_budget_tokens
         cfg = self.service.recall_config(preset, **overrides)
         return await self.amem.recall(scope, query, cfg, echo=echo)
@@ -153,8 +161,20 @@ class LocalMemory:
 
     # ---- memories ----------------------------------------------------------------------------
 
-    async def list(self, **filters: Any) -> Page:
-        return await self.amem.list(self._scope(), **filters)
+    async def list(
+        self,
+        *,
+        namespace: str | None = None,
+        kind: Kind | str | None = None,
+        category: Category | str | None = None,
+        status: Status | str | None = "active",
+        text: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        return await self.amem.list(
+            self._scope(), namespace=namespace, kind=kind, category=category, status=status, text=text, limit=limit, cursor=cursor
+        )
 
     async def get(self, memory_id: str) -> Memory:
         scope = self._scope()

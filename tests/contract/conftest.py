@@ -1,0 +1,72 @@
+"""The memory port under contract: one set of behaviour tests, run against every implementation.
+
+`port` is parametrized: "local" is `LocalMemory` over the in-process service, "remote" is
+`RemoteMemory` over HTTP against the real app under uvicorn. Both share one host (real Chroma on a
+temp dir, the hash embedder); each test acts for users of its own, so tests cannot see each other.
+The host is configured with the `thorough` preset, the case where the budgets once diverged."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Awaitable, Callable
+
+import pytest
+
+from core import ApiKeyConfig, AsyncMemory, MemoryPort, RemoteMemory, Settings, build_service
+from core.testing import HashEmbedder
+from mcp_server.app import create_app
+from mcp_server.identity import READ, WRITE, Identity
+from mcp_server.local import LocalMemory
+from tests.kit.servers import serve_app
+
+TRUSTED = "k-contract-trusted-5b1e"  # a trusted client may act for any user, as the Open WebUI filter does
+
+MakePort = Callable[[str], Awaitable[MemoryPort]]
+
+
+@pytest.fixture(scope="module")
+def contract_host(tmp_path_factory):
+    """(base_url, service, settings) of one running memory host for the module."""
+    before = os.environ.get("AMBER_CONFIG")
+    os.environ["AMBER_CONFIG"] = str(tmp_path_factory.getbasetemp() / "no-config.yaml")
+    try:
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("contract"), embedding_model="hash", recall_preset="thorough",
+            api_keys=[ApiKeyConfig(name="contract", secret=TRUSTED, trusted_client=True)],
+        )
+    finally:
+        if before is None:
+            os.environ.pop("AMBER_CONFIG", None)
+        else:
+            os.environ["AMBER_CONFIG"] = before
+    service = build_service(settings, embedder=HashEmbedder())
+    with serve_app(create_app(service, settings)) as url:
+        yield url, service, settings
+    service.close()
+
+
+@pytest.fixture(params=["local", "remote"])
+async def make_port(request, contract_host):
+    """A factory: `await make_port("alice")` is that user's memory port on this implementation. The
+    names get a per-test suffix, so the user is fresh in every test."""
+    url, service, settings = contract_host
+    suffix = uuid.uuid4().hex[:6]
+    opened: list[RemoteMemory] = []
+
+    async def make(user: str) -> MemoryPort:
+        user = f"{user}-{suffix}"
+        if request.param == "local":
+            return LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
+        remote = RemoteMemory(url, api_key=TRUSTED, user=user)
+        opened.append(remote)
+        return remote
+
+    yield make
+    for remote in opened:
+        await remote.aclose()
+
+
+@pytest.fixture
+async def port(make_port) -> MemoryPort:
+    return await make_port("ann")

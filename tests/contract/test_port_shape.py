@@ -1,0 +1,77 @@
+"""Every implementation of the memory port offers each of its operations with a compatible
+signature: the same parameters, kinds and defaults (an implementation may add keyword-only
+parameters with defaults, such as RemoteMemory's `user`)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from core import AsyncMemory, MemoryPort, RemoteMemory
+from core.ports import MemoryPort as DeclaredPort
+from mcp_server.identity import READ, Identity
+from mcp_server.local import LocalMemory
+
+IMPLEMENTATIONS = [LocalMemory, RemoteMemory]
+OPERATIONS = sorted(n for n, v in vars(DeclaredPort).items() if inspect.isfunction(v) and not n.startswith("_"))
+
+
+def incompatibilities(declared, actual) -> list[str]:
+    want, have = inspect.signature(declared), inspect.signature(actual)
+    wanted = list(want.parameters.values())[1:]  # without self
+    got = list(have.parameters.values())[1:]
+    named = {p.name: p for p in got}
+    wrong = []
+    for i, p in enumerate(wanted):
+        q = named.get(p.name)
+        if q is None:
+            wrong.append(f"no parameter {p.name!r}")
+            continue
+        if q.kind != p.kind:
+            wrong.append(f"{p.name!r} is {q.kind.description}, the port says {p.kind.description}")
+        if p.kind is p.POSITIONAL_OR_KEYWORD and (i >= len(got) or got[i].name != p.name):
+            wrong.append(f"{p.name!r} is not at position {i}")
+        if q.default != p.default and not (isinstance(p.default, tuple) and isinstance(q.default, tuple)):
+            wrong.append(f"{p.name!r} defaults to {q.default!r}, the port says {p.default!r}")
+    for q in got:
+        if q.name not in want.parameters and q.kind not in (q.VAR_KEYWORD, q.VAR_POSITIONAL) and q.default is q.empty:
+            wrong.append(f"extra required parameter {q.name!r}")
+    if inspect.iscoroutinefunction(declared) != inspect.iscoroutinefunction(actual):
+        # export is declared as a plain method returning an async iterator; an async generator function is the same to callers
+        if not (inspect.isasyncgenfunction(actual) and not inspect.iscoroutinefunction(declared)):
+            wrong.append("coroutine or not differs from the port")
+    return wrong
+
+
+def test_the_port_declares_the_operations_faces_use():
+    assert {"recall", "search", "remember", "get", "update", "delete", "archive", "pin", "list", "ingest", "messages",
+            "delete_message", "delete_messages", "forget", "boot", "export", "import_"} <= set(OPERATIONS)
+    assert MemoryPort is DeclaredPort
+    for name in OPERATIONS:
+        assert (getattr(DeclaredPort, name).__doc__ or "").strip(), f"{name} has no one-line docstring"
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("name", OPERATIONS)
+def test_signature_is_compatible(impl, name):
+    assert hasattr(impl, name), f"{impl.__name__} lacks {name}"
+    assert incompatibilities(getattr(DeclaredPort, name), getattr(impl, name)) == []
+
+
+async def test_instances_are_memory_ports(contract_host):
+    url, service, settings = contract_host
+    local = LocalMemory(AsyncMemory(service), Identity("contract", "ann", frozenset({READ})), settings)
+    assert isinstance(local, MemoryPort)
+    async with RemoteMemory(url) as remote:
+        assert isinstance(remote, MemoryPort)
+
+
+def test_the_checker_catches_a_drift():
+    class Drifted:
+        async def recall(self, query: str, *, budget: int | None = None): ...
+
+        async def pin(self, memory_id: str, pinned: bool = False): ...
+
+    assert incompatibilities(DeclaredPort.recall, Drifted.recall)
+    assert any("defaults" in w for w in incompatibilities(DeclaredPort.pin, Drifted.pin))
