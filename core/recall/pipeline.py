@@ -431,7 +431,7 @@ class Recaller:
         floor; refined when configured, fitted to the budget and rendered."""
         wide = max(2 * cfg.top_k, cfg.rerank_pool if cfg.rerank and self.reranker is not None else 0)
         pool = self.search(scope, query, cfg.model_copy(update={"top_k": wide}), now)
-        pool = select(pool, echo=frozenset(echo))
+        pool = select(pool, echo=frozenset(echo), query=query)
         floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()

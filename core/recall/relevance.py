@@ -100,16 +100,26 @@ def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:
     return bool(want) and len(want & set(tokenize(message.text))) >= share * len(want)
 
 
-def select(items: Sequence[Candidate], *, echo: set[str] | frozenset[str] = frozenset()) -> list[Candidate]:
-    """The items worth injecting, in the order given: an echo of the request, a filler turn, or a
-    turn that a fact among the items covers is dropped."""
+def asks_again(c: Candidate, query_words: set[str]) -> bool:
+    """An earlier asking of the question being asked now ("what is my passport number?" once more):
+    a question of the user's that shares nearly all its words with the query holds no answer."""
+    if c.source != "message" or c.kind != "user" or not c.text.rstrip().endswith(("?", "？")):
+        return False
+    words = set(tokenize(c.text))
+    return bool(words) and len(words & query_words) >= 0.6 * len(words | query_words)
+
+
+def select(items: Sequence[Candidate], *, echo: set[str] | frozenset[str] = frozenset(), query: str = "") -> list[Candidate]:
+    """The items worth injecting, in the order given: an echo of the request, a filler turn, an
+    earlier asking of the same question, or a turn that a fact among the items covers is dropped."""
+    query_words = set(tokenize(query))
     facts = [c for c in items if c.source == "memory"]
     out: list[Candidate] = []
     for c in items:
         if c.source == "memory":
             out.append(c)
             continue
-        if is_filler(c.text) or (echo and fingerprint(c.text) in echo):
+        if is_filler(c.text) or (echo and fingerprint(c.text) in echo) or asks_again(c, query_words):
             continue
         if any(covered_by(c, f) for f in facts):
             continue

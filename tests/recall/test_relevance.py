@@ -69,3 +69,10 @@ def test_a_cjk_query_trusts_a_lexical_arm_only_as_far_as_its_best_hit_covers_the
     assert out["mem_lexical"] == 0.5 * 0.06 / 0.3 and out["msg_lexical"] == 1.0 and out["mem_dense"] == 1.0
     assert lexical_trust(w, {"mem_lexical": ["a"]}, {"a": 0.0}, 0.0) == w  # 0: off
     assert is_cjk("我上周去看了医生，他说我 need more sleep") and not is_cjk("Met 王芳 at the café") and not is_cjk("2026-01-01 !!")
+
+
+def test_an_earlier_asking_of_the_same_question_is_not_injected():
+    items = [turn("q1", "What's my passport number?"), turn("a1", "It is P-99812345.", role="assistant"),
+             turn("q2", "What is my favourite passport cover colour?"), turn("s1", "My passport number is P-99812345")]
+    kept = [c.id for c in select(items, query="what is my passport number?")]
+    assert kept == ["a1", "q2", "s1"]  # a different question stays: it may be what the user means
