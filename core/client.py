@@ -17,35 +17,22 @@ from typing import Any, AsyncIterator, Iterable, Sequence
 import httpx
 
 from .errors import (
-    EmbedderMismatch,
-    EmbedderUnavailable,
+    AmberError,
     Forbidden,
-    Immutable,
     InvalidInput,
-    LLMError,
     NotFound,
     PermanentError,
-    StoreLocked,
     StoreUnavailable,
     Timeout,
+    error_class,
 )
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 
-# error codes the memory server puts in `{"error": code, "field": ..., "detail": ...}`
-_BY_CODE: dict[str, type[Exception]] = {
-    "not_found": NotFound,
-    "forbidden": Forbidden,
-    "unauthenticated": Forbidden,
-    "immutable": Immutable,
-    "embedder_mismatch": EmbedderMismatch,
-    "store_locked": StoreLocked,
-    "store_unavailable": StoreUnavailable,
-    "embedder_unavailable": EmbedderUnavailable,
-    "llm_error": LLMError,
-    "timeout": Timeout,
-}
+# codes the HTTP layer answers with before Amber's own code runs (auth, routing); Amber's errors
+# carry their code themselves (core/errors.py)
+_HTTP_CODES: dict[str, type[AmberError]] = {"unauthenticated": Forbidden}
 
 
 def _error(r: httpx.Response) -> Exception:
@@ -55,9 +42,9 @@ def _error(r: httpx.Response) -> Exception:
         body = {}
     body = body if isinstance(body, dict) else {}
     code, detail = str(body.get("error") or ""), str(body.get("detail") or r.text[:300] or r.reason_phrase)
-    if code == "invalid_input" or r.status_code in (400, 422):
+    cls = error_class(code) or _HTTP_CODES.get(code)
+    if cls is InvalidInput or (cls is None and r.status_code in (400, 422)):
         return InvalidInput(str(body.get("field") or "request"), detail)
-    cls = _BY_CODE.get(code)
     if cls is not None:
         return cls(detail)
     if r.status_code in (401, 403):

@@ -14,61 +14,92 @@
         ├── LLMError            unreachable model or output that does not parse
         └── Timeout
 
-Code branches on the class, never on the message.
+Code branches on the class, never on the message. Each class carries the `code` and HTTP
+`status` it travels as (`{"error": code, ...}` in a 4xx/5xx answer): the memory server writes them
+and `core.RemoteMemory` reads them back into the same class with `error_class(code)`.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 
 class AmberError(Exception):
     """Root of every error Amber raises on purpose."""
 
+    code: ClassVar[str] = "rejected"
+    status: ClassVar[int] = 400
+    _by_code: ClassVar[dict[str, type["AmberError"]]] = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        # a subclass that does not name its own code travels as its parent's and is read back as the parent
+        if "code" in cls.__dict__:
+            if cls.code in AmberError._by_code:
+                raise TypeError(f"error code {cls.code!r} is taken by {AmberError._by_code[cls.code].__name__}")
+            AmberError._by_code[cls.code] = cls
+
+
+AmberError._by_code[AmberError.code] = AmberError
+
+
+def error_class(code: str) -> type[AmberError] | None:
+    """The class an error code names, or None for a code outside the tree."""
+    return AmberError._by_code.get(code)
+
 
 class PermanentError(AmberError):
     """Retrying will not help; the caller must change the request."""
 
+    code = "permanent"
+
 
 class InvalidInput(PermanentError):
+    code, status = "invalid_input", 422
+
     def __init__(self, field: str, message: str):
         self.field = field
         super().__init__(f"{field}: {message}")
 
 
 class NotFound(PermanentError):
-    pass
+    code, status = "not_found", 404
 
 
 class Forbidden(PermanentError):
-    pass
+    code, status = "forbidden", 403
 
 
 class Immutable(PermanentError):
-    pass
+    code, status = "immutable", 409
 
 
 class EmbedderMismatch(PermanentError):
-    pass
+    code, status = "embedder_mismatch", 409
 
 
 class StoreLocked(PermanentError):
-    pass
+    # permanent for this process (another one owns the store), yet "try later" for an HTTP caller
+    code, status = "store_locked", 503
 
 
 class TransientError(AmberError):
     """May succeed later: retry, or go on without memory."""
 
+    code, status = "unavailable", 503
+
 
 class StoreUnavailable(TransientError):
-    pass
+    code = "store_unavailable"
 
 
 class EmbedderUnavailable(TransientError):
-    pass
+    code = "embedder_unavailable"
 
 
 class LLMError(TransientError):
-    pass
+    code = "llm_error"
 
 
 class Timeout(TransientError):
-    pass
+    code = "timeout"

@@ -1,8 +1,8 @@
 """Amber's errors as HTTP answers: 4xx naming the field for the caller's mistakes, 503 for
 "try again later", and a logged 500 only for Amber's own bugs.
 
-Body: {"error": code, "detail": message, "field": name-or-null}. `core.RemoteMemory` maps the
-code back to the same exception class.
+Body: {"error": code, "detail": message, "field": name-or-null}. Each error class carries its code
+and status (core/errors.py), so `core.RemoteMemory` reads the code back into the same class.
 """
 
 from __future__ import annotations
@@ -15,38 +15,9 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 
-from core import (
-    AmberError,
-    EmbedderMismatch,
-    EmbedderUnavailable,
-    Forbidden,
-    Immutable,
-    InvalidInput,
-    LLMError,
-    NotFound,
-    StoreLocked,
-    StoreUnavailable,
-    Timeout,
-    TransientError,
-)
+from core import AmberError, InvalidInput
 
 log = logging.getLogger("amber.server")
-
-# most specific first
-_TABLE: list[tuple[type[Exception], int, str]] = [
-    (InvalidInput, 422, "invalid_input"),
-    (NotFound, 404, "not_found"),
-    (Forbidden, 403, "forbidden"),
-    (Immutable, 409, "immutable"),
-    (EmbedderMismatch, 409, "embedder_mismatch"),
-    (StoreLocked, 503, "store_locked"),
-    (EmbedderUnavailable, 503, "embedder_unavailable"),
-    (LLMError, 503, "llm_error"),
-    (Timeout, 503, "timeout"),
-    (StoreUnavailable, 503, "store_unavailable"),
-    (TransientError, 503, "unavailable"),
-    (AmberError, 400, "rejected"),
-]
 
 
 def error_body(code: str, detail: str, field: str | None = None) -> dict:
@@ -54,9 +25,9 @@ def error_body(code: str, detail: str, field: str | None = None) -> dict:
 
 
 def classify(exc: Exception) -> tuple[int, str]:
-    for cls, status, code in _TABLE:
-        if isinstance(exc, cls):
-            return status, code
+    """(status, code) of an exception: Amber's carry their own (core/errors.py), anything else is a bug."""
+    if isinstance(exc, AmberError):
+        return exc.status, exc.code
     return 500, "internal"
 
 
