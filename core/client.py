@@ -222,8 +222,9 @@ class RemoteMemory:
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
-        filters = {"namespace": namespace, "kind": kind, "category": category, "status": status, "text": text,
-                   "limit": limit, "cursor": cursor}
+        # None means every status in process; over HTTP an absent status means "active", so say "any"
+        filters = {"namespace": namespace, "kind": kind, "category": category, "status": "any" if status is None else status,
+                   "text": text, "limit": limit, "cursor": cursor}
         params = {k: getattr(v, "value", v) for k, v in filters.items() if v is not None}
         return Page.model_validate(await self._json("GET", "/v1/memories", params=params))
 

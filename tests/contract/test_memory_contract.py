@@ -217,3 +217,12 @@ async def test_two_users_do_not_see_each_other(make_port):
         await bob.delete(m.id)
     assert (await bob.forget("locker code", preview=True))["memories"] == []
     assert (await ann.get(m.id)).status.value == "active"
+
+
+async def test_list_status_none_or_any_lists_every_status(port):
+    old = (await port.remember(MemoryIn(content="Plays the oboe", fact_key="skill.instrument"))).memory
+    new = (await port.remember(MemoryIn(content="Plays the cello", fact_key="skill.instrument"))).memory
+    assert [m.id for m in (await port.list()).items] == [new.id]
+    for status in (None, "any"):
+        assert {m.id for m in (await port.list(status=status)).items} == {old.id, new.id}, status
+    assert [m.id for m in (await port.list(status="superseded")).items] == [old.id]
