@@ -57,6 +57,8 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     )
     service.owns_embedder = owns_embedder
     service.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
+    # a preset carries its own budget; `recall_budget_tokens` replaces it only when the operator set it
+    service.recall_budget = settings.recall_budget_tokens if "recall_budget_tokens" in settings.model_fields_set else None
     repair_all(service)  # keyed facts left with two active versions by an interrupted write (core/repair.py)
     if settings.rerank_model:
         from .recall.rerank import LiteLLMReranker

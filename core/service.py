@@ -74,6 +74,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         self._access_due = False
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
         self.redact = Redactor()  # secrets never reach the store: every write path passes through it
+        self.recall_budget: int | None = None  # the operator's budget for the configured preset (compose)
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
@@ -520,6 +521,9 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
     # ---- recall ------------------------------------------------------------------------------
 
     def recall_config(self, name: str | None = None, **overrides: Any) -> RecallConfig:
+        """The configured preset (with the operator's budget, if set: `recall_budget`), or the one named."""
+        if name is None and self.recall_budget is not None:
+            overrides.setdefault("budget_tokens", self.recall_budget)
         return preset(name or self.recall_preset, **overrides)
 
     def search(self, scope: Scope, query: str, cfg: RecallConfig | None = None) -> list[Candidate]:

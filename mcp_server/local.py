@@ -86,11 +86,8 @@ class LocalMemory:
         if preset is not None and preset not in PRESETS:
             raise InvalidInput("preset", f"one of {', '.join(PRESETS)}")
         overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
-        # A preset carries its own budget (thorough: 1 200), the configured one as much as one asked
-        # for; `recall_budget_tokens` replaces it only when the operator set it. The hook in local
-        # mode recalls with the configured preset's budget, so both faces inject the same amount.
-        if budget_tokens is None and preset is None and "recall_budget_tokens" in self.settings.model_fields_set:
-            overrides["budget_tokens"] = self.settings.recall_budget_tokens
+        # the configured preset with the operator's budget, or the named preset's own (service.recall_config):
+        # the hook in local mode recalls through the same rule, so every face injects the same amount
         cfg = self.service.recall_config(preset, **overrides)
         return await self.amem.recall(scope, query, cfg, echo=echo)
 

@@ -183,3 +183,18 @@ def test_recall_goes_on_lexically_while_the_query_embedder_is_down(tmp_path, ali
         assert "Gazelle" in svc.recall(alice, "bicycle").text
     finally:
         svc.close()
+
+
+def test_the_operator_s_budget_applies_to_the_configured_preset_on_every_path(tmp_path):
+    """The hook in local mode recalls through `service.recall` without a config; REST and MCP through
+    `recall_config`: both get the configured preset with the operator's budget, if one was set."""
+    from core import Settings, build_service
+    from core.testing import HashEmbedder
+
+    for kw, budget in (({}, 1200), ({"recall_budget_tokens": 300}, 300)):
+        svc = build_service(Settings(data_dir=tmp_path / str(budget), recall_preset="thorough", **kw), embedder=HashEmbedder())
+        try:
+            assert svc.recall_config().budget_tokens == budget
+            assert svc.recall_config("fast").budget_tokens == 400  # a preset asked for by name keeps its own
+        finally:
+            svc.close()
