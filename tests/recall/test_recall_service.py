@@ -185,12 +185,13 @@ def test_recall_goes_on_lexically_while_the_query_embedder_is_down(tmp_path, ali
         svc.close()
 
 
-def test_the_operator_s_budget_applies_to_the_configured_preset_on_every_path(tmp_path):
+def test_the_operator_s_budget_applies_to_the_configured_preset_on_every_path(tmp_path, monkeypatch):
     """The hook in local mode recalls through `service.recall` without a config; REST and MCP through
     `recall_config`: both get the configured preset with the operator's budget, if one was set."""
     from core import Settings, build_service
     from core.testing import HashEmbedder
 
+    monkeypatch.setenv("AMBER_CONFIG", str(tmp_path / "no-config.yaml"))  # not the repository's config.yaml
     for kw, budget in (({}, 1200), ({"recall_budget_tokens": 300}, 300)):
         svc = build_service(Settings(data_dir=tmp_path / str(budget), recall_preset="thorough", **kw), embedder=HashEmbedder())
         try:
