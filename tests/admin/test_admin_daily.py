@@ -181,7 +181,7 @@ def test_maintenance_vectors_reindex_export_import(day, page_for, shots, tmp_pat
         page.get_by_test_id("export").click()
     lines = [json.loads(x) for x in Path(dl.value.path()).read_text().splitlines()]
     assert lines[0]["type"] == "header" and any(x.get("content") == "Alice lives in Porto" for x in lines)
-    assert not any("4711" in json.dumps(x) for x in lines)  # only the acted-for user
+    assert not any("safe number is 4711" in json.dumps(x) for x in lines)  # only the acted-for user
     f = tmp_path / "one.jsonl"
     f.write_text(json.dumps({"type": "memory", "id": "m_imported_by_page", "content": "Imported from the admin page", "user_id": "?",
                              "created_at": "2026-05-01T10:00:00Z", "updated_at": "2026-05-01T10:00:00Z"}) + "\n")

@@ -41,7 +41,7 @@ def test_the_page_is_static_locked_down_and_holds_no_data(host):
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
     assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
     html = r.text
-    assert "Alice" not in html and "4711" not in html
+    assert "Alice" not in html and "safe number is 4711" not in html
     # no inline script or inline handlers (the CSP would block them anyway), and only relative URLs
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
     assert not re.search(r"\son[a-z]+\s*=", html)
@@ -86,7 +86,7 @@ def test_alice_sees_her_memories_as_text_and_not_bobs(host, page_for):
     expect(page.get_by_test_id("health")).to_contain_text("API keys")
     expect(row(page, "Alice lives in Porto")).to_have_count(1)
     listed = page.get_by_test_id("memory-list").inner_text()
-    assert "Bob" not in listed and "4711" not in listed
+    assert "Bob" not in listed and "safe number is 4711" not in listed
     assert "Alice lives in Lisbon" not in listed  # superseded: not in the active list
     # the XSS memories show as the characters they are, and nothing ran
     expect(row(page, f"Alice pasted {XSS_IMG} into a chat")).to_have_count(1)
