@@ -27,7 +27,7 @@ from .errors import (
     Timeout,
     TransientError,
 )
-from .import_check import parse_jsonl
+from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
 from .inventory import active_memories, kind_counts, vector_health
 from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .kvcache import ClientCache
@@ -77,6 +77,7 @@ __all__ = [
     "Forbidden",
     "Immutable",
     "InvalidInput",
+    "JSON_MAX_DEPTH",
     "Kind",
     "LLMError",
     "LiteLLMClient",
@@ -123,6 +124,7 @@ __all__ = [
     "find_images",
     "fingerprint",
     "fingerprints",
+    "json_too_deep",
     "kind_counts",
     "list_runs",
     "parse_jsonl",

@@ -42,17 +42,19 @@ class JsonLine(dict):
     number: int = 0
 
 
-# An export nests a few levels; a much deeper line could be stored but never exported again (the
-# serializer gives up), so it is refused here.
-MAX_DEPTH = 64
+# An export nests a few levels; a much deeper value could be stored but never written back (the
+# response serializer stops at a few hundred levels, the decoder at about a thousand: both a 500),
+# so every way in (an import line here, a request body in mcp_server/body_check.py) refuses it.
+JSON_MAX_DEPTH = 64
 
 
-def _too_deep(value: Any) -> bool:
+def json_too_deep(value: Any) -> bool:
+    """Whether a parsed JSON value nests arrays or objects deeper than JSON_MAX_DEPTH."""
     stack = [(value, 1)]
     while stack:
         v, depth = stack.pop()
         if isinstance(v, (dict, list)):
-            if depth > MAX_DEPTH:
+            if depth > JSON_MAX_DEPTH:
                 return True
             stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
     return False
@@ -81,14 +83,14 @@ def parse_jsonl(lines: Iterable[str | bytes]) -> Iterator[JsonLine]:
         except json.JSONDecodeError as e:
             raise InvalidInput(f"line {n}", f"is not JSON ({e.msg} at column {e.colno})") from None
         except RecursionError:
-            raise InvalidInput(f"line {n}", f"nests arrays or objects deeper than {MAX_DEPTH} levels") from None
+            raise InvalidInput(f"line {n}", f"nests arrays or objects deeper than {JSON_MAX_DEPTH} levels") from None
         except ValueError as e:
             reason = str(e) if "JSON allows" in str(e) else "is not JSON"
             raise InvalidInput(f"line {n}", reason) from None
         if not isinstance(value, dict):
             raise InvalidInput(f"line {n}", "each line is a JSON object")
-        if _too_deep(value):
-            raise InvalidInput(f"line {n}", f"nests arrays or objects deeper than {MAX_DEPTH} levels")
+        if json_too_deep(value):
+            raise InvalidInput(f"line {n}", f"nests arrays or objects deeper than {JSON_MAX_DEPTH} levels")
         where = _surrogate_at(value)
         if where:
             raise InvalidInput(f"line {n}", f"{where} holds a lone surrogate (\\ud800-\\udfff), which is not text")

@@ -16,7 +16,7 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
-from core import InvalidInput
+from core import JSON_MAX_DEPTH, InvalidInput, json_too_deep
 
 from .errors import error_body
 from .http_auth import route_path
@@ -39,22 +39,6 @@ def _surrogate_path(value: Any, path: str) -> str | None:
     return None
 
 
-# Deeper values cannot be written back: the response serializer stops at a few hundred levels and the
-# decoder itself at about a thousand (both a 500). No Amber field needs more than a handful.
-MAX_DEPTH = 64
-
-
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, (dict, list)):
-            if depth > MAX_DEPTH:
-                return True
-            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
-    return False
-
-
 def check_json(raw: bytes) -> None:
     """Raise InvalidInput (field named when known) unless `raw` is strict JSON holding only real text."""
     try:
@@ -66,9 +50,9 @@ def check_json(raw: bytes) -> None:
     except json.JSONDecodeError as e:
         raise InvalidInput("body", f"is not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except RecursionError:
-        raise InvalidInput("body", f"nests arrays or objects deeper than {MAX_DEPTH} levels") from None
-    if _too_deep(value):
-        raise InvalidInput("body", f"nests arrays or objects deeper than {MAX_DEPTH} levels")
+        raise InvalidInput("body", f"nests arrays or objects deeper than {JSON_MAX_DEPTH} levels") from None
+    if json_too_deep(value):
+        raise InvalidInput("body", f"nests arrays or objects deeper than {JSON_MAX_DEPTH} levels")
     where = _surrogate_path(value, "")
     if where is not None:
         raise InvalidInput(where or "body", "holds a lone surrogate (\\ud800-\\udfff), which is not text")
