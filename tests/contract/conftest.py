@@ -7,17 +7,17 @@ The host is configured with the `thorough` preset, the case where the budgets on
 
 from __future__ import annotations
 
-import os
 import uuid
 from typing import Awaitable, Callable
 
 import pytest
 
-from core import ApiKeyConfig, AsyncMemory, MemoryPort, RemoteMemory, Settings, build_service
+from core import ApiKeyConfig, AsyncMemory, MemoryPort, RemoteMemory, build_service
 from core.testing import HashEmbedder
 from mcp_server.app import create_app
 from mcp_server.identity import READ, WRITE, Identity
 from mcp_server.local import LocalMemory
+from tests.kit.config import settings_apart
 from tests.kit.servers import serve_app
 
 TRUSTED = "k-contract-trusted-5b1e"  # a trusted client may act for any user, as the Open WebUI filter does
@@ -28,18 +28,11 @@ MakePort = Callable[[str], Awaitable[MemoryPort]]
 @pytest.fixture(scope="module")
 def contract_host(tmp_path_factory):
     """(base_url, service, settings) of one running memory host for the module."""
-    before = os.environ.get("AMBER_CONFIG")
-    os.environ["AMBER_CONFIG"] = str(tmp_path_factory.getbasetemp() / "no-config.yaml")
-    try:
-        settings = Settings(
-            data_dir=tmp_path_factory.mktemp("contract"), embedding_model="hash", recall_preset="thorough",
-            api_keys=[ApiKeyConfig(name="contract", secret=TRUSTED, trusted_client=True)],
-        )
-    finally:
-        if before is None:
-            os.environ.pop("AMBER_CONFIG", None)
-        else:
-            os.environ["AMBER_CONFIG"] = before
+    settings = settings_apart(
+        tmp_path_factory.getbasetemp(),
+        data_dir=tmp_path_factory.mktemp("contract"), embedding_model="hash", recall_preset="thorough",
+        api_keys=[ApiKeyConfig(name="contract", secret=TRUSTED, trusted_client=True)],
+    )
     service = build_service(settings, embedder=HashEmbedder())
     with serve_app(create_app(service, settings)) as url:
         yield url, service, settings

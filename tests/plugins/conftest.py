@@ -3,7 +3,6 @@ Amber host with one key per test user."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -13,21 +12,13 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `tests.fakes` and `tests.kit` are imported as packages
     sys.path.insert(0, str(ROOT))
 
-from core import ApiKeyConfig, Settings, build_service  # noqa: E402
+from core import ApiKeyConfig, build_service  # noqa: E402
 from core.testing import HashEmbedder  # noqa: E402
 from mcp_server.app import create_app  # noqa: E402
+from tests.kit.config import no_project_config, settings_apart  # noqa: E402,F401  (no_project_config: autouse)
 from tests.kit.servers import serve_app  # noqa: E402
 
 from cc_kit import KEYS, ToolUpstream, ensure_cli  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _no_project_config(monkeypatch, tmp_path_factory):
-    # the repo's config.yaml is for people running the proxy; tests build their own settings
-    monkeypatch.setenv("AMBER_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.yaml"))
-    for name in list(os.environ):
-        if name.startswith("AMBER_") and name != "AMBER_CONFIG":
-            monkeypatch.delenv(name)
 
 
 @pytest.fixture(scope="session")
@@ -44,18 +35,11 @@ def up():
 @pytest.fixture(scope="module")
 def amber(tmp_path_factory):
     """A running Amber host (REST + MCP) with a key per test user; yields (url, service)."""
-    before = os.environ.get("AMBER_CONFIG")
-    os.environ["AMBER_CONFIG"] = str(tmp_path_factory.getbasetemp() / "no-config.yaml")
-    try:
-        settings = Settings(
-            data_dir=tmp_path_factory.mktemp("amber-host"), embedding_model="hash", jobs_enabled=False,
-            api_keys=[ApiKeyConfig(name=u, secret=k, user=u) for u, k in KEYS.items()],
-        )
-    finally:
-        if before is None:
-            os.environ.pop("AMBER_CONFIG", None)
-        else:
-            os.environ["AMBER_CONFIG"] = before
+    settings = settings_apart(
+        tmp_path_factory.getbasetemp(),
+        data_dir=tmp_path_factory.mktemp("amber-host"), embedding_model="hash", jobs_enabled=False,
+        api_keys=[ApiKeyConfig(name=u, secret=k, user=u) for u, k in KEYS.items()],
+    )
     service = build_service(settings, embedder=HashEmbedder())
     with serve_app(create_app(service, settings)) as url:
         yield url, service
