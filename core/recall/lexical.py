@@ -15,9 +15,9 @@ import unicodedata
 from collections import Counter, defaultdict
 from typing import Iterable
 
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
-_CJK_RE = re.compile(rf"^[{_CJK}]+$")
+CJK_RANGES = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # kana, CJK ideographs, hangul
+_TOKEN_RE = re.compile(rf"[{CJK_RANGES}]+|[^\W_]+", re.UNICODE)
+_CJK_RE = re.compile(rf"^[{CJK_RANGES}]+$")
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have he her hers him his how i

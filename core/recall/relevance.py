@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .fusion import Candidate
-from .lexical import tokenize
+from .lexical import CJK_RANGES, tokenize
 
 # Whole turns that carry no fact of their own: acknowledgements, thanks, laughter.
 FILLER = frozenset(
@@ -47,7 +47,7 @@ def is_filler(text: str) -> bool:
     return all(t in FILLER for t in toks)
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK_RANGES}]")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
