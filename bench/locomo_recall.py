@@ -80,6 +80,16 @@ def conversation_messages(conv: dict) -> list[Message]:
     return out
 
 
+def questions_of(sample: dict) -> list[dict]:
+    """The questions recall is measured on: categories 1-4, with evidence."""
+    return [q for q in sample["qa"] if q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
+
+
+def ingest_all(svc, scope, msgs: list[Message]) -> None:
+    for i in range(0, len(msgs), 256):  # batches, as a long capture backlog would arrive
+        svc.ingest(scope, msgs[i : i + 256])
+
+
 def pct(values: list[float], p: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] if s else 0.0
@@ -104,14 +114,13 @@ def main() -> None:
     n_turns = 0
     for n, sample in enumerate(samples):
         msgs = conversation_messages(sample["conversation"])
-        questions = [q for q in sample["qa"] if q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
+        questions = questions_of(sample)
         with tempfile.TemporaryDirectory(prefix="amber-locomo-") as tmp:
             svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
             try:
                 scope = scope_for(Actor(user_id=f"locomo-{sample.get('sample_id', n)}", via="bench"))
                 t0 = time.perf_counter()
-                for i in range(0, len(msgs), 256):  # batches, as a long capture backlog would arrive
-                    svc.ingest(scope, msgs[i : i + 256])
+                ingest_all(svc, scope, msgs)
                 ingest_s += time.perf_counter() - t0
                 n_turns += len(msgs)
                 for m in methods:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from core import Actor, Settings, build_embedder, build_service, fingerprint, fingerprints, scope_for  # noqa: E402
-from locomo_recall import DEFAULT_DATA, conversation_messages  # noqa: E402
+from locomo_recall import DEFAULT_DATA, conversation_messages, ingest_all, questions_of  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 PROMPTS = HERE / "prompts" / "unrelated.txt"
@@ -59,13 +59,12 @@ def main() -> None:
     echoed = {m: [0, 0] for m in modes}  # items already in the request, items injected
     for n, sample in enumerate(samples):
         msgs = conversation_messages(sample["conversation"])
-        questions = [q for q in sample["qa"] if q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
+        questions = questions_of(sample)
         with tempfile.TemporaryDirectory(prefix="amber-precision-") as tmp:
             svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
             try:
                 scope = scope_for(Actor(user_id=f"locomo-{n}", via="bench"))
-                for i in range(0, len(msgs), 256):
-                    svc.ingest(scope, msgs[i : i + 256])
+                ingest_all(svc, scope, msgs)
                 last = [m for m in msgs if m.session == msgs[-1].session]
                 for mode, over in modes.items():
                     cfg = svc.recall_config(top_k=10, **over)
