@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export OMP_WAIT_POLICY := PASSIVE
 
-.PHONY: run serve test test-fast bench clean browser claude-code
+.PHONY: run serve test test-fast bench clean browser redis claude-code
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -26,13 +26,18 @@ run: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/amber serve
 
-test: $(STAMP) browser claude-code
+test: $(STAMP) browser redis claude-code
 	$(BIN)/python -m pytest -q
 
 # The admin page's tests drive Debian's chromium through Playwright (Playwright's own browser download cannot work here).
 browser:
 	@test -x /usr/bin/chromium || { echo "installing chromium with apt-get (for the admin page's browser tests)"; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+# The several-hosts tests start Debian's redis-server themselves, like chroma and the proxies.
+redis:
+	@command -v redis-server >/dev/null || { echo "installing redis-server with apt-get (for the several-hosts tests)"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends redis-server; }
 
 # The Claude Code plugin's tests run the real CLI, pinned, installed into an ignored cache (never globally).
 CLAUDE_CODE_VERSION := 2.1.328

@@ -36,8 +36,14 @@ class Settings(BaseSettings):
     # store
     data_dir: Path = Path("./data")
     chroma_url: str | None = None  # client/server Chroma, e.g. http://127.0.0.1:8000
-    server_url: str | None = None  # remote mode: use another Amber host instead of opening a store
+    # remote mode: use Amber hosts instead of opening a store; several, comma-separated, are spread
+    # over by user and failed over when one is down (core/client.py)
+    server_url: str | None = None
     server_key: str | None = None  # remote mode: a trusted-client key for that host (`os.environ/NAME`)
+
+    # several hosts on one Chroma server: per-user write locks, job leases and the shared capture
+    # queue live in this Redis (core/coordination.py); unset, one host coordinates in process
+    redis_url: str | None = None  # e.g. redis://127.0.0.1:6379/0 (`os.environ/NAME` for a password)
 
     # embedder: "local" (offline multilingual-e5-small), "hash" (tests only) or any LiteLLM embedding model
     embedding_model: str = "local"
