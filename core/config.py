@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     # background, in batches; an entry that keeps failing while others land is set aside
     capture_batch_max: int = Field(64, ge=1, le=1000)  # turns per background batch
     capture_max_attempts: int = Field(5, ge=1)
+    # with redis_url: a captured turn a host took but did not store within this time (the host
+    # died) is taken over by another host
+    capture_claim_idle_s: float = Field(30.0, gt=0)
 
     # secrets: found and replaced by `[redacted: <kind>]` before anything is stored (core/redact.py);
     # redact_patterns adds the operator's own regexes (named group `secret`, else group 1, else all)
