@@ -5,10 +5,18 @@ memory host's REST API (`/v1/*`). It returns the same core types as the in-proce
 (RecallResult, Candidate, Memory, WriteResult, Page, Message, Event) and raises the same errors:
 the host's 4xx answers become PermanentError subclasses, and an unreachable or failing host a
 TransientError, so callers degrade exactly as they would locally.
+
+It may be given several hosts (a list, or URLs separated by commas): each user has a home host
+(core/hosts.py) and a request goes elsewhere only when it cannot have been processed where it was
+sent — the connection failed, or the host said it cannot serve (503 while starting or without its
+store). A read timeout or any other answer is final: the request may have landed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import hashlib
 import json
 from urllib.parse import quote as _q
 from datetime import datetime
@@ -26,6 +34,7 @@ from .errors import (
     Timeout,
     error_class,
 )
+from .hosts import Host, HostPool
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
@@ -34,13 +43,33 @@ from .recall.pipeline import RecallResult
 # carry their code themselves (core/errors.py)
 _HTTP_CODES: dict[str, type[AmberError]] = {"unauthenticated": Forbidden}
 
+# a 503 with one of these codes (or none: something in front of Amber) means this host did not run
+# the request, so another may; other 503s (timeout, busy, llm_error, ...) come from a request that ran
+_NOT_SERVED = frozenset({"", "memory_starting", "memory_off", "store_unavailable", "store_locked"})
 
-def _error(r: httpx.Response) -> Exception:
+
+def _body(r: httpx.Response) -> dict[str, Any]:
     try:
         body = r.json()
     except ValueError:
         body = {}
-    body = body if isinstance(body, dict) else {}
+    return body if isinstance(body, dict) else {}
+
+
+def _not_served(r: httpx.Response) -> bool:
+    return r.status_code == 503 and str(_body(r).get("error") or "") in _NOT_SERVED
+
+
+def _urls(base_url: str | Sequence[str]) -> list[str]:
+    parts = base_url.split(",") if isinstance(base_url, str) else list(base_url)
+    urls = list(dict.fromkeys(u.strip().rstrip("/") for u in parts if u and u.strip()))
+    if not urls:
+        raise ValueError("RemoteMemory needs an Amber host URL")
+    return urls
+
+
+def _error(r: httpx.Response) -> Exception:
+    body = _body(r)
     code, detail = str(body.get("error") or ""), str(body.get("detail") or r.text[:300] or r.reason_phrase)
     cls = error_class(code) or _HTTP_CODES.get(code)
     if cls is InvalidInput or (cls is None and r.status_code in (400, 422)):
@@ -72,28 +101,39 @@ def _memory(d: dict[str, Any] | None) -> Memory | None:
 
 
 class RemoteMemory:
-    """Async client of an Amber host. `user` is sent as X-Amber-User (for trusted-client or admin keys)."""
+    """Async client of one Amber host, or of several (a list, or URLs separated by commas): see the
+    module docstring. `user` is sent as X-Amber-User (for trusted-client or admin keys)."""
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Sequence[str],
         api_key: str | None = None,
         user: str | None = None,
         timeout: float = 10.0,
         *,
         client_name: str | None = None,
         http: httpx.AsyncClient | None = None,
+        cooldown_s: float = 2.0,
+        max_cooldown_s: float = 30.0,
     ):
-        self.base_url = base_url.rstrip("/")
+        self.hosts = _urls(base_url)
+        self.base_url = self.hosts[0]
         self.user = user
         self.client_name = client_name
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = http or httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout)
+        self._pool = HostPool(self.hosts, cooldown_s=cooldown_s, max_cooldown_s=max_cooldown_s)
+        self._probe_timeout = min(timeout, 5.0)
+        # a request naming no user is routed by its key (a user's own key stays on one host); hashed,
+        # so the secret is not kept twice
+        self._anon = hashlib.blake2b((api_key or "").encode(), digest_size=8).hexdigest() if api_key else ""
 
     def for_user(self, user: str) -> "RemoteMemory":
         """The same connection acting for another user (needs a trusted-client or admin key).
-        It shares this client's connection pool: close only the original."""
-        return RemoteMemory(self.base_url, user=user, client_name=self.client_name, http=self._http)
+        It shares this client's connection pool and host marks: close only the original."""
+        other = copy.copy(self)
+        other.user = user
+        return other
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -103,6 +143,45 @@ class RemoteMemory:
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
+
+    # ---- several hosts -------------------------------------------------------------------------
+
+    def hosts_status(self) -> list[dict[str, Any]]:
+        """Each host as {"url", "up", "failures", "down_until"} (epoch seconds while cooling down, else None)."""
+        return self._pool.status()
+
+    async def check_hosts(self) -> list[dict[str, Any]]:
+        """Probe every host's /health (embeds nothing) at once, mark each up or down, return hosts_status()."""
+
+        async def probe(host: Host) -> None:
+            try:
+                r = await self._http.get(host.url + "/health", timeout=self._probe_timeout)
+            except httpx.HTTPError as e:
+                self._pool.mark_down(host, f"/health: {type(e).__name__}")
+                return
+            if r.status_code == 200:
+                self._pool.mark_up(host)
+            else:
+                self._pool.mark_down(host, f"/health answered {r.status_code}")
+
+        await asyncio.gather(*(probe(h) for h in self._pool.hosts))
+        return self.hosts_status()
+
+    def _order(self, headers: dict[str, str]) -> list[Host]:
+        return self._pool.order(headers.get("X-Amber-User") or self._anon)
+
+    def _exhausted(self, failed: list[tuple[Host, Exception | httpx.Response]]) -> Exception:
+        """The error when no host could take a request: the class today's single host would give for
+        the last failure, naming every host tried."""
+        where = f"Amber host at {failed[0][0].url}" if len(failed) == 1 else \
+            "Amber hosts at " + ", ".join(h.url for h, _ in failed) + " (each tried)"
+        last = failed[-1][1]
+        if isinstance(last, httpx.Response):
+            err = _error(last)
+            return err if len(failed) == 1 else type(err)(f"{where} could not serve the request; the last said: {err}")
+        if isinstance(last, httpx.TimeoutException):
+            return Timeout(f"{where} did not answer in time")
+        return StoreUnavailable(f"{where} is unreachable: {type(last).__name__}: {last}")
 
     # ---- transport ---------------------------------------------------------------------------
 
@@ -115,23 +194,36 @@ class RemoteMemory:
         return h
 
     async def _send(self, method: str, path: str, *, user: str | None = None, **kw: Any) -> httpx.Response:
-        try:
-            headers = {**self._headers(user), **kw.pop("headers", {})}
-            r = await self._http.request(method, path, headers=headers, **kw)
-        except httpx.TimeoutException as e:
-            raise Timeout(f"Amber host at {self.base_url} did not answer in time") from e
-        except httpx.HTTPError as e:
-            raise StoreUnavailable(f"Amber host at {self.base_url} is unreachable: {type(e).__name__}: {e}") from e
-        if r.status_code >= 400:
-            raise _error(r)
-        return r
+        headers = {**self._headers(user), **kw.pop("headers", {})}
+        failed: list[tuple[Host, Exception | httpx.Response]] = []
+        for host in self._order(headers):
+            try:
+                r = await self._http.request(method, host.url + path, headers=headers, **kw)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as e:  # never reached the host: try another
+                self._pool.mark_down(host, type(e).__name__)
+                failed.append((host, e))
+                continue
+            except httpx.TimeoutException as e:  # it may have run: not retried elsewhere
+                raise Timeout(f"Amber host at {host.url} did not answer in time") from e
+            except httpx.HTTPError as e:
+                raise StoreUnavailable(f"Amber host at {host.url} is unreachable: {type(e).__name__}: {e}") from e
+            if _not_served(r):
+                self._pool.mark_down(host, f"answered 503 {_body(r).get('error') or ''}".strip())
+                failed.append((host, r))
+                continue
+            self._pool.mark_up(host)
+            if r.status_code >= 400:
+                raise _error(r)
+            return r
+        last = failed[-1][1]
+        raise self._exhausted(failed) from (last if isinstance(last, Exception) else None)
 
     async def _json(self, method: str, path: str, *, user: str | None = None, **kw: Any) -> Any:
         r = await self._send(method, path, user=user, **kw)
         try:
             return r.json() if r.content else None
         except ValueError as e:
-            raise StoreUnavailable(f"Amber host at {self.base_url} sent something that is not JSON") from e
+            raise StoreUnavailable(f"Amber host at {r.url} sent something that is not JSON") from e
 
     # ---- recall and capture (the hot path) ------------------------------------------------------
 
@@ -311,23 +403,37 @@ class RemoteMemory:
     # ---- export / import, cache, health --------------------------------------------------------
 
     async def export(self) -> AsyncIterator[dict[str, Any]]:
-        try:
-            async with self._http.stream("GET", "/v1/export", headers=self._headers(None)) as r:
-                if r.status_code >= 400:
-                    await r.aread()
-                    raise _error(r)
-                # split on "\n" only: httpx's aiter_lines also splits at U+2028, U+0085 and other
-                # characters JSON carries unescaped inside strings, which cut a line in two
-                pending = b""
-                async for chunk in r.aiter_bytes():
-                    *whole, pending = (pending + chunk).split(b"\n")
-                    for line in whole:
-                        if line.strip():
-                            yield json.loads(line)
-                if pending.strip():
-                    yield json.loads(pending)
-        except httpx.HTTPError as e:
-            raise StoreUnavailable(f"Amber host at {self.base_url} is unreachable: {e}") from e
+        headers = self._headers(None)
+        failed: list[tuple[Host, Exception | httpx.Response]] = []
+        for host in self._order(headers):
+            try:
+                async with self._http.stream("GET", host.url + "/v1/export", headers=headers) as r:
+                    if r.status_code >= 400:
+                        await r.aread()
+                    if _not_served(r):
+                        self._pool.mark_down(host, "answered 503")
+                        failed.append((host, r))
+                        continue
+                    self._pool.mark_up(host)
+                    if r.status_code >= 400:
+                        raise _error(r)
+                    # split on "\n" only: httpx's aiter_lines also splits at U+2028, U+0085 and other
+                    # characters JSON carries unescaped inside strings, which cut a line in two
+                    pending = b""
+                    async for chunk in r.aiter_bytes():
+                        *whole, pending = (pending + chunk).split(b"\n")
+                        for line in whole:
+                            if line.strip():
+                                yield json.loads(line)
+                    if pending.strip():
+                        yield json.loads(pending)
+                    return
+            except (httpx.ConnectError, httpx.ConnectTimeout) as e:
+                self._pool.mark_down(host, type(e).__name__)
+                failed.append((host, e))
+            except httpx.HTTPError as e:
+                raise StoreUnavailable(f"Amber host at {host.url} is unreachable: {e}") from e
+        raise self._exhausted(failed)
 
     async def import_(self, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
         body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines).encode()
