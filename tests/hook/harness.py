@@ -40,8 +40,9 @@ def proxy_config(up: FakeUpstreams, *, amber: dict[str, Any] | None = None, call
 
 
 class Proxy:
-    def __init__(self, config: dict[str, Any], workdir: Path, *, env: dict[str, str] | None = None):
+    def __init__(self, config: dict[str, Any], workdir: Path, *, env: dict[str, str] | None = None, workers: int = 1):
         self.workdir = workdir
+        self.workers = workers  # >1: `--num_workers`, LiteLLM's own worker processes (remote mode only)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.config_path = workdir / "config.yaml"
@@ -63,7 +64,8 @@ class Proxy:
     def start(self, *, wait_memory: bool = True, timeout: float = 120) -> "Proxy":
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "litellm"), "--config", str(self.config_path), "--host", "127.0.0.1", "--port", str(self.port)],
+            [str(Path(sys.executable).parent / "litellm"), "--config", str(self.config_path), "--host", "127.0.0.1", "--port", str(self.port),
+             *(["--num_workers", str(self.workers)] if self.workers > 1 else [])],
             cwd=self.workdir, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
         )
         path = "/memory/health" if wait_memory else "/health/liveliness"
