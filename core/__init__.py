@@ -9,11 +9,13 @@ from .cache_plan import Planned, count_marks
 from .cache_plan import Target as CacheTarget
 from .cache_plan import plan as plan_cache
 from .client import RemoteMemory
+from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
 from .compose import build_embedder, build_service
 from .config import ApiKeyConfig, Settings
 from .errors import (
     AmberError,
+    Busy,
     EmbedderMismatch,
     EmbedderUnavailable,
     Forbidden,
@@ -66,8 +68,11 @@ __all__ = [
     "AmberError",
     "ApiKeyConfig",
     "AsyncMemory",
+    "Busy",
     "CacheTarget",
     "Candidate",
+    "CaptureConsumer",
+    "CaptureQueue",
     "Category",
     "ClientCache",
     "DEFINITION_MAX_CHARS",
@@ -119,6 +124,7 @@ __all__ = [
     "clip",
     "count_marks",
     "defuse",
+    "entry_messages",
     "estimate_tokens",
     "fenced",
     "find_images",
@@ -133,6 +139,7 @@ __all__ = [
     "render_boot",
     "run_job",
     "scope_for",
+    "store_entries",
     "strip_patch",
     "user_hash",
     "vector_health",

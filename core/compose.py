@@ -7,6 +7,7 @@ from typing import Any
 
 from .clock import SystemClock
 from .config import Settings
+from .coordination import coordination_for
 from .errors import InvalidInput
 from .ports import Clock, Embedder
 from .redact import Redactor
@@ -53,7 +54,8 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     )
     log.info("amber store %s, embedder %s", store.location, embedder.id)
     service = MemoryService(
-        store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url)
+        store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url),
+        coordination=coordination_for(settings, store),
     )
     service.owns_embedder = owns_embedder
     service.redact = Redactor(settings.redact_secrets, settings.redact_patterns)

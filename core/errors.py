@@ -103,3 +103,9 @@ class LLMError(TransientError):
 
 class Timeout(TransientError):
     code = "timeout"
+
+
+class Busy(TransientError):
+    """Another host holds this user's write lock past the wait, or this host lost it (several hosts, core/coordination.py)."""
+
+    code = "busy"

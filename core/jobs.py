@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -95,10 +95,8 @@ async def arun_job(
     started = clock()
     rec = RunRecord(id=jobstate.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat())
     ttl = timedelta(minutes=_opt(settings, "lease_minutes", 15))
-    # an embedded store has one owning process (the mutex in acquire_lease is exact); a shared Chroma
-    # server can have several hosts, so the lease write is given time to be overwritten by a rival
-    settle = _opt(settings, "lease_settle_s", 0.5 if getattr(settings, "chroma_url", None) else 0.0)
-    if not await asyncio.to_thread(jobstate.acquire_lease, service.store, name, me, started, ttl, settle):
+    leases = service.coordination  # in process, registry rows, or Redis with several hosts (core/coordination.py)
+    if not await asyncio.to_thread(leases.acquire_lease, name, me, started, ttl):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
         await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
         emit({"stage": "skipped", "job": name, "reason": rec.reason})
@@ -108,7 +106,7 @@ async def arun_job(
         await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
         users = [user] if user else await asyncio.to_thread(service.users)
         rec.users = len(users)
-        heartbeat = lambda: jobstate.renew_lease(service.store, name, me, clock(), ttl)
+        heartbeat = lambda: leases.renew_lease(name, me, clock(), ttl)
         if name == "extract":
             await _extract(service, settings, llm or default_llm(settings), users, clock, emit, heartbeat, rec, backfill)
         elif name == "consolidate":
@@ -127,7 +125,7 @@ async def arun_job(
         try:
             await asyncio.to_thread(jobstate.save_run, service.store, rec.model_dump(mode="json"))
         finally:
-            await asyncio.to_thread(jobstate.release_lease, service.store, name, me)
+            await asyncio.to_thread(leases.release_lease, name, me)
     emit({"stage": "done", "job": name, "status": rec.status})
     log.info("job %s %s: users=%d windows=%s facts=%s calls=%d tokens=%d cost=%.4f %.1fs", name, rec.status, rec.users,
              rec.windows, rec.facts or rec.counts, rec.llm_calls, rec.prompt_tokens + rec.completion_tokens, rec.cost, rec.duration_s)
@@ -276,10 +274,11 @@ def register_jobs(scheduler: Any, service: Any, settings: Any, llm: LLM | None =
     ids = []
     for name, cron in crons.items():
         job_id = f"amber-{name}"
+        trigger = CronTrigger.from_crontab(cron, timezone=tz)
         scheduler.add_job(
             _scheduled,
-            CronTrigger.from_crontab(cron, timezone=tz),
-            args=[name, service, settings, llm],
+            trigger,
+            args=[name, service, settings, llm, trigger],
             id=job_id,
             name=f"Amber {name}",
             replace_existing=True,
@@ -291,9 +290,30 @@ def register_jobs(scheduler: Any, service: Any, settings: Any, llm: LLM | None =
     return ids
 
 
-async def _scheduled(name: str, service: Any, settings: Any, llm: LLM | None) -> None:
-    """A scheduled run must never take the host down: errors end up in the run record and the log."""
+def due_time(trigger: Any, now: datetime) -> datetime:
+    """The fire time a scheduler firing now is serving: the latest one not after now (+5 s of clock
+    skew between hosts), looking back as far as a late run may start (an hour)."""
+    due = trigger.get_next_fire_time(None, now - timedelta(hours=1))
+    if due is None or due > now + timedelta(seconds=5):  # fired by hand, or later than any grace
+        return now.replace(second=0, microsecond=0)
+    while True:
+        after = trigger.get_next_fire_time(due, due + timedelta(microseconds=1))
+        if after is None or after > now + timedelta(seconds=5):
+            break
+        due = after
+    return due
+
+
+async def _scheduled(name: str, service: Any, settings: Any, llm: LLM | None, trigger: Any = None) -> None:
+    """A scheduled run must never take the host down: errors end up in the run record and the log.
+    With several hosts, each fires at the same time and only the first to claim the fire time runs."""
     try:
+        coordination = service.coordination
+        if trigger is not None and coordination.shared:
+            due = due_time(trigger, service.clock.now()).astimezone(timezone.utc)
+            if not await asyncio.to_thread(coordination.claim_slot, name, due.isoformat(), worker_id(), timedelta(days=2)):
+                log.info("job %s due %s: another host runs it", name, due.isoformat())
+                return
         await arun_job(name, service, settings, llm=llm)
     except Exception:
         log.exception("scheduled job %s failed", name)

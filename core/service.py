@@ -12,10 +12,12 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Collection, Sequence
 
 from .commands import parse_command
+from .coordination import Coordination, LocalCoordination
 from .curated import Curated
 from .forgetting import Forgetting, says, words_of
 from .portability import Portability, event_rows
@@ -56,14 +58,17 @@ log = logging.getLogger("amber.service")
 
 
 class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
-    def __init__(self, store: ChromaStore, embedder: Embedder, clock: Clock, *, recall_preset: str = "balanced", remote_store: bool = False):
+    def __init__(self, store: ChromaStore, embedder: Embedder, clock: Clock, *, recall_preset: str = "balanced",
+                 remote_store: bool = False, coordination: Coordination | None = None):
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.recall_preset = recall_preset
         self._remote_store = remote_store
-        self._user_locks: dict[str, threading.RLock] = {}
-        self._locks_guard = threading.Lock()
+        # per-user write locks and job leases, in process or shared with other hosts; a write under a
+        # lock another host took over is refused (core/coordination.py)
+        self.coordination = coordination or LocalCoordination(store)
+        store.fence = self.coordination.check_fence
         self._revs: dict[str, int] = {}
         self.recaller = Recaller(store, embedder, self.revision)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
@@ -79,14 +84,14 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
     def close(self) -> None:
         self._background.shutdown(wait=True)
         self.store.close()
+        self.coordination.close()
         if self.owns_embedder and hasattr(self.embedder, "close"):
             self.embedder.close()
 
     # ---- bookkeeping -------------------------------------------------------------------------
 
-    def _lock(self, scope: Scope) -> threading.RLock:
-        with self._locks_guard:
-            return self._user_locks.setdefault(scope.user_id, threading.RLock())
+    def _lock(self, scope: Scope) -> AbstractContextManager[Any]:
+        return self.coordination.user_lock(scope.user_id)
 
     def revision(self, col: str) -> int:
         """Collection revision: in process for an embedded store (one owner), from the registry otherwise."""
@@ -123,13 +128,8 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             if r["event"] in by_event:
                 continue
             by_event[r["event"]] = Event(
-                id=r["event"],
-                user_id=scope.user_id,
-                action=r["action"],
-                actor=r["actor"],
-                client=r["client"] or None,
-                memory_ids=json.loads(r["memory_ids"]),
-                at=datetime.fromtimestamp(r["at"], tz=self.clock.now().tzinfo),
+                id=r["event"], user_id=scope.user_id, action=r["action"], actor=r["actor"], client=r["client"] or None,
+                memory_ids=json.loads(r["memory_ids"]), at=datetime.fromtimestamp(r["at"], tz=self.clock.now().tzinfo),
                 detail=json.loads(r["detail"]),
             )
         return sorted(by_event.values(), key=lambda e: (e.at, e.id), reverse=True)[:limit]

@@ -21,14 +21,15 @@ from typing import Any, Sequence
 from core import (
     Actor,
     AsyncMemory,
+    CaptureQueue,
     LiteLLMClient,
-    Message,
     RecallResult,
     Redactor,
     Settings,
     VisionRelay,
     build_boot,
     build_service,
+    entry_messages,
     scope_for,
     user_hash,
 )
@@ -67,14 +68,16 @@ class LocalBackend:
         their commands carried out in order, as the memory host does for REST."""
         scope = scope_for(actor)
 
-        await asyncio.to_thread(self.service.capture, scope, _messages(entries), commands=any(e.get("command") for e in entries))
+        await asyncio.to_thread(self.service.capture, scope, entry_messages(entries), commands=any(e.get("command") for e in entries))
 
 
 class RemoteBackend:
-    """Another Amber host owns the store (several proxy workers share it)."""
+    """Other Amber hosts own the store (several proxy workers share it). With a shared capture queue
+    (`redis_url`), captured turns go there and whichever host is free stores them."""
 
-    def __init__(self, remote: Any):
+    def __init__(self, remote: Any, queue: CaptureQueue | None = None):
         self.remote = remote
+        self.queue = queue
         self.packs = BootPacks()
 
     async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
@@ -88,18 +91,11 @@ class RemoteBackend:
         return await self.packs.get(actor.user_id, build)
 
     async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
-        msgs = _messages(entries)
+        if self.queue is not None:
+            await self.queue.put(actor.user_id, [{**e, "user": actor.user_id, "client": actor.client} for e in entries])
+            return
+        msgs = entry_messages(entries)
         await self.remote.ingest(msgs, commands=any(e.get("command") for e in entries), user=actor.user_id)
-
-
-def _messages(entries: Sequence[dict[str, Any]]) -> list[Message]:
-    """The turns of journal entries, each id once (a client's retry journals the same turn twice)."""
-    seen: dict[str, Message] = {}
-    for e in entries:
-        for m in e.get("messages") or []:
-            msg = Message.model_validate(m)
-            seen.setdefault(msg.id, msg)
-    return list(seen.values())
 
 
 def _proxy_server() -> Any:
@@ -174,7 +170,8 @@ class Host:
             if settings.server_url:
                 if self.gate is not None:
                     self.gate.elsewhere(settings.server_url)
-                self.backend = RemoteBackend(self._remote(settings))
+                queue = CaptureQueue(settings.redis_url) if settings.redis_url else None
+                self.backend = RemoteBackend(self._remote(settings), queue)
                 self._start_drainer()
                 log.info("amber: remote mode, memory host %s", settings.server_url)
                 return

@@ -7,6 +7,7 @@ All paths are relative to wherever the app is mounted.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,7 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from core import AsyncMemory, Forbidden, MemoryService, Settings
+from core import AsyncMemory, CaptureConsumer, Forbidden, MemoryService, Settings
 
 from . import admin, rest_admin, rest_memory, rest_more
 from .body_check import JsonBodyCheck
@@ -109,10 +110,20 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        async with session_manager.run():
-            # not "ready": the host binds its port after this (`amber serve` says ready once it has)
-            log.debug("memory server app started (REST /v1, MCP /mcp)")
-            yield
+        # several hosts: this one also stores turns any proxy put on the shared capture queue
+        queue = None
+        if settings.redis_url:
+            queue = CaptureConsumer(service, settings.redis_url, claim_idle_s=settings.capture_claim_idle_s,
+                                    batch_max=settings.capture_batch_max, max_attempts=settings.capture_max_attempts).start()
+        app.state.amber_capture_queue = queue
+        try:
+            async with session_manager.run():
+                # not "ready": the host binds its port after this (`amber serve` says ready once it has)
+                log.debug("memory server app started (REST /v1, MCP /mcp)")
+                yield
+        finally:
+            if queue is not None:
+                await asyncio.to_thread(queue.stop)
 
     app = FastAPI(
         title="Amber memory server",

@@ -11,7 +11,7 @@ import json
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 from urllib.parse import urlparse
 
 import chromadb
@@ -36,6 +36,8 @@ class ChromaStore:
         self._lock: DirectoryLock | None = None
         self._cols: dict[str, Any] = {}
         self._mutex = threading.RLock()
+        # called before every write: with several hosts it refuses a write whose user lock was lost
+        self.fence: Callable[[], None] = lambda: None
         try:
             if chroma_url:
                 u = urlparse(chroma_url)
@@ -121,6 +123,7 @@ class ChromaStore:
     # ---- memories ----------------------------------------------------------------------------
 
     def put_memories(self, col: str, memories: Sequence[Memory], embeddings: Sequence[Sequence[float]] | None) -> None:
+        self.fence()
         c = self._collection(col, vectors=True)
         for i in range(0, len(memories), _MAX_BATCH):
             batch = memories[i : i + _MAX_BATCH]
@@ -162,6 +165,7 @@ class ChromaStore:
         return {i: list(map(float, e)) for i, e in zip(r["ids"], r["embeddings"])}
 
     def delete_records(self, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
+        self.fence()
         if ids:
             self._collection(col, vectors=vectors).delete(ids=list(ids))
 
@@ -171,6 +175,7 @@ class ChromaStore:
     # ---- messages ----------------------------------------------------------------------------
 
     def put_messages(self, col: str, messages: Sequence[Message], texts: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
+        self.fence()
         c = self._collection(col, vectors=True)
         for i in range(0, len(messages), _MAX_BATCH):
             batch = messages[i : i + _MAX_BATCH]
@@ -208,6 +213,7 @@ class ChromaStore:
 
     def put_rows(self, col: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Metadata-only rows (audit events): (id, flat metadata)."""
+        self.fence()
         if rows:
             c = self._collection(col, vectors=False)
             c.upsert(ids=[r[0] for r in rows], metadatas=[r[1] for r in rows], embeddings=[_UNIT] * len(rows))

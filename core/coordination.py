@@ -1,0 +1,244 @@
+"""What hosts sharing one store agree on: per-user write locks, job leases and scheduled-run claims.
+
+One host (the default) needs nothing outside itself: `LocalCoordination` keeps a reentrant lock
+per user in process, and job leases as rows in the store's registry (`jobstate`).
+
+Several hosts on one Chroma server (`redis_url` set) use `RedisCoordination`:
+
+- **Per-user write lock**: `SET lock NX PX` holding a fencing token (`INCR` of the user's
+  counter). It is reentrant within a thread, taken once per process (threads of one host queue on
+  a local lock first), renewed by a watchdog while held, released only by its holder (compare and
+  delete). Before every store write the holder checks its token is still the lock's value
+  (`check_fence`, one round trip): a host that stalled past the lock's lifetime and lost it gets
+  `Busy` instead of writing beside the new holder. Chroma cannot compare tokens itself, so a write
+  that left between the check and the store is the remaining window (milliseconds against a
+  30 s lifetime).
+- **Job leases**: `SET NX PX`, renewed and released by compare-and-set scripts.
+- **Scheduled runs**: every host's scheduler fires at the same cron time; the first host to claim
+  `(job, fire time)` runs it, the others do nothing.
+
+Redis unreachable: writes fail with `StoreUnavailable` (a transient error: chat goes on, captured
+turns wait in their queue), recall never touches Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from . import jobstate
+from .errors import Busy, StoreUnavailable
+
+log = logging.getLogger("amber.coordination")
+
+
+class Coordination(Protocol):
+    shared: bool  # True when other hosts take part
+
+    def user_lock(self, user_id: str) -> AbstractContextManager[Any]: ...
+    def check_fence(self) -> None: ...
+    def acquire_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> bool: ...
+    def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None: ...
+    def release_lease(self, job: str, owner: str) -> None: ...
+    def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool: ...
+    def close(self) -> None: ...
+
+
+class LocalCoordination:
+    """One host: locks in process; leases in the store's registry (best effort across hosts that
+    share a Chroma server without Redis: write, wait `settle_s`, re-read)."""
+
+    shared = False
+
+    def __init__(self, store: Any, *, settle_s: float = 0.0):
+        self.store = store
+        self.settle_s = settle_s
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    def user_lock(self, user_id: str) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(user_id, threading.RLock())
+
+    def check_fence(self) -> None:
+        pass
+
+    def acquire_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        return jobstate.acquire_lease(self.store, job, owner, now, ttl, self.settle_s)
+
+    def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
+        jobstate.renew_lease(self.store, job, owner, now, ttl)
+
+    def release_lease(self, job: str, owner: str) -> None:
+        jobstate.release_lease(self.store, job, owner)
+
+    def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool:
+        return True  # one scheduler: each fire time happens once
+
+    def close(self) -> None:
+        pass
+
+
+# compare-and-set scripts: act on KEYS[1] only while it still holds ARGV[1]
+_EXTEND = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+_DELETE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+
+
+class _RedisUserLock:
+    """One user's lock in one process: a local reentrant lock, and the Redis lock while held."""
+
+    def __init__(self, coord: "RedisCoordination", user_id: str):
+        self.coord = coord
+        self.key = coord.key("lock", jobstate.owner_key(user_id))
+        self.fence_key = coord.key("fence", jobstate.owner_key(user_id))
+        self._local = threading.RLock()
+        self._depth = 0  # changed only by the thread holding _local
+        self.token: str | None = None
+
+    def __enter__(self) -> "_RedisUserLock":
+        if not self._local.acquire(timeout=self.coord.lock_wait_s):
+            raise Busy("this user's memory is busy with another write on this host; try again")
+        if self._depth == 0:
+            try:
+                self.token = self.coord._take(self.key, self.fence_key)
+            except BaseException:
+                self._local.release()
+                raise
+            self.coord._held_add(self)
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0:
+                token, self.token = self.token, None
+                self.coord._held_remove(self)
+                self.coord._give_back(self.key, token)
+        finally:
+            self._local.release()
+
+
+class RedisCoordination:
+    """Several hosts: locks, leases and slot claims in Redis (see the module docstring)."""
+
+    shared = True
+
+    def __init__(self, url: str, *, prefix: str = "amber:", lock_ttl_s: float = 30.0, lock_wait_s: float = 20.0, client: Any = None):
+        import redis
+
+        self.prefix = prefix
+        self.lock_ttl_ms = int(lock_ttl_s * 1000)
+        self.lock_wait_s = lock_wait_s
+        self.r = client or redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=3, health_check_interval=30)
+        self._redis_error = redis.RedisError
+        self._extend = self.r.register_script(_EXTEND)
+        self._delete = self.r.register_script(_DELETE)
+        self._locks: dict[str, _RedisUserLock] = {}
+        self._guard = threading.Lock()
+        self._held: set[_RedisUserLock] = set()  # every lock this process holds, renewed by the watchdog
+        self._mine = threading.local()  # the locks the current thread holds, for check_fence
+        self._stop = threading.Event()
+        self._watchdog = threading.Thread(target=self._renew_loop, name="amber-lock-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    def _call(self, what: str, fn: Any, *args: Any, **kw: Any) -> Any:
+        try:
+            return fn(*args, **kw)
+        except self._redis_error as e:
+            raise StoreUnavailable(f"coordination store (Redis) unreachable while {what}: {type(e).__name__}: {e}") from e
+
+    # ---- per-user write locks --------------------------------------------------------------
+
+    def user_lock(self, user_id: str) -> _RedisUserLock:
+        with self._guard:
+            lock = self._locks.get(user_id)
+            if lock is None:
+                lock = self._locks[user_id] = _RedisUserLock(self, user_id)
+            return lock
+
+    def _take(self, key: str, fence_key: str) -> str:
+        token = str(self._call("taking a write lock", self.r.incr, fence_key))
+        deadline, pause = time.monotonic() + self.lock_wait_s, 0.002
+        while not self._call("taking a write lock", self.r.set, key, token, nx=True, px=self.lock_ttl_ms):
+            if time.monotonic() > deadline:
+                raise Busy(f"this user's memory is held by another host for more than {self.lock_wait_s:.0f} s; try again")
+            time.sleep(pause)
+            pause = min(0.1, pause * 2)
+        return token
+
+    def _give_back(self, key: str, token: str | None) -> None:
+        try:
+            self._delete(keys=[key], args=[token])
+        except self._redis_error as e:  # it expires by itself
+            log.warning("write lock %s not released (%s); it expires in %d ms", key, e, self.lock_ttl_ms)
+
+    def _held_add(self, lock: _RedisUserLock) -> None:
+        with self._guard:
+            self._held.add(lock)
+        self._mine.__dict__.setdefault("locks", []).append(lock)
+
+    def _held_remove(self, lock: _RedisUserLock) -> None:
+        with self._guard:
+            self._held.discard(lock)
+        mine = self._mine.__dict__.get("locks", [])
+        if lock in mine:
+            mine.remove(lock)
+
+    def check_fence(self) -> None:
+        """Before a store write: every lock this thread holds must still carry its token."""
+        mine = [lock for lock in self._mine.__dict__.get("locks", []) if lock.token is not None]
+        if not mine:
+            return
+        values = self._call("checking a write lock", self.r.mget, [lock.key for lock in mine])
+        for lock, value in zip(mine, values):
+            if value is None or value.decode() != lock.token:
+                raise Busy("this host lost the user's write lock (it stalled past the lock's lifetime); nothing was written")
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self.lock_ttl_ms / 3000):
+            with self._guard:
+                held = [(lock.key, lock.token) for lock in self._held if lock.token]
+            for key, token in held:
+                try:
+                    if not self._extend(keys=[key], args=[token, self.lock_ttl_ms]):
+                        log.warning("write lock %s was lost while held; the holder's next write is refused", key)
+                except self._redis_error as e:
+                    log.warning("write lock %s not renewed: %s", key, e)
+
+    # ---- job leases and scheduled runs -----------------------------------------------------
+
+    def acquire_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> bool:
+        ms = int(ttl.total_seconds() * 1000)
+        return bool(self._call("taking a job lease", self.r.set, self.key("lease", job), owner, nx=True, px=ms))
+
+    def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
+        ms = int(ttl.total_seconds() * 1000)
+        if not self._call("renewing a job lease", self._extend, keys=[self.key("lease", job)], args=[owner, ms]):
+            log.warning("job %s: lease lost by %s while running", job, owner)
+
+    def release_lease(self, job: str, owner: str) -> None:
+        self._call("releasing a job lease", self._delete, keys=[self.key("lease", job)], args=[owner])
+
+    def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool:
+        secs = max(1, int(ttl.total_seconds()))
+        return bool(self._call("claiming a scheduled run", self.r.set, self.key("slot", job, slot), owner, nx=True, ex=secs))
+
+    def close(self) -> None:
+        self._stop.set()
+        self.r.close()
+
+
+def coordination_for(settings: Any, store: Any) -> LocalCoordination | RedisCoordination:
+    """Redis when `redis_url` is set; otherwise in process (registry leases that wait to settle when
+    a shared Chroma server may have other hosts)."""
+    if getattr(settings, "redis_url", None):
+        return RedisCoordination(settings.redis_url)
+    return LocalCoordination(store, settle_s=0.5 if getattr(settings, "chroma_url", None) else 0.0)
