@@ -121,6 +121,7 @@ class Host:
         self.spool = Spool(Path("./data/spool"))
         self.redact = Redactor()
         self._drainer: asyncio.Task | None = None
+        self._watch: asyncio.Task | None = None  # several memory hosts: their health probe
         self.scheduler: Any = None
         self.jobs: list[str] = []
         self.vision: VisionRelay | None = None  # set when `vision_model` is configured
@@ -173,7 +174,9 @@ class Host:
                 queue = CaptureQueue(settings.redis_url) if settings.redis_url else None
                 self.backend = RemoteBackend(self._remote(settings), queue)
                 self._start_drainer()
-                log.info("amber: remote mode, memory host %s", settings.server_url)
+                if len(self.backend.remote.hosts) > 1:
+                    self._watch = asyncio.get_running_loop().create_task(self._watch_hosts(), name="amber-hosts")
+                log.info("amber: remote mode, memory host(s) %s%s", settings.server_url, ", shared capture queue" if queue else "")
                 return
             self.service = await asyncio.to_thread(build_service, settings)
             self.backend = LocalBackend(self.service, settings.timezone)
@@ -208,6 +211,19 @@ class Host:
         started = time.perf_counter()
         await backend.capture(Actor(user, client=client, via="litellm"), entries)
         log.info("amber capture user=%s exchanges=%d stored in %.0fms", user_hash(user), len(entries), (time.perf_counter() - started) * 1000)
+
+    async def _watch_hosts(self, every_s: float = 10.0) -> None:
+        """Several memory hosts: probe each one's /health now and then, so a host that went down is
+        skipped before a user's request finds out, and one that came back is used again."""
+        remote = self.backend.remote
+        while True:
+            try:
+                await remote.check_hosts()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the probe must outlive anything
+                log.warning("amber: memory hosts not checked: %s: %s", type(e).__name__, e)
+            await asyncio.sleep(every_s)
 
     def _remote(self, settings: Settings) -> Any:
         from core import RemoteMemory

@@ -55,19 +55,23 @@ def doctor(args: argparse.Namespace) -> int:
     if args.url:
         candidates = _candidates(args.url, r)
     elif settings is not None and settings.server_url:
-        r.note(f"remote mode: this configuration uses the memory host at {settings.server_url}")
-        candidates = [settings.server_url.rstrip("/")]
+        hosts = [u.strip().rstrip("/") for u in settings.server_url.split(",") if u.strip()]
+        r.note(f"remote mode: this configuration uses the memory host{'s' if len(hosts) > 1 else ''} at {', '.join(hosts)}")
+        candidates = hosts
     else:
         serve = f"http://{settings.host if settings else '127.0.0.1'}:{settings.port if settings else 4100}"
         candidates = [f"{PROXY_URL}/memory", serve]
 
+    # several hosts listed: each must answer (any of them may serve any user); otherwise the first that does
+    groups = [[c] for c in candidates] if args.url is None and settings is not None and settings.server_url else [candidates]
     with httpx.Client(timeout=httpx.Timeout(3.0, read=8.0)) as http:
         probe = Probe(http, key)
-        found = find_host(probe, candidates)
-        if found.host is None:
-            _no_host(r, found, candidates, args, settings)
-        else:
-            _check_host(r, probe, found, args, settings)
+        for group in groups:
+            found = find_host(probe, group)
+            if found.host is None:
+                _no_host(r, found, group, args, settings)
+            else:
+                _check_host(r, probe, found, args, settings)
     print("all good" if not r.failures else f"{r.failures} problem(s) found")
     return 0 if not r.failures else 1
 

@@ -58,6 +58,15 @@ def test_healthy_memory_host_with_an_admin_key(host, tmp_path):
     assert r.elapsed < 15, r.elapsed  # a few seconds on an idle machine; generous for a shared one
 
 
+def test_several_hosts_listed_each_is_checked(host, tmp_path):
+    url, _ = host
+    gone = f"http://127.0.0.1:{free_port()}/memory"
+    r = doctor(tmp_path, "--no-llm", AMBER_SERVER_URL=f"{url},{gone}", AMBER_SERVER_KEY=KEYS["admin"])
+    assert f"uses the memory hosts at {url}, {gone}" in r.stdout, r.stdout
+    assert f"memory server at {url} is healthy" in r.stdout
+    assert r.returncode == 1 and any(gone in x for x in lines(r, "FAIL")), r.stdout
+
+
 def test_the_mcp_url_is_taken_as_its_base(host, tmp_path):
     url, _ = host
     r = doctor(tmp_path, "--url", url + "/mcp", "--no-llm", "--key", KEYS["alice"])
