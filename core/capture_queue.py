@@ -98,6 +98,14 @@ class CaptureConsumer:
         self._thread.start()
         return self
 
+    def status(self) -> dict[str, Any]:
+        """For /health: what this host stored and set aside, and what waits in the stream."""
+        try:
+            waiting = int(self.r.xlen(STREAM))
+        except self._redis_error:
+            waiting = None
+        return {"stored": self.stored, "quarantined": self.quarantined, "waiting": waiting}
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=15)

@@ -45,6 +45,7 @@ class Coordination(Protocol):
     def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None: ...
     def release_lease(self, job: str, owner: str) -> None: ...
     def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool: ...
+    def status(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
 
@@ -78,6 +79,9 @@ class LocalCoordination:
 
     def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool:
         return True  # one scheduler: each fire time happens once
+
+    def status(self) -> dict[str, Any]:
+        return {"shared": False, "ok": True}
 
     def close(self) -> None:
         pass
@@ -230,6 +234,15 @@ class RedisCoordination:
     def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool:
         secs = max(1, int(ttl.total_seconds()))
         return bool(self._call("claiming a scheduled run", self.r.set, self.key("slot", job, slot), owner, nx=True, ex=secs))
+
+    def status(self) -> dict[str, Any]:
+        """For /health: can this host reach Redis, and how many user locks it holds now."""
+        try:
+            self.r.ping()
+        except self._redis_error as e:
+            return {"shared": True, "ok": False, "error": f"Redis unreachable: {type(e).__name__}: {e}"}
+        with self._guard:
+            return {"shared": True, "ok": True, "locks_held": len(self._held)}
 
     def close(self) -> None:
         self._stop.set()

@@ -162,6 +162,13 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
             "auth": "local" if ring.local_mode else "keys",
             "version": VERSION,
         }
+        if settings.redis_url:  # several hosts: can this one reach Redis (writes need it; recall does not)
+            queue = getattr(app.state, "amber_capture_queue", None)
+            coordination: dict[str, Any] = {"shared": True, "ok": False, "error": "Redis did not answer in time"}
+            with anyio.move_on_after(2.0):
+                coordination = await anyio.to_thread.run_sync(service.coordination.status, abandon_on_cancel=True)
+                coordination["capture_queue"] = await anyio.to_thread.run_sync(queue.status, abandon_on_cancel=True) if queue else None
+            body["coordination"] = coordination
         return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(session_manager), methods=["GET", "POST", "DELETE"]))

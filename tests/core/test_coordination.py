@@ -237,3 +237,25 @@ def test_lock_threads_of_one_host_queue_locally(servers, alice):
         assert all(order[i].startswith("in") and order[i + 1].startswith("out") for i in range(0, 6, 2))
     finally:
         coord.close()
+
+
+def test_health_says_whether_this_host_reaches_redis(servers):
+    import httpx
+
+    from mcp_server.app import create_app
+    from tests.kit.servers import serve_app
+
+    chroma, rurl = servers
+    for url, reachable in ((rurl, True), (f"redis://127.0.0.1:{free_port()}/0", False)):
+        settings = Settings(chroma_url=chroma, redis_url=url)
+        service = build_service(settings, embedder=HashEmbedder())
+        try:
+            with serve_app(create_app(service, settings)) as base:
+                body = httpx.get(f"{base}/health", timeout=10).json()
+        finally:
+            service.close()
+        assert body["coordination"]["ok"] is reachable, body
+        if reachable:
+            assert body["coordination"]["capture_queue"]["quarantined"] == 0
+        else:
+            assert "Redis unreachable" in body["coordination"]["error"]
