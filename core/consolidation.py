@@ -255,12 +255,10 @@ def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opt
             near = []
         pairs.extend((m, by_id[n.id], sim) for n, sim in near if n.id in by_id and n.id != m.id)
     for dup, survivor in plan_merges(pairs, opts.merge_cosine):
-        merged = survivor.model_copy(update={
-            "seen_count": survivor.seen_count + dup.seen_count,
-            "source_ids": sorted(set(survivor.source_ids) | set(dup.source_ids)),
-            "last_seen_at": max(t for t in (survivor.last_seen_at, dup.last_seen_at, survivor.created_at) if t),
-        })
-        jobstate.set_status(service, scope, [merged], Status.active, "merge", now)
+        jobstate.set_status(service, scope, [survivor], Status.active, "merge", now,  # a patch: the survivor's text stays as stored
+                            seen_count=survivor.seen_count + dup.seen_count,
+                            source_ids=sorted(set(survivor.source_ids) | set(dup.source_ids)),
+                            last_seen_at=max(t for t in (survivor.last_seen_at, dup.last_seen_at, survivor.created_at) if t))
         jobstate.set_status(service, scope, [dup], Status.superseded, "merge", now, superseded_by=survivor.id, valid_to=now)
         stats.counts["merged"] += 1
     gone = {d.id for d, _ in plan_merges(pairs, opts.merge_cosine)}

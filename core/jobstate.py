@@ -2,15 +2,14 @@
 low-level writes the jobs need that the service does not offer (status changes without a new
 version, hard deletes, dropping old messages and audit rows).
 
-Everything here goes through `service.store` and keeps the service's recall indexes honest: after
-a low-level write the affected in-process indexes are dropped (rebuilt on next use) and the
-collection revision in the registry moves, so other hosts sharing the store rebuild theirs too.
+The record changes take the service's write path: the user's write lock (shared with other hosts
+when they coordinate on Redis), the service's audit events and collection revisions; status
+changes are patches on the record as stored, never a write-back of what the job read earlier.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import time
 import uuid
@@ -61,8 +60,8 @@ def acquire_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelt
     Within a process a mutex makes this exact. Chroma has no compare-and-set, so across processes
     (hosts sharing a Chroma server) it is write, wait `settle_s`, re-read: of two workers that both
     saw the lease free, the last writer wins and the other sees it. Best effort: a rival whose read
-    and write are further apart than `settle_s` could still slip through; LiteLLM's Redis pod lock
-    would be the strict alternative."""
+    and write are further apart than `settle_s` could still slip through. Several hosts that must
+    never overlap set `redis_url` (compare-and-set leases, core/coordination.py)."""
     key = f"lease:{job}"
     with _lease_mutex:
         held = store.reg_get(key)
@@ -109,43 +108,36 @@ def delete_runs(store: Any, ids: Sequence[str]) -> None:
     store.reg_delete([f"run:{i}" for i in ids])
 
 
-# ---- low-level record changes ----------------------------------------------------------------
+# ---- record changes: the service's write path (its lock, audit and revisions) ------------------
 
 
 def _refresh(service: Any, col: str) -> None:
+    """After a write the recall indexes rebuild; the revision moves the way every write moves it."""
     service.recaller.drop_indexes(col)
-    key = f"rev:{col}"
-    rev = max(int(service.store.reg_get(key) or 0), service.revision(col)) + 1
-    service.store.reg_put(key, rev, kind="rev")
+    service._bump(col)
 
 
 def audit(service: Any, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
-    """An audit event in the shape `MemoryService.events` reads (one row per memory touched)."""
-    ev = uuid.uuid4().hex
-    at = service.clock.now().timestamp()
-    rows = [
-        (
-            f"{ev}:{n}",
-            {
-                "event": ev, "action": action, "actor": scope.actor, "client": scope.client or "", "memory_id": mid,
-                "memory_ids": json.dumps(list(ids)[:200]), "at": at,
-                "detail": json.dumps(detail, default=str, ensure_ascii=False),
-            },
-        )
-        for n, mid in enumerate(list(ids)[:200] or [""])
-    ]
-    service.store.put_rows(event_collection(scope), rows)
+    service._audit(scope, action, list(ids), **detail)
 
 
 def set_status(service: Any, scope: Scope, memories: Sequence[Memory], status: Status, action: str, now: datetime, **updates: Any) -> list[Memory]:
-    """Move records to another status in place (expire, archive-as-merged, retire a conflict)."""
+    """Move records to another status in place (expire, archive, merge, retire a conflict).
+
+    Under the user's lock, as a patch on each record as stored now: fields not named here keep what
+    they hold (a user's edit made since the job read the record stays), and a record whose status
+    changed since then is left alone (the job's reading of it is stale). Returns what changed."""
     if not memories:
         return []
-    changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in memories]
+    seen = {m.id: m.status for m in memories}
     col = memory_collection(scope)
-    service.store.put_memories(col, changed, None)
-    _refresh(service, col)
-    audit(service, scope, action, [m.id for m in changed])
+    with service._lock(scope):
+        stored = service.store.get_memories(col, list(seen))
+        changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in stored if m.status == seen.get(m.id)]
+        if changed:
+            service.store.put_memories(col, changed, None)
+            _refresh(service, col)
+            audit(service, scope, action, [m.id for m in changed])
     return changed
 
 
@@ -158,15 +150,17 @@ def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None
     """Remove records with their vectors. Raises if the store refuses: the caller keeps them for next time."""
     if ids:
         col = memory_collection(scope)
-        service.store.delete_records(col, list(ids))
-        _refresh(service, col)
+        with service._lock(scope):
+            service.store.delete_records(col, list(ids))
+            _refresh(service, col)
 
 
 def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
     if ids:
         col = message_collection(scope)
-        service.store.delete_records(col, list(ids))
-        _refresh(service, col)
+        with service._lock(scope):
+            service.store.delete_records(col, list(ids))
+            _refresh(service, col)
 
 
 def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
@@ -176,4 +170,5 @@ def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
 
 def delete_event_rows(service: Any, scope: Scope, ids: Sequence[str]) -> None:
     if ids:
-        service.store.delete_records(event_collection(scope), list(ids), vectors=False)
+        with service._lock(scope):
+            service.store.delete_records(event_collection(scope), list(ids), vectors=False)
