@@ -5,8 +5,8 @@ started); `run_job` / `arun_job` run one by hand (`amber jobs run extract --user
 takes the job's lease first, so two workers never run the same job at once, and leaves a run
 record in the registry (`list_runs`). Store work runs in threads: the host's loop never blocks.
 
-Tunables are read from Settings when present (`jobs_window_size`, `jobs_importance_floor`, ...),
-otherwise the defaults below apply.
+Every tunable is a setting (`jobs_window_size`, `jobs_importance_floor`, ..., the crons and the
+time zone: core/config.py), read from the Settings the caller passes.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from . import jobstate
+from .config import Settings
 from .consolidation import ConsolidateOptions, ConsolidateStats, consolidate_user
 from .errors import InvalidInput
 from .extraction.decide import Policy
@@ -61,11 +62,7 @@ class RunRecord(BaseModel):
     reason: str | None = None
 
 
-def _opt(settings: Any, name: str, default: Any) -> Any:
-    return getattr(settings, f"jobs_{name}", default) if settings is not None else default
-
-
-def default_llm(settings: Any) -> LLM:
+def default_llm(settings: Settings) -> LLM:
     from .llm import LiteLLMClient
 
     return LiteLLMClient(settings.llm_model, timeout=settings.llm_timeout_s)
@@ -78,7 +75,7 @@ def worker_id() -> str:
 async def arun_job(
     name: str,
     service: Any,
-    settings: Any,
+    settings: Settings,
     *,
     llm: LLM | None = None,
     user: str | None = None,
@@ -94,7 +91,7 @@ async def arun_job(
     me = worker_id()
     started = clock()
     rec = RunRecord(id=jobstate.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat())
-    ttl = timedelta(minutes=_opt(settings, "lease_minutes", 15))
+    ttl = timedelta(minutes=settings.jobs_lease_minutes)
     leases = service.coordination  # in process, registry rows, or Redis with several hosts (core/coordination.py)
     if not await asyncio.to_thread(leases.acquire_lease, name, me, started, ttl):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
@@ -145,13 +142,13 @@ def _add_llm(rec: RunRecord, llm_stats: dict[str, float]) -> None:
 
 async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord, backfill: bool) -> None:
     opts = ExtractOptions(
-        window_size=_opt(settings, "window_size", 40),
-        max_retries=_opt(settings, "max_retries", 3),
-        stuck_after=timedelta(minutes=_opt(settings, "stuck_minutes", 30)),
+        window_size=settings.jobs_window_size,
+        max_retries=settings.jobs_max_retries,
+        stuck_after=timedelta(minutes=settings.jobs_stuck_minutes),
         policy=Policy(
-            seen_cosine=_opt(settings, "seen_cosine", 0.9),
-            candidate_below=_opt(settings, "candidate_below", 0.76),
-            importance_floor=_opt(settings, "importance_floor", 0.3),
+            seen_cosine=settings.jobs_seen_cosine,
+            candidate_below=settings.jobs_candidate_below,
+            importance_floor=settings.jobs_importance_floor,
         ),
         backfill=backfill,
     )
@@ -169,9 +166,9 @@ async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: R
 
 
 async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord) -> None:
-    opts = ConsolidateOptions(max_llm_calls=_opt(settings, "consolidate_max_llm_calls", 2))
+    opts = ConsolidateOptions(max_llm_calls=settings.jobs_consolidate_max_llm_calls)
     stats = ConsolidateStats()
-    tz = getattr(settings, "timezone", "UTC") if settings is not None else "UTC"
+    tz = settings.timezone
     for u in users:
         emit({"stage": "user", "job": "consolidate", "user": user_hash(u)})
         try:
@@ -187,10 +184,10 @@ async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, re
 
 async def _retention(service, settings, users, clock, emit, heartbeat, rec: RunRecord) -> None:
     policy = RetentionPolicy(
-        messages_days=_opt(settings, "messages_days", 14),
-        events_days=_opt(settings, "events_days", 30),
-        unused_days=_opt(settings, "unused_days", 180),
-        purge_after_days=_opt(settings, "purge_after_days", 30),
+        messages_days=settings.jobs_messages_days,
+        events_days=settings.jobs_events_days,
+        unused_days=settings.jobs_unused_days,
+        purge_after_days=settings.jobs_purge_after_days,
     )
     stats = RetentionStats()
     for u in users:
@@ -225,7 +222,7 @@ def _prune_runs(service: Any, now: datetime, policy: RetentionPolicy, current: s
 def run_job(
     name: str,
     service: Any,
-    settings: Any,
+    settings: Settings,
     *,
     llm: LLM | None = None,
     user: str | None = None,
@@ -261,16 +258,16 @@ def list_runs(service: Any, limit: int = 20, job: str | None = None) -> list[dic
     return jobstate.list_runs(service.store, limit, job)
 
 
-def register_jobs(scheduler: Any, service: Any, settings: Any, llm: LLM | None = None) -> list[str]:
+def register_jobs(scheduler: Any, service: Any, settings: Settings, llm: LLM | None = None) -> list[str]:
     """Schedule the three jobs on an APScheduler (AsyncIOScheduler-like) object. Returns their ids."""
     from apscheduler.triggers.cron import CronTrigger
 
     crons = {
-        "extract": getattr(settings, "extract_cron", "0 */4 * * *"),
-        "consolidate": getattr(settings, "consolidate_cron", "30 3 * * *"),
-        "retention": getattr(settings, "retention_cron", "15 4 * * *"),
+        "extract": settings.extract_cron,
+        "consolidate": settings.consolidate_cron,
+        "retention": settings.retention_cron,
     }
-    tz = getattr(settings, "timezone", "UTC")
+    tz = settings.timezone
     ids = []
     for name, cron in crons.items():
         job_id = f"amber-{name}"
@@ -304,7 +301,7 @@ def due_time(trigger: Any, now: datetime) -> datetime:
     return due
 
 
-async def _scheduled(name: str, service: Any, settings: Any, llm: LLM | None, trigger: Any = None) -> None:
+async def _scheduled(name: str, service: Any, settings: Settings, llm: LLM | None, trigger: Any = None) -> None:
     """A scheduled run must never take the host down: errors end up in the run record and the log.
     With several hosts, each fires at the same time and only the first to claim the fire time runs."""
     try:

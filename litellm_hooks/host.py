@@ -30,6 +30,7 @@ from core import (
     build_boot,
     build_service,
     entry_messages,
+    register_jobs,
     scope_for,
     user_hash,
 )
@@ -267,12 +268,6 @@ class Host:
     async def _schedule(self, settings: Settings) -> None:
         if not settings.jobs_enabled:
             return
-        import core
-
-        register_jobs, llm_client = getattr(core, "register_jobs", None), getattr(core, "LiteLLMClient", None)
-        if register_jobs is None or llm_client is None:
-            log.info("amber: this core has no jobs to schedule")
-            return
         ps = _proxy_server()
         scheduler = await self._proxy_scheduler(ps)
         if scheduler is None:
@@ -281,7 +276,7 @@ class Host:
             scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop())
             scheduler.start()
         self.scheduler = scheduler
-        llm = llm_client(settings.llm_model, router_getter=router, timeout=settings.llm_timeout_s)
+        llm = LiteLLMClient(settings.llm_model, router_getter=router, timeout=settings.llm_timeout_s)
         self.jobs = list(register_jobs(scheduler, self.service, settings, llm=llm) or [])
         log.info("amber: jobs scheduled: %s", ", ".join(self.jobs) or "none")
 

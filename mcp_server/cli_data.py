@@ -14,8 +14,7 @@ from typing import Any, Iterator
 
 from tqdm import tqdm
 
-import core
-from core import Actor, InvalidInput, RemoteMemory, Settings, build_service, parse_jsonl, scope_for
+from core import Actor, InvalidInput, RemoteMemory, Settings, build_service, parse_jsonl, run_job, scope_for
 
 
 def _user(args: argparse.Namespace, settings: Settings) -> str:
@@ -115,10 +114,6 @@ def reindex(args: argparse.Namespace) -> int:
 
 
 def jobs_run(args: argparse.Namespace) -> int:
-    run_job = getattr(core, "run_job", None)
-    if run_job is None:
-        print("amber: this build of Amber has no jobs module (core.run_job); nothing to run", file=sys.stderr)
-        return 1
     settings = Settings()
     service = build_service(settings)
 

@@ -9,8 +9,7 @@ import signal
 import sys
 from typing import Any
 
-import core
-from core import AsyncMemory, RemoteMemory, Settings, build_service
+from core import AsyncMemory, RemoteMemory, Settings, build_service, register_jobs
 
 from .identity import ADMIN, READ, WRITE, Identity, current_identity
 from .local import LocalMemory
@@ -20,11 +19,7 @@ log = logging.getLogger("amber.cli")
 
 
 def start_jobs(service: Any, settings: Settings) -> Any | None:
-    """Schedule the background jobs on this loop, if this build of Amber has them."""
-    register_jobs = getattr(core, "register_jobs", None)
-    if register_jobs is None:
-        log.info("jobs: this build of Amber has no jobs module; serving without background jobs")
-        return None
+    """Schedule the background jobs on this loop."""
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
     scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop(), timezone=settings.timezone)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import core
-from core import AmberError, Settings
+from core import AmberError, LiteLLMClient, Settings
 
 
 def proxy_router() -> Any:
@@ -30,10 +29,7 @@ def quiet_litellm() -> None:
 
 async def llm_status(settings: Settings) -> dict[str, Any]:
     """One tiny completion through Amber's LLM client: is the model the jobs use reachable?"""
-    client_cls = getattr(core, "LiteLLMClient", None)
-    if client_cls is None:
-        return {"model": settings.llm_model, "checked": False, "error": "no LLM client in this build"}
-    llm = client_cls(settings.llm_model, router_getter=proxy_router, timeout=min(15.0, settings.llm_timeout_s), max_tokens=5)
+    llm = LiteLLMClient(settings.llm_model, router_getter=proxy_router, timeout=min(15.0, settings.llm_timeout_s), max_tokens=5)
     try:
         await llm.complete([{"role": "user", "content": "Reply with the word: ok"}], purpose="health")
     except AmberError as e:
