@@ -12,7 +12,7 @@ from .client import RemoteMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
 from .compose import build_embedder, build_service
-from .config import ApiKeyConfig, Settings
+from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
     AmberError,
     Busy,
@@ -122,6 +122,8 @@ __all__ = [
     "build_embedder",
     "build_service",
     "clip",
+    "config_file",
+    "config_path",
     "count_marks",
     "defuse",
     "entry_messages",

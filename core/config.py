@@ -3,16 +3,23 @@
     init arguments  >  environment `AMBER_*`  >  `amber:` section of config.yaml  >  defaults
 
 config.yaml is the LiteLLM proxy's own config file; Amber reads only its `amber:` section.
-Its path is `AMBER_CONFIG` (default `./config.yaml`; missing is fine). Secrets such as API keys
+Its path is the one a face names (`with config_file(path)`: the proxy's own config, `amber
+--config`), else `AMBER_CONFIG`, else `./config.yaml`; missing is fine. Secrets such as API keys
 are written in the YAML as `os.environ/NAME` and resolved from the environment at load time.
+
+The section is read by a small source of Amber's own rather than pydantic-settings' YAML source,
+whose `yaml_config_section` refuses a file without that section (a proxy config without `amber:`
+is normal) and a missing file.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 import yaml
 from pydantic import BaseModel, Field, field_validator
@@ -174,12 +181,31 @@ def resolve_env_refs(value: Any) -> Any:
     return value
 
 
+_config_file: ContextVar[Path | None] = ContextVar("amber_config_file", default=None)
+
+
+@contextmanager
+def config_file(path: str | Path | None) -> Iterator[None]:
+    """Settings built inside read `path` (None: the default below), without touching the environment."""
+    token = _config_file.set(Path(path)) if path else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _config_file.reset(token)
+
+
+def config_path() -> Path:
+    """The config.yaml Settings read: the one named by `config_file`, else `AMBER_CONFIG`, else ./config.yaml."""
+    return _config_file.get() or Path(os.environ.get("AMBER_CONFIG", "config.yaml"))
+
+
 class YamlSection(PydanticBaseSettingsSource):
     """The `amber:` section of the proxy's config.yaml."""
 
     def __init__(self, settings_cls: type[BaseSettings]):
         super().__init__(settings_cls)
-        path = Path(os.environ.get("AMBER_CONFIG", "config.yaml"))
+        path = config_path()
         data: dict[str, Any] = {}
         if path.is_file():
             loaded = yaml.safe_load(path.read_text()) or {}

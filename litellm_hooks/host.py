@@ -29,6 +29,7 @@ from core import (
     VisionRelay,
     build_boot,
     build_service,
+    config_file,
     entry_messages,
     register_jobs,
     scope_for,
@@ -160,9 +161,9 @@ class Host:
         try:
             ps = _proxy_server()
             config_path = getattr(ps, "user_config_file_path", None) if ps else None
-            if config_path and "AMBER_CONFIG" not in os.environ:
-                os.environ["AMBER_CONFIG"] = str(config_path)  # Amber's section lives in the proxy's config
-            self.settings = settings = Settings()
+            # Amber's section lives in the proxy's own config (unless AMBER_CONFIG names another)
+            with config_file(config_path if config_path and "AMBER_CONFIG" not in os.environ else None):
+                self.settings = settings = Settings()
             self.spool = Spool(Path(settings.data_dir) / "spool", max_attempts=settings.capture_max_attempts, batch_max=settings.capture_batch_max)
             self.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
             if settings.vision_model:

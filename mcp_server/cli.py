@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from core import AmberError, InvalidInput, StoreLocked
+from core import AmberError, InvalidInput, StoreLocked, config_file
 
 SCOPES = ["memory:read", "memory:write", "memory:admin"]
 
@@ -97,8 +97,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.config:
-        os.environ["AMBER_CONFIG"] = args.config
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -107,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     for noisy in ("httpx", "chromadb", "mcp", "uvicorn.access", "LiteLLM"):
         logging.getLogger(noisy).setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     try:
-        return int(args.run(args) or 0)
+        with config_file(args.config):  # every Settings the command builds reads this file
+            return int(args.run(args) or 0)
     except (StoreLocked, InvalidInput) as e:  # the caller must change something: say what, in one line
         print(f"amber: {e}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from core import AmberError, Settings, StoreLocked
+from core import AmberError, Settings, StoreLocked, config_path
 
 from .cli_probe import Found, Probe, find_host, proxy_models
 
@@ -40,7 +40,7 @@ class Report:
 
 def doctor(args: argparse.Namespace) -> int:
     r = Report()
-    config = Path(os.environ.get("AMBER_CONFIG", "config.yaml"))
+    config = config_path()
     r.note(f"config file {config}: {'found' if config.is_file() else 'not found (defaults and AMBER_* environment apply)'}")
     settings: Settings | None
     try:

@@ -91,3 +91,23 @@ def test_pure_modules_import_no_io(rel):
 def test_modules_stay_small():
     big = [(str(p.relative_to(ROOT)), len(p.read_text().splitlines())) for top in ("core", *FACES) for p in py_files(top)]
     assert [b for b in big if b[1] > 600] == []
+
+
+def _writes_environ(node: ast.AST) -> bool:
+    """`os.environ[...] = ...`, `del os.environ[...]`, or `os.environ.update/setdefault/pop/clear(...)`."""
+    def is_environ(n: ast.AST) -> bool:
+        return isinstance(n, ast.Attribute) and n.attr == "environ"
+
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        return any(isinstance(t, ast.Subscript) and is_environ(t.value) for t in targets)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_environ(node.func.value)
+            and node.func.attr in ("update", "setdefault", "pop", "clear", "__setitem__"))
+
+
+def test_nothing_steers_settings_through_the_environment():
+    """Settings come from init arguments, the environment the operator set, and config.yaml (named
+    with `core.config_file`); no module writes os.environ to steer them."""
+    bad = [(str(p.relative_to(ROOT)), n.lineno) for top in ("core", *FACES) for p in py_files(top)
+           for n in ast.walk(ast.parse(p.read_text())) if _writes_environ(n)]
+    assert bad == []
