@@ -1,4 +1,4 @@
-"""The several-hosts topology, started piece by piece on 127.0.0.1 under a temp dir (issue 17):
+"""The several-hosts topology, started piece by piece on 127.0.0.1 under a temp dir:
 `chroma run` + `redis-server` + Amber hosts (`amber serve`) + a LiteLLM proxy with several
 workers in remote mode, in front of the fake upstreams.
 

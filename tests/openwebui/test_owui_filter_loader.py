@@ -287,7 +287,7 @@ def test_temporary_chats_and_channels_leave_nothing(driver, amber_host, chat_id)
     assert not any("Contoso" in t for t in stored_turns(amber_host, alice))
 
 
-# ---- issue 12: the user's own tag, bare namespaces, regenerations, host away ---------------------
+# ---- the user's own tag, bare namespaces, regenerations, host away ---------------------
 
 OWN_TAG = (
     "I am writing docs for our prompt format. Is it fine to wrap recalled notes in <memory_context> "

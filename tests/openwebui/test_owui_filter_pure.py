@@ -167,7 +167,7 @@ def test_the_chat_s_turns_are_fingerprinted_without_amber_s_block():
     assert {fingerprint(t) for t in f._chat_texts(msgs)} == {f.fingerprint("i adopted  a CAT"), f.fingerprint("Lovely!"), f.fingerprint("what was its name?")}
 
 
-# ---- issue 12: the user's own tag, masked key, bare namespaces, regenerations, host away ---------
+# ---- the user's own tag, masked key, bare namespaces, regenerations, host away ---------
 
 # A user's own text that mentions the tag (the filter once cut such a message short).
 OWN_TAG = (

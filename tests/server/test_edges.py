@@ -1,4 +1,4 @@
-"""Regression tests for the edges of issue 11 (item 6): each odd input gets a clear 4xx, never a 500."""
+"""Regression tests for the odd inputs at the server edge: each odd input gets a clear 4xx, never a 500."""
 
 from __future__ import annotations
 

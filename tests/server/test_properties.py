@@ -1,4 +1,4 @@
-"""Property tests for the REST entry points (issue 11): odd inputs answer 4xx or 2xx, never 5xx, and
+"""Property tests for the REST entry points: odd inputs answer 4xx or 2xx, never 5xx, and
 the user they were sent for can still recall, export and boot afterwards.
 
 Inputs are built to hit the edges the schema fuzzer (test_schemathesis.py) rarely reaches: Unicode

@@ -1,4 +1,4 @@
-"""Captured turns on every face (issue 12): listed, deleted one by one and in bulk, a forget previewed
+"""Captured turns on every face: listed, deleted one by one and in bulk, a forget previewed
 before it removes anything, and no user able to touch another's turns. REST and RemoteMemory against
 the real app under uvicorn; MCP through real MCP clients."""
 

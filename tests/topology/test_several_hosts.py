@@ -1,4 +1,4 @@
-"""Several Amber hosts on one Chroma server, coordinated by Redis (issue 17), as real processes:
+"""Several Amber hosts on one Chroma server, coordinated by Redis, as real processes:
 `chroma run` + `redis-server` + two `amber serve` hosts + a LiteLLM proxy with two workers in
 remote mode (tests/kit/topology.py; deploy/compose.yaml is the same shape as containers).
 
