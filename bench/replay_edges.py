@@ -118,6 +118,7 @@ def naive_import(c: httpx.Client, ctx: dict) -> tuple[bool, str]:
 
 @item("2", "kill -9 during a burst of keyed writes: at most one active version per fact_key")
 def crash_supersede(c: httpx.Client, ctx: dict) -> tuple[bool, str]:
+    from core.filters import Eq, Where
     from core.scope import memory_collection
     from core.store import ChromaStore
 
@@ -139,7 +140,7 @@ def crash_supersede(c: httpx.Client, ctx: dict) -> tuple[bool, str]:
         store = ChromaStore(data_dir=data_dir, embedder_id=emb.id, dim=emb.dim)
         try:
             col = memory_collection(scope_for(Actor("crash")))
-            counts = Counter(m.fact_key for m in store.find_memories(col, {"status": "active"}) if m.fact_key)
+            counts = Counter(m.fact_key for m in store.find_memories(col, Where.of(Eq("status", "active"))) if m.fact_key)
         finally:
             store.close()
         bad += bool(counts) and max(counts.values()) > 1

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from .filters import Range, Where
 from .model import Memory, Status
 from .scope import Scope, event_collection, memory_collection, message_collection
 
@@ -164,7 +165,7 @@ def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
 
 
 def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
-    rows = service.store.find_rows(event_collection(scope), {"at": {"$lt": before.timestamp()}})
+    rows = service.store.find_rows(event_collection(scope), Where.of(Range("at", lt=before.timestamp())))
     return [r["id"] for r in rows]
 
 

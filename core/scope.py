@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
 from .errors import InvalidInput
+from .filters import Eq, Range, Where, one_of
 from .model import NAMESPACE_RE, Status
 
 USER_ID_MAX = 256
@@ -104,12 +105,6 @@ def user_hash(user_id: str) -> str:
     return _user_hash(user_id)[:10]
 
 
-def _and(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
-    if not clauses:
-        return None
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
-
-
 def memory_where(
     scope: Scope,
     *,
@@ -120,38 +115,24 @@ def memory_where(
     fact_key: str | None = None,
     content_hash: str | None = None,
     all_namespaces: bool = False,
-) -> dict[str, Any] | None:
-    """A Chroma `where` over one user's memory collection.
+) -> Where | None:
+    """A filter over one user's memory collection.
 
     By default: active records in the namespaces this scope reads. `statuses=None` means any status.
     """
-    clauses: list[dict[str, Any]] = []
-    if statuses is not None:
-        values = [s.value if isinstance(s, Status) else str(s) for s in statuses]
-        clauses.append({"status": values[0]} if len(values) == 1 else {"status": {"$in": values}})
-    if not all_namespaces:
-        ns = list(namespaces) if namespaces is not None else list(scope.read_namespaces)
-        clauses.append({"namespace": ns[0]} if len(ns) == 1 else {"namespace": {"$in": ns}})
-    if kinds:
-        kl = [getattr(k, "value", k) for k in kinds]
-        clauses.append({"kind": kl[0]} if len(kl) == 1 else {"kind": {"$in": kl}})
-    if category:
-        clauses.append({"category": category})
-    if fact_key:
-        clauses.append({"fact_key": fact_key})
-    if content_hash:
-        clauses.append({"content_hash": content_hash})
-    return _and(clauses)
+    ns = list(namespaces) if namespaces is not None else list(scope.read_namespaces)
+    return Where.of(
+        one_of("status", [s.value if isinstance(s, Status) else str(s) for s in statuses]) if statuses is not None else None,
+        one_of("namespace", ns) if not all_namespaces else None,
+        one_of("kind", [getattr(k, "value", k) for k in kinds]) if kinds else None,
+        Eq("category", category) if category else None,
+        Eq("fact_key", fact_key) if fact_key else None,
+        Eq("content_hash", content_hash) if content_hash else None,
+    )
 
 
-def message_where(
-    *, since: float | None = None, until: float | None = None, session: str | None = None
-) -> dict[str, Any] | None:
-    clauses: list[dict[str, Any]] = []
-    if since is not None:
-        clauses.append({"ts": {"$gte": since}})
-    if until is not None:
-        clauses.append({"ts": {"$lt": until}})
-    if session is not None:
-        clauses.append({"session": session})
-    return _and(clauses)
+def message_where(*, since: float | None = None, until: float | None = None, session: str | None = None) -> Where | None:
+    return Where.of(
+        Range("ts", gte=since, lt=until) if since is not None or until is not None else None,
+        Eq("session", session) if session is not None else None,
+    )

@@ -24,6 +24,7 @@ from .portability import Portability, event_rows
 from .repair import keyed_actives
 from .review import ReviewQueue
 from .errors import Immutable, InvalidInput, NotFound
+from .filters import Eq, Where
 from .model import (
     FACT_KEY_RE,
     Category,
@@ -121,7 +122,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         self.store.put_rows(event_collection(scope), event_rows(ev))
 
     def events(self, scope: Scope, memory_id: str | None = None, limit: int = 200) -> list[Event]:
-        where = {"memory_id": memory_id} if memory_id else None
+        where = Where.of(Eq("memory_id", memory_id)) if memory_id else None
         rows = self.store.find_rows(event_collection(scope), where)
         by_event: dict[str, Event] = {}
         for r in rows:

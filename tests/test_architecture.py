@@ -20,6 +20,7 @@ PURE = [
     "core/extraction/decide.py",
     "core/recall/relevance.py",
     "core/redact.py",
+    "core/filters.py",
 ]
 IO_MODULES = {"chromadb", "httpx", "litellm", "requests", "socket", "sqlite3", "subprocess", "aiohttp", "urllib", "os", "anyio", "asyncio"}
 

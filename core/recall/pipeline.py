@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Callable, Collection, Sequence
 
 from ..errors import EmbedderUnavailable
+from ..filters import Eq, Where
 from ..model import Memory, Message, Status
 from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
@@ -212,7 +213,7 @@ class Recaller:
                 return idx
             self.rebuilds += 1
             idx = _MemIndex(rev=rev)
-            for m in self.store.find_memories(col, {"status": Status.active.value}):
+            for m in self.store.find_memories(col, Where.of(Eq("status", Status.active.value))):
                 self._mem_add(idx, m)
             with self._lock:
                 self._mem[col] = idx

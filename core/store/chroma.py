@@ -18,6 +18,7 @@ import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from ..errors import AmberError, EmbedderMismatch, StoreUnavailable
+from ..filters import Eq, In, Range, Where
 from ..model import Memory, Message
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .lock import DirectoryLock
@@ -141,13 +142,13 @@ class ChromaStore:
         by_id = {i: memory_from(m) for i, m in zip(r["ids"], r["metadatas"])}
         return [by_id[i] for i in ids if i in by_id]
 
-    def find_memories(self, col: str, where: dict | None, *, limit: int | None = None) -> list[Memory]:
-        r = _get_paged(self._collection(col, vectors=True), where, ["metadatas"], limit)
+    def find_memories(self, col: str, where: Where | None, *, limit: int | None = None) -> list[Memory]:
+        r = _get_paged(self._collection(col, vectors=True), chroma_where(where), ["metadatas"], limit)
         return [memory_from(m) for m in r["metadatas"]]
 
-    def query_memories(self, col: str, embedding: Sequence[float], k: int, where: dict | None) -> list[tuple[Memory, float]]:
+    def query_memories(self, col: str, embedding: Sequence[float], k: int, where: Where | None) -> list[tuple[Memory, float]]:
         c = self._collection(col, vectors=True)
-        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=where, include=["metadatas", "distances"])
+        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=chroma_where(where), include=["metadatas", "distances"])
         return [(memory_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
 
     def memory_embeddings(self, col: str, ids: Sequence[str]) -> dict[str, list[float]]:
@@ -198,15 +199,15 @@ class ChromaStore:
         r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
         return {i: message_from(m) for i, m in zip(r["ids"], r["metadatas"])}
 
-    def find_messages(self, col: str, where: dict | None) -> list[tuple[Message, str]]:
-        r = _get_paged(self._collection(col, vectors=True), where, ["metadatas", "documents"], None)
+    def find_messages(self, col: str, where: Where | None) -> list[tuple[Message, str]]:
+        r = _get_paged(self._collection(col, vectors=True), chroma_where(where), ["metadatas", "documents"], None)
         out = [(message_from(m), d) for m, d in zip(r["metadatas"], r["documents"])]
         out.sort(key=lambda x: (x[0].created_at, x[0].id))
         return out
 
-    def query_messages(self, col: str, embedding: Sequence[float], k: int, where: dict | None = None) -> list[tuple[Message, float]]:
+    def query_messages(self, col: str, embedding: Sequence[float], k: int, where: Where | None = None) -> list[tuple[Message, float]]:
         c = self._collection(col, vectors=True)
-        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=where, include=["metadatas", "distances"])
+        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=chroma_where(where), include=["metadatas", "distances"])
         return [(message_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
 
     # ---- audit events ------------------------------------------------------------------------
@@ -218,8 +219,8 @@ class ChromaStore:
             c = self._collection(col, vectors=False)
             c.upsert(ids=[r[0] for r in rows], metadatas=[r[1] for r in rows], embeddings=[_UNIT] * len(rows))
 
-    def find_rows(self, col: str, where: dict | None, limit: int | None = None) -> list[dict[str, Any]]:
-        r = self._collection(col, vectors=False).get(where=where, limit=limit, include=["metadatas"])
+    def find_rows(self, col: str, where: Where | None, limit: int | None = None) -> list[dict[str, Any]]:
+        r = self._collection(col, vectors=False).get(where=chroma_where(where), limit=limit, include=["metadatas"])
         return [dict(m, id=i) for i, m in zip(r["ids"], r["metadatas"])]
 
     # ---- registry: users, cursors, revisions, leases, client cache ----------------------------
@@ -235,7 +236,7 @@ class ChromaStore:
         self.delete_records(REGISTRY, list(keys), vectors=False)
 
     def reg_find(self, kind: str, owner: str | None = None) -> dict[str, Any]:
-        where: dict[str, Any] = {"kind": kind} if owner is None else {"$and": [{"kind": kind}, {"owner": owner}]}
+        where = Where.of(Eq("kind", kind), Eq("owner", owner) if owner is not None else None)
         return {row["id"]: json.loads(row["value"]) for row in self.find_rows(REGISTRY, where)}
 
     def ping(self) -> None:
@@ -245,7 +246,28 @@ class ChromaStore:
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
 
 
-def _get_paged(col: Any, where: dict | None, include: list[str], limit: int | None) -> dict[str, list]:
+def chroma_where(where: Where | None) -> dict[str, Any] | None:
+    """A typed filter in Chroma's `where` dialect (the only place that speaks it)."""
+    if where is None:
+        return None
+    if not isinstance(where, Where):
+        raise TypeError(f"a store filter is a core.filters.Where, not {type(where).__name__}")
+    parts: list[dict[str, Any]] = []
+    for c in where.clauses:
+        if isinstance(c, Eq):
+            parts.append({c.field: c.value})
+        elif isinstance(c, In):
+            parts.append({c.field: c.values[0]} if len(c.values) == 1 else {c.field: {"$in": list(c.values)}})
+        elif isinstance(c, Range):
+            parts += [{c.field: {op: v}} for op, v in (("$gte", c.gte), ("$lt", c.lt)) if v is not None]
+        else:
+            raise TypeError(f"not a store filter clause: {c!r}")
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
+def _get_paged(col: Any, where: dict[str, Any] | None, include: list[str], limit: int | None) -> dict[str, list]:
     """`get` in pages: one unbounded get over ~100k records fails in Chroma ("too many SQL variables")."""
     out: dict[str, list] = {"ids": [], **{k: [] for k in include}}
     offset = 0

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from core import Actor, MemoryIn, Settings, Status, build_boot, build_service, scope_for
+from core.filters import Eq, Where
 from core.scope import memory_collection
 from core.store import ChromaStore
 from core.testing import HashEmbedder
@@ -31,7 +32,7 @@ def raw_active_keys(data_dir: Path) -> Counter:
     store = ChromaStore(data_dir=data_dir, embedder_id=emb.id, dim=emb.dim)
     try:
         col = memory_collection(scope_for(Actor("crash")))
-        return Counter(m.fact_key for m in store.find_memories(col, {"status": "active"}) if m.fact_key)
+        return Counter(m.fact_key for m in store.find_memories(col, Where.of(Eq("status", "active"))) if m.fact_key)
     finally:
         store.close()
 
@@ -94,5 +95,5 @@ def test_a_store_with_duplicates_is_repaired_on_open(tmp_path):
 
 
 def raw_active_keys_of(service, scope) -> Counter:
-    found = service.store.find_memories(memory_collection(scope), {"status": "active"})
+    found = service.store.find_memories(memory_collection(scope), Where.of(Eq("status", "active")))
     return Counter(m.fact_key for m in found if m.fact_key)
