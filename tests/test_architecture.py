@@ -112,3 +112,17 @@ def test_nothing_steers_settings_through_the_environment():
     bad = [(str(p.relative_to(ROOT)), n.lineno) for top in ("core", *FACES) for p in py_files(top)
            for n in ast.walk(ast.parse(p.read_text())) if _writes_environ(n)]
     assert bad == []
+
+
+def test_only_core_store_speaks_chromas_filter_dialect():
+    """Filters are core.filters values everywhere else; `$and`, `$in` and friends live in core/store."""
+    ops = ("$and", "$or", "$in", "$nin", "$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$contains")
+    bad = []
+    for top in ("core", *FACES):
+        for p in py_files(top):
+            if p.is_relative_to(ROOT / "core" / "store"):
+                continue
+            for node in ast.walk(ast.parse(p.read_text())):
+                if isinstance(node, ast.Constant) and node.value in ops:
+                    bad.append((str(p.relative_to(ROOT)), node.lineno, node.value))
+    assert bad == []
