@@ -1,9 +1,11 @@
 """The MCP face: Amber's memory as tools for Claude Code, Claude Desktop, Cursor, Codex, VS Code.
 
 `build_mcp(port_for_request)` registers the tools on an `MCPServer`. Each call asks
-`port_for_request()` for the caller's memory port (a `LocalMemory` bound to the key's identity, or
-a `RemoteMemory` in the stdio bridge), so tools hold no per-request state. Errors a model can act
-on become `ToolError` with the reason; refusals name the missing scope.
+`port_for_request()` for the caller's memory port (any `core.MemoryPort`; on a host, a `LocalMemory`
+bound to the key's identity), so tools hold no per-request state. Errors a model can act
+on answer `isError` with the reason as text (refusals name the missing scope) and Amber's error body
+as structured content, `{"error": code, "detail", "field"}` as on REST, so a client can read the code
+back into `core.errors` (`error_class(code)`).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from core import (
@@ -25,14 +27,17 @@ from core import (
     QUERY_MAX_CHARS,
     AmberError,
     Category,
+    InvalidInput,
     Kind,
     MemoryIn,
+    MemoryPatch,
     Message,
     TransientError,
 )
 
+from .errors import error_body
 from .identity import current_identity
-from .schemas import item
+from .schemas import Preset, item
 from .tool_models import (
     BootView,
     DeletedView,
@@ -55,6 +60,7 @@ from .tool_models import (
 )
 
 T = TypeVar("T")
+log = logging.getLogger("amber.mcp")
 INSTRUCTIONS = (
     "Amber is the user's long-term memory, shared across their AI apps. Call memory_recall before answering "
     "anything that may depend on the user's past, preferences, people or projects. Save only durable facts the "
@@ -79,14 +85,23 @@ class TurnIn(BaseModel):
     session: str | None = Field(None, max_length=200, description="Conversation id")
 
 
+class AmberToolError(ToolError):
+    """A tool's anticipated failure: the text the model reads, and the Amber error it stands for
+    (its code and field travel in the answer's structured content)."""
+
+    def __init__(self, error: AmberError, text: str | None = None):
+        super().__init__(text or str(error))
+        self.error = error
+
+
 async def _call(work: Awaitable[T]) -> T:
     """Turn Amber's errors into messages the model can read and act on."""
     try:
         return await work
     except TransientError as e:
-        raise ToolError(f"memory is unavailable right now ({e}); answer without it and try later") from None
+        raise AmberToolError(e, f"memory is unavailable right now ({e}); answer without it and try later") from None
     except AmberError as e:
-        raise ToolError(str(e)) from None
+        raise AmberToolError(e) from None
 
 
 def _quiet_server(name: str) -> MCPServer:
@@ -110,12 +125,13 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
     async def memory_recall(
         query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS, description="The user's question or topic, in their words")],
         project: Project = None,
-        budget_tokens: Annotated[int | None, Field(ge=50, le=20000, description="Token budget for the block")] = None,
+        budget_tokens: Annotated[int | None, Field(ge=50, le=20000, description="Token budget for the block (default: the preset's)")] = None,
+        preset: Annotated[Preset | None, Field(description="fast (small, quick), balanced or thorough (largest); default: the host's")] = None,
     ) -> RecallView:
         """Recall what Amber knows that is relevant to a question, as a ready-to-read block.
         Call this BEFORE answering anything that may depend on the user's past, preferences, people,
         plans or projects, or when the user says "remember when" / "as I told you"."""
-        r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens))
+        r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens, preset=preset))
         return RecallView(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
 
     @mcp.tool(title="Search memories and past turns", annotations=READ_ONLY, structured_output=True)
@@ -189,6 +205,21 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         r = await _call(port_for_request().supersede(id, _memory_in(data)))
         return WriteView(action=r.action, memory=view(r.memory), previous=view(r.previous))  # type: ignore[arg-type]
 
+    @mcp.tool(title="Edit a memory", annotations=DESTRUCTIVE, structured_output=True)
+    async def memory_update(
+        id: MemoryId,
+        content: Annotated[str | None, Field(min_length=1, max_length=MEMORY_MAX_CHARS, description="Corrected wording (a keyed fact's new value supersedes it)")] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1, description="0.5 ordinary, 0.8 important, 1 essential")] = None,
+        category: Annotated[Category | None, Field(description="What the fact is about (a keyed fact keeps its key's)")] = None,
+        tags: Annotated[list[str] | None, Field(max_length=20, description="Free labels, replacing the old ones")] = None,
+    ) -> MemoryView:
+        """Edit a memory in place: fix its wording, or change its importance, category or labels (only
+        what you pass changes). When the fact itself changed (the user moved, changed their mind), use
+        memory_supersede, which keeps the old version in history."""
+        patch = MemoryPatch(**{k: v for k, v in (("content", content), ("importance", importance), ("category", category), ("tags", tags))
+                               if v is not None})
+        return view(await _call(port_for_request().update(id, patch)))  # type: ignore[return-value]
+
     @mcp.tool(title="Archive a memory", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_archive(id: MemoryId) -> MemoryView:
         """Archive a memory that is no longer relevant but true (a finished project): kept, not recalled."""
@@ -212,7 +243,8 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         again. Call with preview=true first and tell the user what will go, then with preview=false to
         forget; nothing is removed until then. Precious quotes are kept."""
         r = await _call(port_for_request().forget(what, preview=preview))
-        return ForgetView(what=r["what"], done=r["done"], memories=views(r["memories"]), messages=r["messages"])
+        return ForgetView(what=r["what"], done=r["done"], memories=views(r["memories"]), messages=r["messages"],
+                          message_ids=r["message_ids"], rewritten=r["rewritten"])
 
     @mcp.tool(title="List captured conversation turns", annotations=READ_ONLY, structured_output=True)
     async def messages_list(
@@ -338,11 +370,11 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         if action == "list":
             return ReviewView(candidates=views(await _call(p.candidates())))
         if not id:
-            raise ToolError(f"'{action}' needs the candidate's id (call with action='list' first)")
+            raise AmberToolError(InvalidInput("id", f"'{action}' needs the candidate's id (call with action='list' first)"))
         r = await _call(p.candidate(id, action, target_id))
         return ReviewView(action=r["action"], memory=view(r["memory"]), previous=view(r["previous"]))
 
-    _short_argument_errors(mcp)
+    _answer_errors(mcp)
     return mcp
 
 
@@ -350,9 +382,7 @@ def _memory_in(data: dict[str, Any]) -> MemoryIn:
     try:
         return MemoryIn(**data)
     except ValidationError as e:
-        raise ToolError(f"invalid memory: {short_validation(e)}") from None
-    except ValueError as e:
-        raise ToolError(f"invalid memory: {e}") from None
+        raise AmberToolError(InvalidInput(_field(e), short_validation(e)), f"invalid memory: {short_validation(e)}") from None
 
 
 def short_validation(e: ValidationError) -> str:
@@ -362,18 +392,35 @@ def short_validation(e: ValidationError) -> str:
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
-def _short_argument_errors(mcp: MCPServer) -> None:
-    """The SDK reports bad tool arguments as pydantic's full text, ending in a URL; a model reads
-    `memory_save: content: String should have at most 8000 characters` better."""
+def _field(e: ValidationError) -> str:
+    first = e.errors()[0] if e.errors() else {}
+    return ".".join(str(p) for p in first.get("loc", ())) or "arguments"
+
+
+def _answer_errors(mcp: MCPServer) -> None:
+    """Anticipated failures answer as Amber's errors. Through the protocol, an `isError` result: the
+    reason as text (pydantic's report of bad arguments shortened to `memory_list: limit: ...`, no
+    input echo, no URLs) and `{"error": code, "detail", "field"}` as structured content, the body REST
+    answers with. Called directly (`mcp.call_tool(...)`, no context) it raises `ToolError` with that
+    text, as `MCPServer.call_tool` documents. Unknown tools and crashes stay the SDK's to answer."""
     call_tool = mcp.call_tool
 
     async def checked(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await call_tool(name, arguments, context)
         except ToolError as e:
-            if isinstance(e.__cause__, ValidationError):
-                raise ToolError(f"{name}: {short_validation(e.__cause__)}") from e.__cause__
-            raise
+            cause = e.__cause__
+            if isinstance(e, UnexpectedToolError) or not isinstance(cause, (AmberToolError, ValidationError)):
+                raise
+            if isinstance(cause, ValidationError):
+                text, error = f"{name}: {short_validation(cause)}", InvalidInput(_field(cause), short_validation(cause))
+            else:
+                text, error = str(e), cause.error
+            if context is None:
+                raise ToolError(text) from cause
+            log.info("tool %s failed: %s", name, error.code)
+            body = error_body(error.code, text, error.field if isinstance(error, InvalidInput) else None)
+            return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body, is_error=True)
 
     mcp.call_tool = checked  # type: ignore[method-assign]
 

@@ -21,6 +21,7 @@ class MemoryView(BaseModel):
     fact_key: str | None = None
     title: str | None = None
     aliases: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
     importance: float
     pinned: bool
     status: str
@@ -42,6 +43,7 @@ def view(m: Memory | None) -> MemoryView | None:
         fact_key=m.fact_key,
         title=m.title,
         aliases=m.aliases,
+        tags=m.tags,
         importance=m.importance,
         pinned=m.pinned,
         status=m.status.value,
@@ -145,3 +147,5 @@ class ForgetView(BaseModel):
     done: bool = Field(description="false for a preview: nothing was removed yet")
     memories: list[MemoryView] = Field(description="Memories that state it (deleted when done)")
     messages: int = Field(description="How many captured conversation turns say it (deleted when done)")
+    message_ids: list[str] = Field(description="Those turns' ids")
+    rewritten: list[str] = Field(default_factory=list, description="Digest and daily-log ids rewritten without the sentences that say it")

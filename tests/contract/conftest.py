@@ -1,7 +1,8 @@
 """The memory port under contract: one set of behaviour tests, run against every implementation.
 
 `port` is parametrized: "local" is `LocalMemory` over the in-process service, "remote" is
-`RemoteMemory` over HTTP against the real app under uvicorn. Both share one host (real Chroma on a
+`RemoteMemory` over HTTP against the real app under uvicorn, "mcp" is `McpPort` calling the same
+app's MCP tools over Streamable HTTP (tests/contract/mcp_port.py). All share one host (real Chroma on a
 temp dir, the hash embedder); each test acts for users of its own, so tests cannot see each other.
 The host is configured with the `thorough` preset, the case where the budgets once diverged."""
 
@@ -18,6 +19,7 @@ from mcp_server.app import create_app
 from mcp_server.identity import READ, WRITE, Identity
 from mcp_server.local import LocalMemory
 from tests.kit.config import settings_apart
+from tests.contract.mcp_port import McpPort
 from tests.kit.servers import serve_app
 
 TRUSTED = "k-contract-trusted-5b1e"  # a trusted client may act for any user, as the Open WebUI filter does
@@ -39,25 +41,27 @@ def contract_host(tmp_path_factory):
     service.close()
 
 
-@pytest.fixture(params=["local", "remote"])
+@pytest.fixture(params=["local", "remote", "mcp"])
 async def make_port(request, contract_host):
     """A factory: `await make_port("alice")` is that user's memory port on this implementation. The
     names get a per-test suffix, so the user is fresh in every test."""
     url, service, settings = contract_host
     suffix = uuid.uuid4().hex[:6]
-    opened: list[RemoteMemory] = []
+    opened: list[RemoteMemory | McpPort] = []
 
     async def make(user: str) -> MemoryPort:
         user = f"{user}-{suffix}"
         if request.param == "local":
             return LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
-        remote = RemoteMemory(url, api_key=TRUSTED, user=user)
-        opened.append(remote)
-        return remote
+        if request.param == "mcp":
+            opened.append(await McpPort(url, api_key=TRUSTED, user=user).open())
+        else:
+            opened.append(RemoteMemory(url, api_key=TRUSTED, user=user))
+        return opened[-1]  # type: ignore[return-value]
 
     yield make
-    for remote in opened:
-        await remote.aclose()
+    for port in opened:
+        await port.aclose()
 
 
 @pytest.fixture

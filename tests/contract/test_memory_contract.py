@@ -102,6 +102,18 @@ async def test_superseded_records_cannot_be_pinned_or_archived(port):
     assert (await port.archive(new.id)).status.value == "archived"
 
 
+async def test_supersede_keeps_the_key_and_refuses_a_retired_version(port):
+    old = (await port.remember(MemoryIn(content="Works at Acme", fact_key="profile.employer"))).memory
+    moved = await port.supersede(old.id, MemoryIn(content="Works at Globex"))
+    assert isinstance(moved, WriteResult) and moved.action == "superseded" and moved.previous.id == old.id
+    assert moved.memory.fact_key == "profile.employer" and moved.memory.supersedes == old.id
+    assert (await port.get(old.id)).superseded_by == moved.memory.id
+    with pytest.raises(InvalidInput):
+        await port.supersede(old.id, MemoryIn(content="Works at Initech"))
+    with pytest.raises(NotFound):
+        await port.supersede("m_" + "0" * 24, MemoryIn(content="Works at Initech"))
+
+
 async def test_update_and_delete(port):
     m = (await port.remember(MemoryIn(content="Has a dog named Pixel"))).memory
     assert (await port.update(m.id, MemoryPatch(importance=0.9))).importance == 0.9

@@ -12,6 +12,7 @@ from core import AsyncMemory, MemoryPort, RemoteMemory
 from core.ports import MemoryPort as DeclaredPort
 from mcp_server.identity import READ, Identity
 from mcp_server.local import LocalMemory
+from tests.contract.mcp_port import McpPort
 
 IMPLEMENTATIONS = [LocalMemory, RemoteMemory]
 OPERATIONS = sorted(n for n, v in vars(DeclaredPort).items() if inspect.isfunction(v) and not n.startswith("_"))
@@ -65,6 +66,12 @@ async def test_instances_are_memory_ports(contract_host):
     assert isinstance(local, MemoryPort)
     async with RemoteMemory(url) as remote:
         assert isinstance(remote, MemoryPort)
+
+
+@pytest.mark.parametrize("name", [n for n in OPERATIONS if hasattr(McpPort, n)])
+def test_the_mcp_adapter_keeps_the_signatures_it_offers(name):
+    """McpPort (tests/contract) offers the operations the MCP tools carry, each as the port declares it."""
+    assert incompatibilities(getattr(DeclaredPort, name), getattr(McpPort, name)) == []
 
 
 def test_the_checker_catches_a_drift():

@@ -18,7 +18,7 @@ from mcp_server.identity import READ, WRITE, Identity, current_identity
 
 TOOLS = {
     "memory_search", "memory_recall", "memory_list", "memory_get", "memory_upsert", "memory_supersede", "memory_archive",
-    "memory_delete", "memory_pin", "glossary_set", "glossary_get", "digest_get", "digest_set", "memory_boot",
+    "memory_update", "memory_delete", "memory_pin", "glossary_set", "glossary_get", "digest_get", "digest_set", "memory_boot",
     "memory_ingest", "memory_export", "namespaces_list", "candidates_review", "memory_forget", "messages_list",
     "messages_delete",
 }
@@ -63,6 +63,7 @@ async def test_tool_contract(app):
              "memory_export", "namespaces_list", "messages_list"}
     assert {n for n, t in tools.items() if t.annotations.read_only_hint} == reads
     assert tools["memory_delete"].annotations.destructive_hint is True
+    assert tools["memory_update"].annotations.destructive_hint is True
     assert tools["memory_archive"].annotations.destructive_hint is True
     assert tools["memory_forget"].annotations.destructive_hint is True
     assert tools["messages_delete"].annotations.destructive_hint is True
