@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 import litellm
 
 from core import Actor, Message, Role, Settings, build_service, scope_for
-from core.jobs import arun_job
+from core.jobs.runner import arun_job
 from core.llm import LiteLLMClient
 from tests.jobs.jobs_fake_llm import FakeUpstream
 

@@ -30,9 +30,9 @@ from .errors import (
     TransientError,
 )
 from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
-from .inventory import active_memories, kind_counts, vector_health
-from .jobs import RunRecord, arun_job, list_runs, register_jobs, run_job
-from .kvcache import ClientCache
+from .user_overview import active_memories, kind_counts, vector_health
+from .jobs.runner import RunRecord, arun_job, list_runs, register_jobs, run_job
+from .client_cache import ClientCache
 from .llm import LiteLLMClient
 from .model import (
     DEFINITION_MAX_CHARS,
@@ -52,7 +52,7 @@ from .model import (
     WriteResult,
     clip,
 )
-from .ports import MemoryPort
+from .ports import LLM, MemoryPort
 from .recall.config import PRESETS, RecallConfig
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
@@ -61,7 +61,6 @@ from .redact import Redactor
 from .recall.render import defuse, estimate_tokens, fenced, strip_patch
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
-from .vision import VisionRelay, find_images
 
 __all__ = [
     "Actor",
@@ -84,6 +83,7 @@ __all__ = [
     "InvalidInput",
     "JSON_MAX_DEPTH",
     "Kind",
+    "LLM",
     "LLMError",
     "LiteLLMClient",
     "MEMORY_MAX_CHARS",
@@ -114,7 +114,6 @@ __all__ = [
     "SystemClock",
     "Timeout",
     "TransientError",
-    "VisionRelay",
     "WriteResult",
     "active_memories",
     "arun_job",
@@ -129,7 +128,6 @@ __all__ = [
     "entry_messages",
     "estimate_tokens",
     "fenced",
-    "find_images",
     "fingerprint",
     "fingerprints",
     "json_too_deep",

@@ -11,7 +11,7 @@ from datetime import datetime, time, timedelta
 from typing import Any, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .inventory import active_memories, kind_counts
+from .user_overview import active_memories, kind_counts
 from .model import Kind
 from .recall.render import defuse, fenced
 from .scope import Scope

@@ -1,7 +1,7 @@
 """What hosts sharing one store agree on: per-user write locks, job leases and scheduled-run claims.
 
 One host (the default) needs nothing outside itself: `LocalCoordination` keeps a reentrant lock
-per user in process, and job leases as rows in the store's registry (`jobstate`).
+per user in process, and job leases as rows in the store's registry (core/jobs/registry.py).
 
 Several hosts on one Chroma server (`redis_url` set) use `RedisCoordination`:
 
@@ -30,7 +30,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from . import jobstate
+from .jobs import registry
 from .errors import Busy, StoreUnavailable
 
 log = logging.getLogger("amber.coordination")
@@ -69,13 +69,13 @@ class LocalCoordination:
         pass
 
     def acquire_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> bool:
-        return jobstate.acquire_lease(self.store, job, owner, now, ttl, self.settle_s)
+        return registry.acquire_lease(self.store, job, owner, now, ttl, self.settle_s)
 
     def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
-        jobstate.renew_lease(self.store, job, owner, now, ttl)
+        registry.renew_lease(self.store, job, owner, now, ttl)
 
     def release_lease(self, job: str, owner: str) -> None:
-        jobstate.release_lease(self.store, job, owner)
+        registry.release_lease(self.store, job, owner)
 
     def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool:
         return True  # one scheduler: each fire time happens once
@@ -97,8 +97,8 @@ class _RedisUserLock:
 
     def __init__(self, coord: "RedisCoordination", user_id: str):
         self.coord = coord
-        self.key = coord.key("lock", jobstate.owner_key(user_id))
-        self.fence_key = coord.key("fence", jobstate.owner_key(user_id))
+        self.key = coord.key("lock", registry.owner_key(user_id))
+        self.fence_key = coord.key("fence", registry.owner_key(user_id))
         self._local = threading.RLock()
         self._depth = 0  # changed only by the thread holding _local
         self.token: str | None = None

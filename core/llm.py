@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import LLMError
-from .extraction.parse import strip_fences
+from .jobs.extraction.parse import strip_fences
 
 log = logging.getLogger("amber.llm")
 

@@ -18,7 +18,7 @@ from typing import Any, Collection, Sequence
 
 from .commands import parse_command
 from .coordination import Coordination, LocalCoordination
-from .curated import Curated
+from .curated_kinds import Curated
 from .forgetting import Forgetting, says, words_of
 from .portability import Portability, event_rows
 from .repair import keyed_actives

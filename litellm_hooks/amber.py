@@ -25,9 +25,10 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import Actor, CacheTarget, Message, clip, find_images, fingerprints, strip_patch
+from core import Actor, CacheTarget, Message, clip, fingerprints, strip_patch
 
 from . import capture, identity, request
+from .vision import find_images
 from .host import Host, describe, router
 from .targets import TargetResolver
 

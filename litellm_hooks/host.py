@@ -26,7 +26,6 @@ from core import (
     RecallResult,
     Redactor,
     Settings,
-    VisionRelay,
     build_boot,
     build_service,
     config_file,
@@ -37,6 +36,7 @@ from core import (
 )
 
 from .bootpack import BootPacks
+from .vision import VisionRelay
 from .spool import Spool
 
 log = logging.getLogger("amber.litellm")

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import VisionRelay, count_marks, find_images
+from core import count_marks
 from core.errors import LLMError
 from core.testing import ScriptedLLM
-from core.vision import DESCRIBE_PROMPT, frame, replace_images
+from litellm_hooks.vision import DESCRIBE_PROMPT, VisionRelay, find_images, frame, replace_images
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 DATA_URL = f"data:image/png;base64,{PNG}"

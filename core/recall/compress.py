@@ -14,7 +14,7 @@ import logging
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..extraction.parse import strip_fences
+from ..jobs.extraction.parse import strip_fences
 from ..ports import LLM
 from .fusion import Candidate
 

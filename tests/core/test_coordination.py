@@ -17,8 +17,8 @@ import redis
 from core import Busy, CaptureConsumer, CaptureQueue, MemoryIn, Message, Settings, StoreUnavailable, build_service, list_runs
 from core.capture_queue import GROUP, QUARANTINE, STREAM
 from core.coordination import RedisCoordination
-from core.jobs import _scheduled, due_time
-from core.jobstate import owner_key
+from core.jobs.runner import _scheduled, due_time
+from core.jobs.registry import owner_key
 from core.testing import HashEmbedder
 from tests.kit.servers import chroma_server, free_port
 from tests.kit.topology import redis_server

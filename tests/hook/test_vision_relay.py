@@ -15,7 +15,7 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core.vision import DESCRIBE_PROMPT
+from litellm_hooks.vision import DESCRIBE_PROMPT
 from litellm_hooks.targets import group_has_vision
 from tests.fakes.upstreams import FakeUpstreams
 from tests.hook.harness import Proxy, proxy_config, wait_for

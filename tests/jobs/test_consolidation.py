@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from core import MemoryIn, Status
-from core.jobs import arun_job
+from core.jobs.runner import arun_job
 from core.model import Memory
 from tests.jobs.jobs_fake_llm import Fail
 from tests.jobs.jobs_helpers import say

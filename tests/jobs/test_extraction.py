@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core import Status
-from core.jobs import arun_job, list_runs
-from core.jobstate import get_cursor, get_windows
+from core.jobs.runner import arun_job, list_runs
+from core.jobs.registry import get_cursor, get_windows
 from tests.jobs.jobs_fake_llm import Fail
 from tests.jobs.jobs_helpers import fact, facts, say
 

@@ -7,7 +7,7 @@ import threading
 from datetime import UTC, datetime
 
 from core import MemoryIn, MemoryPatch, Status
-from core.jobstate import hard_delete_memories, set_status
+from core.jobs.writes import hard_delete_memories, set_status
 
 T0 = datetime(2026, 6, 1, 3, 30, tzinfo=UTC)
 

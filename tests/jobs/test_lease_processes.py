@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER = """
 import json, sys, time
 from core import Settings, build_service
-from core.jobs import run_job
+from core.jobs.runner import run_job
 from core.llm import LiteLLMClient
 from core.testing import HashEmbedder
 url, api_base, start = sys.argv[1], sys.argv[2], float(sys.argv[3])

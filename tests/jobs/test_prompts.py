@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from core import Memory, Message, Role
-from core.consolidation import CONSOLIDATION_SCHEMA, parse_plan
-from core.extraction.parse import FACT_SCHEMA, parse_facts
-from core.extraction.prompt import (
+from core.jobs.consolidation import CONSOLIDATION_SCHEMA, parse_plan
+from core.jobs.extraction.parse import FACT_SCHEMA, parse_facts
+from core.jobs.extraction.prompt import (
     consolidation_messages,
     extraction_messages,
     prompt_file,

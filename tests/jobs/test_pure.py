@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core import LLMError, Memory, Message, Role, Status
-from core.consolidation import (
+from core.jobs.consolidation import (
     parse_plan,
     plan_conflicts,
     plan_merges,
@@ -18,10 +18,10 @@ from core.consolidation import (
     trim_digest,
     yesterday,
 )
-from core.extraction import windows as W
-from core.extraction.decide import Existing, Policy, decide
-from core.extraction.parse import Fact, parse_facts
-from core.retention import RetentionPolicy, to_expire, to_purge
+from core.jobs.extraction import windows as W
+from core.jobs.extraction.decide import Existing, Policy, decide
+from core.jobs.extraction.parse import Fact, parse_facts
+from core.jobs.retention import RetentionPolicy, to_expire, to_purge
 
 T = datetime(2026, 3, 1, 12, tzinfo=UTC)
 

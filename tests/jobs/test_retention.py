@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core import MemoryIn, Message, NotFound, Role, Status
-from core.extraction.windows import new_window
-from core.jobs import arun_job, list_runs
-from core.jobstate import get_windows, put_window
+from core.jobs.extraction.windows import new_window
+from core.jobs.runner import arun_job, list_runs
+from core.jobs.registry import get_windows, put_window
 
 T0 = datetime(2026, 6, 1, 4, 15, tzinfo=UTC)
 

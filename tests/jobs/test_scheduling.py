@@ -11,7 +11,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from litellm.integrations.custom_logger import CustomLogger
 
 from core import InvalidInput, LLMError, Settings
-from core.jobs import list_runs, register_jobs, run_job
+from core.jobs.runner import list_runs, register_jobs, run_job
 from core.llm import LiteLLMClient
 from tests.jobs.jobs_helpers import fact, facts, say
 
@@ -109,8 +109,8 @@ async def test_a_model_the_proxy_does_not_serve_is_called_directly(upstream):
 async def test_a_dead_workers_lease_expires(service, clock, settings):
     from datetime import timedelta
 
-    from core.jobs import arun_job
-    from core.jobstate import acquire_lease
+    from core.jobs.runner import arun_job
+    from core.jobs.registry import acquire_lease
 
     # another worker took the lease and died without releasing it
     assert acquire_lease(service.store, "retention", "other-host:1", clock.now(), timedelta(minutes=15))

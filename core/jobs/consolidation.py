@@ -17,14 +17,14 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from . import jobstate
-from .errors import InvalidInput, LLMError
+from . import registry, writes
+from ..errors import InvalidInput, LLMError
 from .extraction.parse import strip_fences
 from .extraction.prompt import consolidation_messages
-from .model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Message, Role, Status
-from .ports import LLM
+from ..model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Message, Role, Status
+from ..ports import LLM
 from .retention import last_used
-from .scope import Scope, memory_collection, memory_where
+from ..scope import Scope, memory_collection, memory_where
 
 log = logging.getLogger("amber.consolidate")
 
@@ -225,19 +225,19 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
 
 
 def _last_run(service: Any, user_id: str, now: datetime) -> datetime:
-    mark = jobstate.get_cursor(service.store, "consolidate", user_id)
+    mark = registry.get_cursor(service.store, "consolidate", user_id)
     return datetime.fromisoformat(mark["at"]) if mark else now - timedelta(days=2)
 
 
 def _mark_run(service: Any, user_id: str, now: datetime) -> None:
-    jobstate.set_cursor(service.store, "consolidate", user_id, {"at": now.isoformat()})
+    registry.set_cursor(service.store, "consolidate", user_id, {"at": now.isoformat()})
 
 
 def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opts: ConsolidateOptions, stats: ConsolidateStats) -> None:
     store, col = service.store, memory_collection(scope)
     active = store.find_memories(col, memory_where(scope, all_namespaces=True))
     for loser, keeper in plan_conflicts(active):
-        jobstate.set_status(service, scope, [loser], Status.superseded, "resolve", now, superseded_by=keeper.id, valid_to=now)
+        writes.set_status(service, scope, [loser], Status.superseded, "resolve", now, superseded_by=keeper.id, valid_to=now)
         stats.counts["conflicts_resolved"] += 1
     losers = {l.id for l, _ in plan_conflicts(active)}
     active = [m for m in active if m.id not in losers]
@@ -255,16 +255,16 @@ def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opt
             near = []
         pairs.extend((m, by_id[n.id], sim) for n, sim in near if n.id in by_id and n.id != m.id)
     for dup, survivor in plan_merges(pairs, opts.merge_cosine):
-        jobstate.set_status(service, scope, [survivor], Status.active, "merge", now,  # a patch: the survivor's text stays as stored
+        writes.set_status(service, scope, [survivor], Status.active, "merge", now,  # a patch: the survivor's text stays as stored
                             seen_count=survivor.seen_count + dup.seen_count,
                             source_ids=sorted(set(survivor.source_ids) | set(dup.source_ids)),
                             last_seen_at=max(t for t in (survivor.last_seen_at, dup.last_seen_at, survivor.created_at) if t))
-        jobstate.set_status(service, scope, [dup], Status.superseded, "merge", now, superseded_by=survivor.id, valid_to=now)
+        writes.set_status(service, scope, [dup], Status.superseded, "merge", now, superseded_by=survivor.id, valid_to=now)
         stats.counts["merged"] += 1
     gone = {d.id for d, _ in plan_merges(pairs, opts.merge_cosine)}
     stale = plan_stale([m for m in active if m.id not in gone], now, opts)
     if stale:
-        jobstate.set_status(service, scope, stale, Status.archived, "archive", now)
+        writes.set_status(service, scope, stale, Status.archived, "archive", now)
         stats.counts["archived"] += len(stale)
 
 
@@ -290,7 +290,7 @@ def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: da
     retire = service.store.get_memories(col, list(plan.retire))
     retire = [m for m in retire if m.status == Status.active and not m.pinned and m.kind in MERGEABLE]
     if retire:
-        jobstate.set_status(service, scope, retire, Status.archived, "retire", now)
+        writes.set_status(service, scope, retire, Status.archived, "retire", now)
         stats.counts["retired_by_model"] += len(retire)
     tag = f"day:{day}"
     kept = [m for m in service.store.find_memories(col, memory_where(scope, statuses=None, kinds=[Kind.precious.value])) if tag in m.tags]

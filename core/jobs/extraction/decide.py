@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..model import Memory, Status
+from ...model import Memory, Status
 from .parse import Fact
 
 Action = Literal["new", "seen", "supersede", "candidate", "drop"]

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .. import jobstate
-from ..errors import InvalidInput, LLMError
-from ..model import Kind, MemoryIn, Status, content_hash
-from ..ports import LLM
-from ..scope import Scope, memory_collection, memory_where
+from .. import registry
+from ...errors import InvalidInput, LLMError
+from ...model import Kind, MemoryIn, Status, content_hash
+from ...ports import LLM
+from ...scope import Scope, memory_collection, memory_where
 from . import windows as W
 from .decide import Decision, Existing, Policy, decide
 from .parse import FACT_SCHEMA, Fact, parse_facts
@@ -71,8 +71,8 @@ async def extract_user(
         by_id = {x["id"]: x for x in wins}
         by_id[done["id"]] = done
         wins = list(by_id.values())
-        cursor = W.cursor_after(wins, W.Mark.from_dict(await asyncio.to_thread(jobstate.get_cursor, store, "extract", user)))
-        await asyncio.to_thread(jobstate.set_cursor, store, "extract", user, cursor.as_dict() if cursor else None)
+        cursor = W.cursor_after(wins, W.Mark.from_dict(await asyncio.to_thread(registry.get_cursor, store, "extract", user)))
+        await asyncio.to_thread(registry.set_cursor, store, "extract", user, cursor.as_dict() if cursor else None)
         await asyncio.to_thread(heartbeat)
         if done["state"] == W.PENDING:  # model error: the rest waits too, so the log is read in order
             stats.windows["left_pending"] += sum(1 for x in wins if x["state"] == W.PENDING)
@@ -82,7 +82,7 @@ async def extract_user(
 def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> list[dict[str, Any]] | None:
     """Recover stuck windows and plan new ones. None: another live worker is inside this user's log."""
     store, user = service.store, scope.user_id
-    wins = jobstate.get_windows(store, user)
+    wins = registry.get_windows(store, user)
     for i, w in enumerate(wins):
         if w["state"] != W.PROCESSING:
             continue
@@ -90,10 +90,10 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
             stats.errors.append(f"user {scope.actor}: window {w['id']} is being processed elsewhere; skipped")
             return None
         wins[i] = W.failed_attempt(w, "worker stopped in the middle of this window", now, opts.max_retries)
-        jobstate.put_window(store, wins[i])
+        registry.put_window(store, wins[i])
         stats.windows["recovered"] += 1
         progress({"stage": "recovered", "window": w["id"], "state": wins[i]["state"]})
-    cursor = W.Mark.from_dict(jobstate.get_cursor(store, "extract", user))
+    cursor = W.Mark.from_dict(registry.get_cursor(store, "extract", user))
     ends = [m for m in (W.Mark.from_dict(w["end"]) for w in wins) if m is not None]
     last = max([*ends, *([cursor] if cursor else [])], default=None)
     since = datetime.fromtimestamp(last.ts, tz=UTC) if last else None
@@ -103,7 +103,7 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
     for chunk in W.plan_windows(msgs, after=last, planned=planned, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
         w = W.new_window(user, chunk, now)
         if w["id"] not in known:
-            jobstate.put_window(store, w)
+            registry.put_window(store, w)
             wins.append(w)
             progress({"stage": "planned", "window": w["id"], "messages": len(chunk)})
     return wins
@@ -113,7 +113,7 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
                       opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> dict[str, Any]:
     store = service.store
     w = W.started(w, now())
-    await asyncio.to_thread(jobstate.put_window, store, w)
+    await asyncio.to_thread(registry.put_window, store, w)
     msgs = await asyncio.to_thread(_window_messages, service, scope, w)
     outcome = dict(w.get("outcome") or {})
     if msgs:
@@ -126,7 +126,7 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
             facts = parse_facts(text, refs)
         except LLMError as e:
             w = W.failed_attempt(w, str(e), now(), opts.max_retries)
-            await asyncio.to_thread(jobstate.put_window, store, w)
+            await asyncio.to_thread(registry.put_window, store, w)
             stats.windows["failed" if w["state"] == W.FAILED else "retried"] += 1
             stats.errors.append(f"window {w['id']}: {e}")
             progress({"stage": "model_error", "window": w["id"], "state": w["state"], "retry_count": w["retry_count"]})
@@ -134,7 +134,7 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
             return w
         w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress)
     w = W.finished(w, outcome, now())
-    await asyncio.to_thread(jobstate.put_window, store, w)
+    await asyncio.to_thread(registry.put_window, store, w)
     stats.windows["processed"] += 1
     progress({"stage": "window_done", "window": w["id"], "messages": len(msgs), "outcome": outcome})
     return w
@@ -169,7 +169,7 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
         if counted == "seen":
             # records this window created carry its tag, so a retry finds them without a link; a "seen"
             # leaves no such trace: link it before the next fact, or a retry would count it twice
-            jobstate.put_window(service.store, w)
+            registry.put_window(service.store, w)
         stats.facts[counted] += 1
         outcome[counted] = outcome.get(counted, 0) + 1
         progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})

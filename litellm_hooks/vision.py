@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .ports import LLM
+from core import LLM
 
 DESCRIBE_PROMPT = (
     "Describe this image for a reader who cannot see it, so that they can answer questions about it. "

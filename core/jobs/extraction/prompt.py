@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..model import Memory, Message
+from ...model import Memory, Message
 
 MAX_MESSAGE_CHARS = 4000
 

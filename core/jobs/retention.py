@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .model import Kind, Memory, Status
+from ..model import Kind, Memory, Status
 
 NEVER_EXPIRE = (Kind.precious, Kind.digest)  # precious is append-only; the digest is rewritten nightly
 PURGEABLE = (Status.deleted, Status.superseded, Status.expired)
@@ -83,7 +83,7 @@ class RetentionStats:
 
 def apply_retention(service: Any, scope: Any, now: datetime, ops: Any, policy: RetentionPolicy = RetentionPolicy(),
                     stats: RetentionStats | None = None) -> RetentionStats:
-    """Carry out the policy for one user. `ops` is `core.jobstate` (passed in so this module stays free of I/O)."""
+    """Carry out the policy for one user. `ops` is `core.jobs.writes` (passed in so this module stays free of I/O)."""
     stats = stats or RetentionStats()
     old_msgs = [m.id for m in service.messages(scope, until=message_cutoff(now, policy))]
     for b in batches(old_msgs, policy.batch):

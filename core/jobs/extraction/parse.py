@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import LLMError
-from ..model import FACT_KEY_RE, Category
+from ...errors import LLMError
+from ...model import FACT_KEY_RE, Category
 
 KINDS = ("fact", "event", "instruction")
 MAX_FACT_CHARS = 500

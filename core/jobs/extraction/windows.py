@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..model import Message, Role
+from ...model import Message, Role
 
 WINDOW_SIZE = 40
 MAX_WINDOW_CHARS = 24_000  # keeps one call's prompt bounded even for long pastes

@@ -1,10 +1,6 @@
-"""The jobs' own records in the store's registry (cursors, windows, leases, runs), and the few
-low-level writes the jobs need that the service does not offer (status changes without a new
-version, hard deletes, dropping old messages and audit rows).
+"""The jobs' own records in the store's registry: cursors, extraction windows, leases, run records.
 
-The record changes take the service's write path: the user's write lock (shared with other hosts
-when they coordinate on Redis), the service's audit events and collection revisions; status
-changes are patches on the record as stored, never a write-back of what the job read earlier.
+Leases here are the one-host kind (core/coordination.py chooses them, or Redis with several hosts).
 """
 
 from __future__ import annotations
@@ -17,9 +13,6 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from .filters import Range, Where
-from .model import Memory, Status
-from .scope import Scope, event_collection, memory_collection, message_collection
 
 _lease_mutex = threading.Lock()  # makes acquire atomic between workers of one process
 
@@ -107,69 +100,3 @@ def list_runs(store: Any, limit: int = 20, job: str | None = None) -> list[dict[
 
 def delete_runs(store: Any, ids: Sequence[str]) -> None:
     store.reg_delete([f"run:{i}" for i in ids])
-
-
-# ---- record changes: the service's write path (its lock, audit and revisions) ------------------
-
-
-def _refresh(service: Any, col: str) -> None:
-    """After a write the recall indexes rebuild; the revision moves the way every write moves it."""
-    service.recaller.drop_indexes(col)
-    service._bump(col)
-
-
-def audit(service: Any, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
-    service._audit(scope, action, list(ids), **detail)
-
-
-def set_status(service: Any, scope: Scope, memories: Sequence[Memory], status: Status, action: str, now: datetime, **updates: Any) -> list[Memory]:
-    """Move records to another status in place (expire, archive, merge, retire a conflict).
-
-    Under the user's lock, as a patch on each record as stored now: fields not named here keep what
-    they hold (a user's edit made since the job read the record stays), and a record whose status
-    changed since then is left alone (the job's reading of it is stale). Returns what changed."""
-    if not memories:
-        return []
-    seen = {m.id: m.status for m in memories}
-    col = memory_collection(scope)
-    with service._lock(scope):
-        stored = service.store.get_memories(col, list(seen))
-        changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in stored if m.status == seen.get(m.id)]
-        if changed:
-            service.store.put_memories(col, changed, None)
-            _refresh(service, col)
-            audit(service, scope, action, [m.id for m in changed])
-    return changed
-
-
-def all_memories(service: Any, scope: Scope) -> list[Memory]:
-    """Every record of the user, any status and namespace."""
-    return service.store.find_memories(memory_collection(scope), None)
-
-
-def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    """Remove records with their vectors. Raises if the store refuses: the caller keeps them for next time."""
-    if ids:
-        col = memory_collection(scope)
-        with service._lock(scope):
-            service.store.delete_records(col, list(ids))
-            _refresh(service, col)
-
-
-def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    if ids:
-        col = message_collection(scope)
-        with service._lock(scope):
-            service.store.delete_records(col, list(ids))
-            _refresh(service, col)
-
-
-def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
-    rows = service.store.find_rows(event_collection(scope), Where.of(Range("at", lt=before.timestamp())))
-    return [r["id"] for r in rows]
-
-
-def delete_event_rows(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    if ids:
-        with service._lock(scope):
-            service.store.delete_records(event_collection(scope), list(ids), vectors=False)
