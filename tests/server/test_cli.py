@@ -84,20 +84,6 @@ def test_keys_create_writes_into_the_shipped_config(tmp_path):
         assert [k["name"] for k in yaml.safe_load(config.read_text())["amber"]["api_keys"]] == names, config.read_text()
 
 
-def test_the_bridge_refuses_a_wrong_url_or_key_at_start(host, tmp_path):
-    url, _ = host
-    cases = [
-        (["--url", url + "/mcp", "--key", KEYS["alice"]], f"the bridge wants the memory base URL: --url {url}"),
-        (["--url", url, "--key", "k-nobody"], "the host does not know this key"),
-        (["--url", url], "pass --key or set AMBER_KEY"),
-        (["--url", url, "--key", KEYS["owui"]], "pass --user NAME"),
-        (["--url", url + "/v1", "--key", KEYS["alice"]], "is not an Amber memory host"),
-    ]
-    for args, words in cases:
-        r = amber(tmp_path, "mcp", *args, input="")
-        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
-
-
 def test_export_import_reindex(tmp_path):
     src = tmp_path / "src.jsonl"
     lines = [
