@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import AsyncMemory, CaptureConsumer, Forbidden, MemoryService, Settings
 
-from . import admin, rest_admin, rest_memory, rest_more
+from . import admin, rest_admin, rest_cache, rest_curated, rest_memory, rest_transfer
 from .body_check import JsonBodyCheck
 from .body_limit import BodyLimitMiddleware
 from .errors import HANDLERS
@@ -136,7 +136,9 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     app.state.amber_mcp = mcp
     bearer = HTTPBearer(auto_error=False, description="An Amber API key")
     app.include_router(rest_memory.router, dependencies=[Security(bearer)])
-    app.include_router(rest_more.router, dependencies=[Security(bearer)])
+    app.include_router(rest_curated.router, dependencies=[Security(bearer)])
+    app.include_router(rest_transfer.router, dependencies=[Security(bearer)])
+    app.include_router(rest_cache.router, dependencies=[Security(bearer)])
     app.include_router(rest_admin.router, dependencies=[Security(bearer)])
     app.include_router(admin.router)  # the admin page: static, public, strict CSP
     for exc, handler in HANDLERS.items():

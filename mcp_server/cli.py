@@ -57,16 +57,16 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write a user's memories and messages as JSON lines")
     remote_opts(e)
     e.add_argument("-o", "--output", help="file to write (default: stdout)")
-    e.set_defaults(run=lazy("cli_data", "export"))
+    e.set_defaults(run=lazy("cli_maintenance", "export"))
 
     i = sub.add_parser("import", help="load an export (JSON lines)")
     i.add_argument("file", help="the export file ('-' for stdin)")
     remote_opts(i)
-    i.set_defaults(run=lazy("cli_data", "import_"))
+    i.set_defaults(run=lazy("cli_maintenance", "import_"))
 
     r = sub.add_parser("reindex", help="re-embed with the configured embedder (one user, or all)")
     remote_opts(r)
-    r.set_defaults(run=lazy("cli_data", "reindex"))
+    r.set_defaults(run=lazy("cli_maintenance", "reindex"))
 
     d = sub.add_parser("doctor", help="check the running Amber (proxy or amber serve): memory server, key, store, embedder, LLM")
     d.add_argument("--url", help="the LiteLLM proxy (http://127.0.0.1:4000) or memory host to check "
@@ -91,7 +91,7 @@ def parser() -> argparse.ArgumentParser:
     jr = jsub.add_parser("run", help="run one job now")
     jr.add_argument("job", choices=["extract", "consolidate", "retention"])
     jr.add_argument("--user", help="only this user (default: every user)")
-    jr.set_defaults(run=lazy("cli_data", "jobs_run"))
+    jr.set_defaults(run=lazy("cli_maintenance", "jobs_run"))
     return p
 
 

@@ -1,32 +1,27 @@
-"""REST: boot pack, precious, glossary, digest, review queue, export/import, client cache, admin."""
+"""REST for the curated side of a user's memory: the boot pack, precious quotes, the glossary, the
+digest and the review queue of candidate memories."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, Request
-from starlette.responses import Response, StreamingResponse
+from fastapi import APIRouter, Body, Depends, Path
 
-from core import InvalidInput, NotFound, WriteResult, parse_jsonl
+from core import NotFound, WriteResult
 
 from .local import LocalMemory
 from .rest_deps import port
 from .schemas import (
     ActionOut,
     BootOut,
-    CacheIn,
-    CacheOut,
     CandidatesOut,
     DigestIn,
     DigestOut,
     GlossaryIn,
     GlossaryOut,
     GlossaryPut,
-    ImportOut,
     ItemsOut,
     PreciousIn,
-    ReindexIn,
     TargetIn,
 )
 
@@ -34,7 +29,6 @@ router = APIRouter(prefix="/v1")
 Port = Annotated[LocalMemory, Depends(port)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=200)]
 Term = Annotated[str, Path(min_length=1, max_length=200)]
-IMPORT_MAX_BYTES = 64 * 1024 * 1024
 
 
 @router.get("/boot", response_model=BootOut, tags=["boot"], summary="Boot pack: digest, logs, precious, glossary, pinned, today")
@@ -103,60 +97,3 @@ async def candidate_action(
     body: Annotated[TargetIn | None, Body()] = None,
 ) -> dict:
     return await p.candidate(memory_id, action, body.target_id if body else None)
-
-
-@router.get("/export", tags=["export"], summary="Everything of this user as JSON lines",
-            responses={200: {"content": {"application/x-ndjson": {}}}})
-async def export(p: Port) -> StreamingResponse:
-    lines = p.export()
-
-    async def body():
-        async for line in lines:
-            yield json.dumps(line, ensure_ascii=False) + "\n"
-
-    return StreamingResponse(body(), media_type="application/x-ndjson")
-
-
-@router.post("/import", response_model=ImportOut, tags=["export"], summary="Load an export (JSON lines); all-or-nothing validation",
-             openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}, "required": True}})
-async def import_(request: Request, p: Port) -> dict:
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > IMPORT_MAX_BYTES:
-            raise InvalidInput("body", f"an import is at most {IMPORT_MAX_BYTES // (1024 * 1024)} MiB; split it")
-    lines = list(parse_jsonl(bytes(raw).split(b"\n")))  # each line decoded strictly: bad UTF-8 names its line
-    if not lines:
-        raise InvalidInput("body", "no lines to import")
-    return await p.import_(lines)
-
-
-CacheNs = Annotated[str, Path(min_length=1, max_length=64)]
-CacheKey = Annotated[str, Path(min_length=1, max_length=200)]
-
-
-@router.get("/cache/{namespace}/{key}", response_model=CacheOut, tags=["cache"], summary="A client's cached value for this user")
-async def cache_get(namespace: CacheNs, key: CacheKey, p: Port) -> dict:
-    return await p.cache_get(namespace, key)
-
-
-@router.put("/cache/{namespace}/{key}", response_model=CacheOut, tags=["cache"])
-async def cache_put(namespace: CacheNs, key: CacheKey, body: CacheIn, p: Port) -> dict:
-    return await p.cache_put(namespace, key, body.value, body.ttl_s)
-
-
-@router.delete("/cache/{namespace}/{key}", status_code=204, tags=["cache"])
-async def cache_delete(namespace: CacheNs, key: CacheKey, p: Port) -> Response:
-    await p.cache_delete(namespace, key)
-    return Response(status_code=204)
-
-
-@router.get("/vectors/health", tags=["admin"], summary="Per user: vector collections vs the configured embedder (admin)")
-async def vectors_health(p: Port) -> dict:
-    return await p.vectors_health()
-
-
-@router.post("/reindex", tags=["admin"], summary="Re-embed one user or all users (admin)")
-async def reindex(p: Port, body: Annotated[ReindexIn | None, Body()] = None) -> dict:
-    return await p.reindex(body.user if body else None)
-
