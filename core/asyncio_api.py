@@ -2,26 +2,44 @@
 
 Async hosts (the LiteLLM proxy, the memory server) call this so that Chroma and the embedder
 never block their event loop. `core.client.RemoteMemory` offers the same coroutines over HTTP.
+
+Queries (`recall`, `search`) run on a pool of at most `QUERY_THREADS` threads of their own. A
+caller that gives up waiting (the hook's recall timeout) cannot stop a query already running, but
+one still queued is dropped; so with a stalled store the threads stuck in queries stay at that
+bound, later queries time out in the queue, and writes keep their own threads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio.to_thread
 
 from .service import MemoryService
 
+QUERY_THREADS = 16
+QUERIES = frozenset({"recall", "search"})
+
 
 class AsyncMemory:
-    def __init__(self, service: MemoryService):
+    def __init__(self, service: MemoryService, *, query_threads: int = QUERY_THREADS):
         self.service = service
+        self._queries = ThreadPoolExecutor(max_workers=query_threads, thread_name_prefix="amber-recall")
 
     def __getattr__(self, name: str) -> Any:
         fn = getattr(self.service, name)
         if not callable(fn) or name.startswith("_"):
             return fn
+        if name in QUERIES:
+
+            @functools.wraps(fn)
+            async def query(*args: Any, **kwargs: Any) -> Any:
+                return await asyncio.get_running_loop().run_in_executor(self._queries, functools.partial(fn, *args, **kwargs))
+
+            return query
 
         @functools.wraps(fn)
         async def call(*args: Any, **kwargs: Any) -> Any:

@@ -198,6 +198,8 @@ class Recaller:
         self._lock = threading.RLock()
         self._build_locks: dict[str, threading.Lock] = {}
         # query embeddings run here while the lexical arms run on the caller's thread
+        self._refine_loop: asyncio.AbstractEventLoop | None = None  # rerank/compress calls (async clients)
+        self._refine_guard = threading.Lock()
         self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
 
     # ---- index upkeep ------------------------------------------------------------------------
@@ -459,13 +461,14 @@ class Recaller:
         return items
 
     def refine_sync(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
-        """`refine` for the synchronous service; from inside a running loop it runs on a helper thread."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.refine(query, items, cfg))
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.refine(query, items, cfg)).result()
+        """`refine` for the synchronous service: on one event loop of the recaller's own, kept in a
+        daemon thread for its lifetime (not a new loop and thread per recall)."""
+        with self._refine_guard:
+            if self._refine_loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="amber-refine", daemon=True).start()
+                self._refine_loop = loop
+        return asyncio.run_coroutine_threadsafe(self.refine(query, items, cfg), self._refine_loop).result()
 
 
 def build_result(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens) -> RecallResult:
