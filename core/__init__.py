@@ -28,6 +28,7 @@ from .errors import (
     StoreUnavailable,
     Timeout,
     TransientError,
+    Unauthenticated,
 )
 from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
 from .user_overview import active_memories, kind_counts, vector_health
@@ -114,6 +115,7 @@ __all__ = [
     "SystemClock",
     "Timeout",
     "TransientError",
+    "Unauthenticated",
     "WriteResult",
     "active_memories",
     "arun_job",

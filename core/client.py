@@ -25,7 +25,6 @@ from typing import Any, AsyncIterator, Iterable, Sequence
 import httpx
 
 from .errors import (
-    AmberError,
     Forbidden,
     InvalidInput,
     NotFound,
@@ -39,9 +38,6 @@ from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 
-# codes the HTTP layer answers with before Amber's own code runs (auth, routing); Amber's errors
-# carry their code themselves (core/errors.py)
-_HTTP_CODES: dict[str, type[AmberError]] = {"unauthenticated": Forbidden}
 
 # a 503 with one of these codes (or none: something in front of Amber) means this host did not run
 # the request, so another may; other 503s (timeout, busy, llm_error, ...) come from a request that ran
@@ -71,7 +67,7 @@ def _urls(base_url: str | Sequence[str]) -> list[str]:
 def _error(r: httpx.Response) -> Exception:
     body = _body(r)
     code, detail = str(body.get("error") or ""), str(body.get("detail") or r.text[:300] or r.reason_phrase)
-    cls = error_class(code) or _HTTP_CODES.get(code)
+    cls = error_class(code)
     if cls is InvalidInput or (cls is None and r.status_code in (400, 422)):
         return InvalidInput(str(body.get("field") or "request"), detail)
     if cls is not None:

@@ -70,6 +70,12 @@ class Forbidden(PermanentError):
     code, status = "forbidden", 403
 
 
+class Unauthenticated(Forbidden):
+    """No key, or a key nobody configured (a Forbidden that HTTP answers with 401 and a challenge)."""
+
+    code, status = "unauthenticated", 401
+
+
 class Immutable(PermanentError):
     code, status = "immutable", 409
 

@@ -39,6 +39,10 @@ class Scope:
     write_namespace: str = "default"
     _token: object = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if self._token is not _SCOPE_TOKEN:  # every scope passed the checks in scope_for
+            raise TypeError("a Scope is made by core.scope.scope_for, which checks the user id and namespaces")
+
 
 _SCOPE_TOKEN = object()
 
@@ -62,7 +66,9 @@ def scope_for(
     validate_user_id(actor.user_id)
     reads = ["default"]
     if project:
-        reads.append(validate_namespace(f"project:{project}"))
+        if not NAMESPACE_RE.match(f"project:{project}"):
+            raise InvalidInput("project", "a project name is letters, digits, '.', '_' or '-' (at most 64)")
+        reads.append(f"project:{project}")
     if actor.client:
         reads.append(validate_namespace(f"client:{_slug(actor.client)}"))
     for ns in extra:

@@ -12,11 +12,11 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from core import Forbidden, InvalidInput, user_hash
+from core import Forbidden, InvalidInput, Unauthenticated, user_hash
 
 from .admin import PATHS as ADMIN_PATHS
 from .errors import error_body
-from .identity import Identity, KeyRing, Unauthenticated, current_identity
+from .identity import Identity, KeyRing, current_identity
 from .origin import body_type_refusal, host_allowed, local_origin
 
 log = logging.getLogger("amber.server.http")
@@ -104,15 +104,10 @@ class AuthMiddleware:
             else:
                 try:
                     identity = self._identify(scope, token)
-                except Unauthenticated as e:
-                    headers = {"WWW-Authenticate": 'Bearer realm="amber"'}
-                    await JSONResponse(error_body("unauthenticated", str(e)), 401, headers=headers)(scope, receive, send_logged)
-                    return
-                except Forbidden as e:
-                    await JSONResponse(error_body("forbidden", str(e)), 403)(scope, receive, send_logged)
-                    return
-                except InvalidInput as e:
-                    await JSONResponse(error_body("invalid_input", str(e), e.field), 422)(scope, receive, send_logged)
+                except (Forbidden, InvalidInput) as e:  # Unauthenticated among them: 401 with a challenge
+                    headers = {"WWW-Authenticate": 'Bearer realm="amber"'} if isinstance(e, Unauthenticated) else None
+                    body = error_body(e.code, str(e), getattr(e, "field", None))
+                    await JSONResponse(body, e.status, headers=headers)(scope, receive, send_logged)
                     return
                 refusal = _body_type_refusal(scope, path)
                 if refusal:

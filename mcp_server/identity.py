@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from core import ApiKeyConfig, Forbidden, InvalidInput, Settings
+from core import ApiKeyConfig, Forbidden, InvalidInput, Settings, Unauthenticated
 
 log = logging.getLogger("amber.server.auth")
 
@@ -28,10 +28,6 @@ USER_HEADER = "x-amber-user"
 CLIENT_HEADER = "x-amber-client"
 LOCAL_USER = "local"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-
-
-class Unauthenticated(Exception):
-    """No key, or a key nobody configured: HTTP 401."""
 
 
 @dataclass(frozen=True)

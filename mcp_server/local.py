@@ -54,17 +54,12 @@ class LocalMemory:
     def _scope(self, need: str = READ, *, project: str | None = None, namespace: str | None = None) -> Scope:
         self.identity.require(need)
         actor = Actor(self.identity.user(), client=self.identity.client, via=f"key:{self.identity.key_name}")
-        try:
-            return scope_for(
-                actor,
-                project=project,
-                write_namespace=namespace if need == WRITE else None,
-                extra=[namespace] if namespace and need != WRITE else (),
-            )
-        except InvalidInput as e:
-            if project and f"project:{project}" in str(e):
-                raise InvalidInput("project", "a project name is letters, digits, '.', '_' or '-' (at most 64)") from None
-            raise
+        return scope_for(
+            actor,
+            project=project,
+            write_namespace=namespace if need == WRITE else None,
+            extra=[namespace] if namespace and need != WRITE else (),
+        )
 
     async def _run(self, fn, *args: Any, **kw: Any) -> Any:
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kw))
