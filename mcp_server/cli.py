@@ -11,15 +11,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from core import AmberError, InvalidInput, StoreLocked, config_file
 
 SCOPES = ["memory:read", "memory:write", "memory:admin"]
+NOISY = ("httpx", "chromadb", "mcp", "uvicorn.access", "LiteLLM")
 
 
 def lazy(module: str, name: str) -> Callable[[argparse.Namespace], Any]:
@@ -97,24 +99,39 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    for noisy in ("httpx", "chromadb", "mcp", "uvicorn.access", "LiteLLM"):
-        logging.getLogger(noisy).setLevel(logging.DEBUG if args.verbose else logging.WARNING)
+    with _logging_to_stderr(args.verbose):
+        try:
+            with config_file(args.config):  # every Settings the command builds reads this file
+                return int(args.run(args) or 0)
+        except (StoreLocked, InvalidInput) as e:  # the caller must change something: say what, in one line
+            print(f"amber: {e}", file=sys.stderr)
+            return 2
+        except AmberError as e:
+            print(f"amber: {type(e).__name__}: {e}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 130
+
+
+@contextlib.contextmanager
+def _logging_to_stderr(verbose: bool) -> Iterator[None]:
+    """Log lines to this call's stderr, undone on return: main() may run again in the same process
+    (tests call it in-process), where a once-per-process `logging.basicConfig` would keep the first
+    call's stream, or do nothing at all under a logger that already has handlers."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    levels = {name: logging.getLogger(name).level for name in ("", *NOISY)}
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for noisy in NOISY:
+        logging.getLogger(noisy).setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
-        with config_file(args.config):  # every Settings the command builds reads this file
-            return int(args.run(args) or 0)
-    except (StoreLocked, InvalidInput) as e:  # the caller must change something: say what, in one line
-        print(f"amber: {e}", file=sys.stderr)
-        return 2
-    except AmberError as e:
-        print(f"amber: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+        yield
+    finally:
+        root.removeHandler(handler)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
 
 
 if __name__ == "__main__":

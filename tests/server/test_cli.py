@@ -1,4 +1,6 @@
-"""The `amber` command, run as a real subprocess on temp stores."""
+"""The `amber` command on temp stores: in-process through `main(argv)` (stdout and stderr from capsys,
+the environment from monkeypatch), and as a real process where that is the point: the installed entry
+point runs, `amber serve` serves until SIGTERM, and a second process is refused the store it holds."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 import yaml
 
+from mcp_server.cli import main
 from mcp_server.identity import KeyRing
 from server_kit import KEYS
 from core import ApiKeyConfig
@@ -32,12 +36,57 @@ def env(tmp_path: Path, **extra: str) -> dict[str, str]:
             "AMBER_EMBEDDING_MODEL": "hash", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE", **extra}
 
 
-def amber(tmp_path: Path, *args: str, input: str | None = None, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([AMBER, *args], env=env(tmp_path, **extra), capture_output=True, text=True, timeout=180, input=input)
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_keys_create_prints_a_working_key_once():
-    out = subprocess.run([AMBER, "keys", "create", "--name", "claude code", "--user", "alice"], capture_output=True, text=True, timeout=60)
+@pytest.fixture
+def run(capsys, monkeypatch):
+    """`amber ARGS` in this process: main(argv)'s exit status and what it wrote. With `environ`, the
+    caller's AMBER_* and OPENAI_* variables give way to these for this call only (what `env` does for a
+    subprocess; LITELLM_LOCAL_MODEL_COST_MAP and OMP_WAIT_POLICY are set by the root conftest)."""
+
+    def run(*args: str, environ: dict[str, str] | None = None) -> Result:
+        capsys.readouterr()
+        with monkeypatch.context() as m:
+            if environ is not None:
+                for name in [n for n in os.environ if n.startswith(("AMBER_", "OPENAI_"))]:
+                    m.delenv(name)
+                for name, value in environ.items():
+                    m.setenv(name, value)
+            code = main(list(args))
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return run
+
+
+@pytest.fixture
+def amber(run):
+    """`amber ARGS` in this process on the temp store under `tmp_path`."""
+
+    def amber(tmp_path: Path, *args: str, **extra: str) -> Result:
+        return run(*args, environ={"AMBER_CONFIG": str(tmp_path / "none.yaml"), "AMBER_DATA_DIR": str(tmp_path / "data"),
+                                   "AMBER_EMBEDDING_MODEL": "hash", **extra})
+
+    return amber
+
+
+def spawn(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([AMBER, *args], env=env(tmp_path, **extra), capture_output=True, text=True, timeout=180)
+
+
+def test_the_installed_entry_point_runs():
+    out = subprocess.run([AMBER, "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("usage: amber") and all(c in out.stdout for c in ("serve", "mcp", "doctor", "keys", "jobs"))
+
+
+def test_keys_create_prints_a_working_key_once(run):
+    out = run("keys", "create", "--name", "claude code", "--user", "alice")
     assert out.returncode == 0, out.stderr
     key = re.search(r"\n    (amb_\S+)\n", out.stdout).group(1)
     digest = re.search(r"secret: sha256:([0-9a-f]{64})", out.stdout).group(1)
@@ -47,7 +96,7 @@ def test_keys_create_prints_a_working_key_once():
     for secret in (key, f"sha256:{digest}"):
         ring = KeyRing([ApiKeyConfig(name="cc", secret=secret, user="alice")])
         assert ring.identify(key, {}, None).user_id == "alice"
-    bad = subprocess.run([AMBER, "keys", "create", "--name", "x"], capture_output=True, text=True, timeout=60)
+    bad = run("keys", "create", "--name", "x")
     assert bad.returncode == 1 and "--user" in bad.stderr
     # the snippet is one item for the existing list: pasted under `api_keys:` it keeps the keys already there
     item = re.search(r"\n(    - name: claude code\n(?:      .*\n)+)", out.stdout).group(1)
@@ -56,12 +105,11 @@ def test_keys_create_prints_a_working_key_once():
     assert [k["name"] for k in pasted] == ["me", "claude code"] and pasted[1]["user"] == "alice"
 
 
-def test_keys_create_writes_into_the_shipped_config(tmp_path):
+def test_keys_create_writes_into_the_shipped_config(run, tmp_path):
     config = tmp_path / "config.yaml"
     shipped = (ROOT / "config.yaml").read_text()
     config.write_text(shipped)
-    out = subprocess.run([AMBER, "keys", "create", "--name", "owui", "--trusted-client", "--write", str(config)],
-                         capture_output=True, text=True, timeout=60)
+    out = run("keys", "create", "--name", "owui", "--trusted-client", "--write", str(config))
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "config.yaml.bak").read_text() == shipped
     merged = yaml.safe_load(config.read_text())
@@ -73,18 +121,17 @@ def test_keys_create_writes_into_the_shipped_config(tmp_path):
     key = re.search(r"\n    (amb_\S+)\n", out.stdout).group(1)
     ring = KeyRing([ApiKeyConfig(**{**k, "secret": key if k["name"] == "owui" else "x"}) for k in merged["amber"]["api_keys"]])
     assert ring.identify(key, {"x-amber-user": "zoe"}, None).user_id == "zoe"
-    again = subprocess.run([AMBER, "keys", "create", "--name", "owui", "--user", "z", "--write", str(config)],
-                           capture_output=True, text=True, timeout=60)
+    again = run("keys", "create", "--name", "owui", "--user", "z", "--write", str(config))
     assert again.returncode == 2 and "already there" in again.stderr and yaml.safe_load(config.read_text()) == merged
     # a config with no keys yet, or none at all, gets the list
     for text, names in [("amber:\n  data_dir: ./x\n  api_keys: []\n", ["a"]), ("amber:\n  data_dir: ./x\n", ["a"]), ("model_list: []\n", ["a"])]:
         config.write_text(text)
-        done = subprocess.run([AMBER, "keys", "create", "--name", "a", "--user", "a", "--write", str(config)], capture_output=True, text=True, timeout=60)
+        done = run("keys", "create", "--name", "a", "--user", "a", "--write", str(config))
         assert done.returncode == 0, (text, done.stderr)
         assert [k["name"] for k in yaml.safe_load(config.read_text())["amber"]["api_keys"]] == names, config.read_text()
 
 
-def test_export_import_reindex(tmp_path):
+def test_export_import_reindex(amber, tmp_path):
     src = tmp_path / "src.jsonl"
     lines = [
         {"type": "header", "format": "amber-export", "version": 1},
@@ -124,7 +171,7 @@ def test_export_import_reindex(tmp_path):
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_data_commands_through_a_running_host(host, tmp_path):
+def test_data_commands_through_a_running_host(amber, host, tmp_path):
     url, _ = host
     src = tmp_path / "one.jsonl"
     src.write_text(json.dumps({"type": "memory", "id": "m_cli2", "content": "Reads Le Monde daily", "user_id": "?",
@@ -143,13 +190,13 @@ def test_data_commands_through_a_running_host(host, tmp_path):
 # `amber doctor` is tested in test_doctor.py
 
 
-def test_jobs_run_by_hand(tmp_path):
+def test_jobs_run_by_hand(amber, tmp_path):
     r = amber(tmp_path, "jobs", "run", "retention")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)  # the run record
 
 
-def test_serve_standalone_and_the_lock(tmp_path):
+def test_serve_standalone_and_the_lock(amber, tmp_path):
     port = free_port()
     proc = subprocess.Popen([AMBER, "serve", "--port", str(port)], env=env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -164,7 +211,7 @@ def test_serve_standalone_and_the_lock(tmp_path):
             time.sleep(0.3)
         w = httpx.post(f"http://127.0.0.1:{port}/v1/memories", json={"content": "Served standalone"}, timeout=10)
         assert w.status_code == 200 and w.json()["memory"]["user_id"] == "local"
-        second = amber(tmp_path, "serve", "--port", str(free_port()))
+        second = spawn(tmp_path, "serve", "--port", str(free_port()))  # another process: refused the store
         assert second.returncode == 2 and "held by process" in second.stderr
     finally:
         proc.send_signal(signal.SIGTERM)

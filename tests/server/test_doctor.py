@@ -1,15 +1,16 @@
-"""`amber doctor` against each topology it may meet, as a real subprocess: `amber serve`-style hosts
-under uvicorn, a memory-off /memory gate, a LiteLLM proxy without Amber, nothing at all, and one real
-LiteLLM proxy with Amber's hook (module-scoped: it is slow to start)."""
+"""`amber doctor` against each topology it may meet, run in-process through `main(argv)` (a process of
+its own adds nothing doctor could get wrong; the entry point is tested in test_cli.py): `amber serve`-style
+hosts under uvicorn, a memory-off /memory gate, a LiteLLM proxy without Amber, nothing at all, and one
+real LiteLLM proxy with Amber's hook (module-scoped: it is slow to start)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +22,7 @@ from starlette.routing import Mount
 from core import Settings, build_service
 from core.testing import HashEmbedder
 from mcp_server.app import MemoryGate
+from mcp_server.cli import main
 from server_kit import KEYS
 from tests.fakes.upstreams import FakeUpstreams
 from tests.hook.harness import MASTER_KEY, Proxy, proxy_config
@@ -28,27 +30,48 @@ from tests.kit.servers import free_port, serve_app
 
 pytestmark = pytest.mark.e2e
 
-AMBER = str(Path(sys.executable).with_name("amber"))
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+    elapsed: float
 
 
-def doctor(cwd: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("AMBER_", "OPENAI_", "LITELLM_MASTER"))}
-    env = {**base, "AMBER_CONFIG": str(cwd / "none.yaml"), "AMBER_EMBEDDING_MODEL": "hash",
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE", **extra}
-    started = time.monotonic()
-    r = subprocess.run([AMBER, "doctor", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
-    r.elapsed = time.monotonic() - started
-    assert "Traceback" not in r.stderr and "Give Feedback" not in r.stdout + r.stderr, r.stdout + r.stderr
-    return r
+@pytest.fixture
+def doctor(capsys, monkeypatch):
+    """`amber doctor ARGS` in this process, run from `cwd` with the caller's AMBER_*, OPENAI_* and
+    LITELLM_MASTER* variables replaced by `extra` for this call only."""
+    quiet = getattr(sys.modules.get("litellm"), "suppress_debug_info", False)  # False: LiteLLM's default
+
+    def doctor(cwd: Path, *args: str, **extra: str) -> Result:
+        capsys.readouterr()
+        with monkeypatch.context() as m:
+            for name in [n for n in os.environ if n.startswith(("AMBER_", "OPENAI_", "LITELLM_MASTER"))]:
+                m.delenv(name)
+            for name, value in {"AMBER_CONFIG": str(cwd / "none.yaml"), "AMBER_EMBEDDING_MODEL": "hash", **extra}.items():
+                m.setenv(name, value)
+            m.chdir(cwd)
+            started = time.monotonic()
+            code = main(["doctor", *args])
+            elapsed = time.monotonic() - started
+        out, err = capsys.readouterr()
+        r = Result(code, out, err, elapsed)
+        assert "Traceback" not in r.stderr and "Give Feedback" not in r.stdout + r.stderr, r.stdout + r.stderr
+        return r
+
+    yield doctor
+    if "litellm" in sys.modules:  # doctor's LLM check quiets LiteLLM's banners for the whole process
+        sys.modules["litellm"].suppress_debug_info = quiet
 
 
-def lines(r: subprocess.CompletedProcess, status: str) -> list[str]:
+def lines(r: Result, status: str) -> list[str]:
     return [x for x in r.stdout.splitlines() if x.startswith(f"[{status}")]
 
 
 # -- amber serve topology ------------------------------------------------------------------------
 
-def test_healthy_memory_host_with_an_admin_key(host, tmp_path):
+def test_healthy_memory_host_with_an_admin_key(doctor, host, tmp_path):
     url, _ = host
     r = doctor(tmp_path, "--url", url, "--no-llm", AMBER_KEY=KEYS["admin"])
     assert r.returncode == 0 and r.stdout.rstrip().endswith("all good"), r.stdout
@@ -58,7 +81,7 @@ def test_healthy_memory_host_with_an_admin_key(host, tmp_path):
     assert r.elapsed < 15, r.elapsed  # a few seconds on an idle machine; generous for a shared one
 
 
-def test_several_hosts_listed_each_is_checked(host, tmp_path):
+def test_several_hosts_listed_each_is_checked(doctor, host, tmp_path):
     url, _ = host
     gone = f"http://127.0.0.1:{free_port()}/memory"
     r = doctor(tmp_path, "--no-llm", AMBER_SERVER_URL=f"{url},{gone}", AMBER_SERVER_KEY=KEYS["admin"])
@@ -67,7 +90,7 @@ def test_several_hosts_listed_each_is_checked(host, tmp_path):
     assert r.returncode == 1 and any(gone in x for x in lines(r, "FAIL")), r.stdout
 
 
-def test_the_mcp_url_is_taken_as_its_base(host, tmp_path):
+def test_the_mcp_url_is_taken_as_its_base(doctor, host, tmp_path):
     url, _ = host
     r = doctor(tmp_path, "--url", url + "/mcp", "--no-llm", "--key", KEYS["alice"])
     assert r.returncode == 0, r.stdout
@@ -75,7 +98,7 @@ def test_the_mcp_url_is_taken_as_its_base(host, tmp_path):
     assert "the key is accepted (not an admin key" in r.stdout
 
 
-def test_an_unknown_key_is_named_with_the_fix(host, tmp_path):
+def test_an_unknown_key_is_named_with_the_fix(doctor, host, tmp_path):
     url, _ = host
     r = doctor(tmp_path, "--url", url, "--no-llm", AMBER_KEY="k-nobody")
     assert r.returncode == 1 and "1 problem(s) found" in r.stdout
@@ -83,13 +106,13 @@ def test_an_unknown_key_is_named_with_the_fix(host, tmp_path):
     assert "does not know this key" in fail and "amber keys create" in r.stdout
 
 
-def test_without_a_key_it_says_how_to_check_one(host, tmp_path):
+def test_without_a_key_it_says_how_to_check_one(doctor, host, tmp_path):
     url, _ = host
     r = doctor(tmp_path, "--url", url, "--no-llm")
     assert r.returncode == 0 and "set AMBER_KEY (or --key) to check yours" in r.stdout
 
 
-def test_nothing_running_creates_nothing_and_says_how_to_start(tmp_path):
+def test_nothing_running_creates_nothing_and_says_how_to_start(doctor, tmp_path):
     port = free_port()
     r = doctor(tmp_path, "--url", f"http://127.0.0.1:{port}")
     assert r.returncode == 1
@@ -100,7 +123,7 @@ def test_nothing_running_creates_nothing_and_says_how_to_start(tmp_path):
     assert r.elapsed < 15, r.elapsed
 
 
-def test_store_mode_checks_a_store_but_never_creates_one(tmp_path):
+def test_store_mode_checks_a_store_but_never_creates_one(doctor, tmp_path):
     port = f"http://127.0.0.1:{free_port()}"
     r = doctor(tmp_path, "--url", port, "--store", "--no-llm", AMBER_DATA_DIR=str(tmp_path / "data"))
     assert r.returncode == 1 and "no store at" in r.stdout and not (tmp_path / "data").exists()
@@ -114,7 +137,7 @@ def test_store_mode_checks_a_store_but_never_creates_one(tmp_path):
     assert "LLM 'openai/gpt-4o-mini' answers" in r.stdout
 
 
-def test_keys_with_an_empty_secret(host, tmp_path):
+def test_keys_with_an_empty_secret(doctor, host, tmp_path):
     url, _ = host
     keys = json.dumps([{"name": "phone", "secret": "", "user": "me"}])
     r = doctor(tmp_path, "--url", url, "--no-llm", AMBER_API_KEYS=keys)
@@ -130,7 +153,7 @@ def gate_app(gate: MemoryGate) -> FastAPI:
     return proxy
 
 
-def test_memory_off_answers_503_with_the_reason_and_doctor_says_how_to_fix(tmp_path):
+def test_memory_off_answers_503_with_the_reason_and_doctor_says_how_to_fix(doctor, tmp_path):
     gate = MemoryGate()
     with serve_app(gate_app(gate)) as url:
         starting = httpx.get(f"{url}/memory/health")
@@ -146,7 +169,7 @@ def test_memory_off_answers_503_with_the_reason_and_doctor_says_how_to_fix(tmp_p
     assert "stop the other process" in r.stdout and "server_url" in r.stdout
 
 
-def test_a_proxy_without_amber_is_named(tmp_path):
+def test_a_proxy_without_amber_is_named(doctor, tmp_path):
     bare = FastAPI()
     bare.get("/health/liveliness")(lambda: "I'm alive!")
     with serve_app(bare) as url:
@@ -201,7 +224,7 @@ def proxy(tmp_path_factory):
             p.stop()
 
 
-def test_healthy_proxy(proxy, tmp_path):
+def test_healthy_proxy(doctor, proxy, tmp_path):
     p, up = proxy
     up.clear()
     r = doctor(tmp_path, "--url", p.base, AMBER_KEY=KEYS["admin"], LITELLM_MASTER_KEY=MASTER_KEY)
@@ -216,13 +239,13 @@ def test_healthy_proxy(proxy, tmp_path):
     assert r.returncode == 0 and "set LITELLM_MASTER_KEY to check the proxy's model groups" in r.stdout
 
 
-def test_proxy_with_a_wrong_master_key(proxy, tmp_path):
+def test_proxy_with_a_wrong_master_key(doctor, proxy, tmp_path):
     p, _ = proxy
     r = doctor(tmp_path, "--url", p.base, "--no-llm", AMBER_KEY=KEYS["admin"], LITELLM_MASTER_KEY="sk-wrong")
     assert r.returncode == 1 and "the proxy refuses LITELLM_MASTER_KEY" in r.stdout and "master_key" in r.stdout
 
 
-def test_proxy_whose_model_group_fails(proxy, tmp_path):
+def test_proxy_whose_model_group_fails(doctor, proxy, tmp_path):
     p, up = proxy
     up.stop()  # the model group's upstream is gone (last test of the module: the proxy stays up)
     r = doctor(tmp_path, "--url", p.base, AMBER_KEY=KEYS["admin"], LITELLM_MASTER_KEY=MASTER_KEY)

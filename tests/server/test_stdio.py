@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+
+from mcp_server.cli import main
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +32,7 @@ def env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
-async def test_stdio_server_owns_the_store(tmp_path):
+async def test_stdio_server_owns_the_store(tmp_path, capsys, monkeypatch):
     params = StdioServerParameters(command=AMBER, args=["mcp"], env=env(tmp_path))
     async with Client(params, read_timeout_seconds=60) as c:
         tools = {t.name for t in (await c.list_tools()).tools}
@@ -44,7 +47,11 @@ async def test_stdio_server_owns_the_store(tmp_path):
         assert second.returncode == 2
         assert "held by process" in second.stderr and "amber mcp --url" in second.stderr
 
-    # after it exits the lock is free and the data is there, for the local user
-    out = subprocess.run([AMBER, "export"], env=env(tmp_path), capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert "Bakes sourdough every Sunday" in out.stdout and '"user_id": "local"' in out.stdout
+    # after it exits the lock is free and the data is there, for the local user (`amber export` in this process)
+    for name in ("AMBER_CONFIG", "AMBER_DATA_DIR", "AMBER_EMBEDDING_MODEL"):
+        monkeypatch.setenv(name, env(tmp_path)[name])
+    capsys.readouterr()
+    code = await anyio.to_thread.run_sync(main, ["export"])  # main() runs its own event loop
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Bakes sourdough every Sunday" in out and '"user_id": "local"' in out
