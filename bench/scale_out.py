@@ -1,4 +1,4 @@
-"""Scale-out: one or two Amber hosts on one Chroma server, coordinated by Redis (issue 17).
+"""Scale-out: one or two Amber hosts on one Chroma server, coordinated by Redis.
 
 The topology of deploy/README.md, started piece by piece on 127.0.0.1 (tests/kit/topology.py):
 `chroma run` + `redis-server` + two `amber serve` hosts with AMBER_CHROMA_URL and AMBER_REDIS_URL.
