@@ -49,6 +49,9 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     store = ChromaStore(
         data_dir=settings.data_dir if not settings.chroma_url else None,
         chroma_url=settings.chroma_url,
+        tenant=settings.chroma_tenant,
+        database=settings.chroma_database,
+        token=settings.chroma_token,
         embedder_id=embedder.id,
         dim=embedder.dim,
     )

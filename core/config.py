@@ -43,6 +43,11 @@ class Settings(BaseSettings):
     # store
     data_dir: Path = Path("./data")
     chroma_url: str | None = None  # client/server Chroma, e.g. http://127.0.0.1:8000
+    # with chroma_url: where in that server Amber keeps its collections, and a token for a server
+    # that asks for one (sent as `x-chroma-token`; `os.environ/NAME` in config.yaml)
+    chroma_tenant: str = "default_tenant"
+    chroma_database: str = "default_database"
+    chroma_token: str | None = None
     # remote mode: use Amber hosts instead of opening a store; several, comma-separated, are spread
     # over by user and failed over when one is down (core/client.py)
     server_url: str | None = None

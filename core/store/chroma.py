@@ -31,7 +31,10 @@ _MAX_BATCH = 5000  # Chroma caps a batch at 5461
 
 
 class ChromaStore:
-    def __init__(self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int):
+    def __init__(
+        self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
+        tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
+    ):
         self.embedder_id = embedder_id
         self.dim = dim
         self._lock: DirectoryLock | None = None
@@ -46,9 +49,12 @@ class ChromaStore:
                     host=u.hostname or "127.0.0.1",
                     port=u.port or 8000,
                     ssl=u.scheme == "https",
+                    headers={"x-chroma-token": token} if token else None,
+                    tenant=tenant,
+                    database=database,
                     settings=ChromaSettings(anonymized_telemetry=False),
                 )
-                self.location = chroma_url
+                self.location = chroma_url if (tenant, database) == ("default_tenant", "default_database") else f"{chroma_url} ({tenant}/{database})"
             else:
                 assert data_dir is not None
                 path = Path(data_dir) / "chroma"

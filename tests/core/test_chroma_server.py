@@ -32,3 +32,32 @@ def test_two_hosts_share_one_chroma_server(chroma_url, alice):
     finally:
         one.close()
         two.close()
+
+
+def test_a_host_keeps_its_collections_in_the_database_it_names(chroma_url):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from core import Actor, scope_for
+
+    alice = scope_for(Actor("alice-of-the-team"))  # nobody else's test writes this user
+
+    port = int(chroma_url.rsplit(":", 1)[1])
+    admin = chromadb.AdminClient(ChromaSettings(chroma_api_impl="chromadb.api.fastapi.FastAPI", chroma_server_host="127.0.0.1",
+                                                chroma_server_http_port=port, anonymized_telemetry=False))
+    admin.create_database("amber_team")
+    team = build_service(Settings(chroma_url=chroma_url, chroma_database="amber_team"), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        team.remember(alice, MemoryIn(content="Our standup is at 9:30"))
+        assert "amber_team" in team.store.location
+    finally:
+        team.close()
+    in_team = {c.name for c in chromadb.HttpClient(host="127.0.0.1", port=port, database="amber_team").list_collections()}
+    in_default = {c.name for c in chromadb.HttpClient(host="127.0.0.1", port=port).list_collections()}
+    mine = {n for n in in_team if n.startswith("amber_mem_")}
+    assert mine and not mine & in_default  # the team's memories are not in the default database
+    again = build_service(Settings(chroma_url=chroma_url, chroma_database="amber_team"), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        assert again.search(alice, "standup")[0].text == "Our standup is at 9:30"
+    finally:
+        again.close()
