@@ -94,7 +94,7 @@ class RemoteBackend:
 
     async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
         if self.queue is not None:
-            await self.queue.put(actor.user_id, [{**e, "user": actor.user_id, "client": actor.client} for e in entries])
+            await self.queue.put(actor.user_id, entries)  # journal entries carry their user and client
             return
         msgs = entry_messages(entries)
         await self.remote.ingest(msgs, commands=any(e.get("command") for e in entries), user=actor.user_id)

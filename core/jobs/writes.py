@@ -53,21 +53,20 @@ def all_memories(service: Any, scope: Scope) -> list[Memory]:
     return service.store.find_memories(memory_collection(scope), None)
 
 
-def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    """Remove records with their vectors. Raises if the store refuses: the caller keeps them for next time."""
+def _delete(service: Any, scope: Scope, col: str, ids: Sequence[str]) -> None:
     if ids:
-        col = memory_collection(scope)
         with service._lock(scope):
             service.store.delete_records(col, list(ids))
             _refresh(service, col)
+
+
+def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None:
+    """Remove records with their vectors. Raises if the store refuses: the caller keeps them for next time."""
+    _delete(service, scope, memory_collection(scope), ids)
 
 
 def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    if ids:
-        col = message_collection(scope)
-        with service._lock(scope):
-            service.store.delete_records(col, list(ids))
-            _refresh(service, col)
+    _delete(service, scope, message_collection(scope), ids)
 
 
 def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
