@@ -44,7 +44,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chromadb  # noqa: E402
-import httpx  # noqa: E402
 import redis  # noqa: E402
 
 from bench.recall_scale import EN, QUERIES_EN, QUERIES_ZH, T0, fill, memories  # noqa: E402
@@ -53,7 +52,7 @@ from core.client import RemoteMemory  # noqa: E402
 from core.errors import AmberError  # noqa: E402
 from core.hosts import HostPool  # noqa: E402
 from core.model import MemoryIn  # noqa: E402
-from tests.kit.servers import free_port  # noqa: E402
+from tests.kit.servers import free_port, stop_process, wait_answering  # noqa: E402
 from tests.kit.topology import BIN, RELAY_KEY, AmberHost, redis_server  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -110,26 +109,10 @@ def chroma(path: Path, index_cache: int):
     proc = subprocess.Popen([str(BIN / "chroma"), "run", str(cfg)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while not _answers(url + "/api/v2/heartbeat"):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("chroma run did not start")
-            time.sleep(0.2)
+        wait_answering(url + "/api/v2/heartbeat", proc, what="chroma run", timeout=60)
         yield url, proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
+        stop_process(proc, timeout=120)
 
 
 # ---- data ----------------------------------------------------------------------------------------

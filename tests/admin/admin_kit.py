@@ -8,14 +8,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.kit.servers import free_port, serve_app
+from tests.kit.servers import free_port, serve_app, stop_process, wait_answering
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -41,21 +40,6 @@ def server_env(tmp: Path) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("AMBER_", "OPENAI_"))}
     return {**base, "AMBER_CONFIG": str(tmp / "none.yaml"), "AMBER_DATA_DIR": str(tmp / "data"), "AMBER_EMBEDDING_MODEL": "hash",
             "AMBER_API_KEYS": json.dumps(keys), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE"}
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"amber serve exited: {proc.stderr.read() if proc.stderr else ''}")
-        if time.monotonic() > deadline:
-            raise RuntimeError("the memory server did not become healthy")
-        time.sleep(0.3)
 
 
 def remember(url: str, who: str, content: str, **fields) -> dict:
@@ -96,15 +80,10 @@ def host(tmp_path_factory):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
+        wait_answering(f"{url}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.stderr else "")
         yield url, seed(url)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop_process(proc, timeout=30)
 
 
 @pytest.fixture(scope="module")

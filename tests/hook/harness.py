@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
 
 from tests.fakes.upstreams import FakeUpstreams, free_port
+from tests.kit.servers import stop_process, wait_answering
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTER_KEY = "sk-amber-test-master"
@@ -69,30 +69,19 @@ class Proxy:
             cwd=self.workdir, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
         )
         path = "/memory/health" if wait_memory else "/health/liveliness"
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"proxy exited with {self.proc.returncode}:\n{self.log()[-4000:]}")
-            try:
-                if httpx.get(self.base + path, timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"proxy did not answer {path} within {timeout}s:\n{self.log()[-4000:]}")
+        try:
+            wait_answering(self.base + path, self.proc, what="proxy", timeout=timeout, log=self.log)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+            stop_process(self.proc, timeout=15)
         if getattr(self, "_log", None):
             self._log.close()
 

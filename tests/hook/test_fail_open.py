@@ -20,6 +20,7 @@ import pytest
 
 from tests.fakes.upstreams import free_port
 from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, start_together, wait_for
+from tests.kit.servers import answers, stop_process
 
 pytestmark = pytest.mark.e2e
 
@@ -115,7 +116,7 @@ def test_spooled_turns_are_replayed_when_the_host_is_back(proxies, up, tmp_path)
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{HOST_PORT}"
-        assert wait_for(lambda: _ok(base + "/health"), timeout=60), "memory host did not start"
+        assert wait_for(lambda: answers(base + "/health"), timeout=60), "memory host did not start"
         chat(dead, "grace", "hello again")  # a new capture wakes the drainer at once
 
         def stored() -> list[str]:
@@ -130,12 +131,4 @@ def test_spooled_turns_are_replayed_when_the_host_is_back(proxies, up, tmp_path)
         assert any("Maud" in m["content"] for m in mems["items"])
         assert wait_for(lambda: not list((dead.workdir / "data" / "spool").glob("*.jsonl")))
     finally:
-        host.terminate()
-        host.wait(timeout=15)
-
-
-def _ok(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
+        stop_process(host, timeout=15)

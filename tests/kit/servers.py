@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import httpx
 import uvicorn
@@ -46,6 +46,36 @@ def serve_app(app, host: str = "127.0.0.1", **config) -> Iterator[str]:
         sock.close()
 
 
+def answers(url: str, timeout: float = 2.0) -> bool:
+    """Whether `url` answers 200 now."""
+    try:
+        return httpx.get(url, timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def wait_answering(url: str, proc: subprocess.Popen, *, what: str, timeout: float, log: Callable[[], str] = lambda: "") -> None:
+    """Until `url` answers 200; RuntimeError (with the tail of `log()`) if `proc` exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while not answers(url):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}:\n{log()[-4000:]}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not answer {url} within {timeout}s:\n{log()[-4000:]}")
+        time.sleep(0.2)
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> None:
+    """SIGTERM, and SIGKILL if it has not exited within `timeout`."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 @contextlib.contextmanager
 def chroma_server(path: Path) -> Iterator[str]:
     """`chroma run` on a free port over `path`; yields its URL once its heartbeat answers."""
@@ -55,15 +85,7 @@ def chroma_server(path: Path) -> Iterator[str]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(150):
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        else:
-            raise RuntimeError("chroma run did not start")
+        wait_answering(f"{url}/api/v2/heartbeat", proc, what="chroma run", timeout=30)
         yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop_process(proc)

@@ -29,7 +29,7 @@ import yaml
 
 from tests.fakes.upstreams import FakeUpstreams
 from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, wait_for
-from tests.kit.servers import chroma_server, free_port
+from tests.kit.servers import chroma_server, free_port, stop_process, wait_answering
 
 BIN = Path(sys.executable).parent
 # the hosts' keys: the proxies' trusted-client key (acts for the user named in X-Amber-User) and an
@@ -88,12 +88,7 @@ def redis_server(path: Path, *, port: int | None = None) -> Iterator[str]:
         client.close()
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        stop_process(proc, timeout=10)
         log.close()
 
 
@@ -142,18 +137,12 @@ class AmberHost:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([str(BIN / "amber"), "serve"], cwd=self.workdir, env=self.env,
                                      stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.log()[-4000:]}")
-            try:
-                if httpx.get(self.base + "/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"{self.name} did not answer /health within {timeout}s:\n{self.log()[-4000:]}")
+        try:
+            wait_answering(self.base + "/health", self.proc, what=self.name, timeout=timeout, log=self.log)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
 
     @property
     def alive(self) -> bool:
@@ -168,12 +157,7 @@ class AmberHost:
 
     def stop(self) -> None:
         if self.alive:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+            stop_process(self.proc)
         self._close_log()
 
     def _close_log(self) -> None:
