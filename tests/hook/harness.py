@@ -5,10 +5,10 @@ Used by the hook's end-to-end tests and by bench/cache_share.py.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from tests.fakes.upstreams import FakeUpstreams, free_port
-from tests.kit.servers import stop_process, wait_answering
+from tests.kit.servers import start_all, stop_process, wait_answering
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTER_KEY = "sk-amber-test-master"
@@ -104,18 +104,4 @@ def wait_for(fn, timeout: float = 15.0, interval: float = 0.2):
 
 def start_together(*starts: tuple[Proxy, dict[str, Any]]) -> None:
     """Start several proxies in parallel (each takes ~20-30 s); raise the first failure once all are done."""
-    errors: list[BaseException] = []
-
-    def start(p: Proxy, kw: dict[str, Any]) -> None:
-        try:
-            p.start(**kw)
-        except BaseException as e:  # re-raised below once every start has finished
-            errors.append(e)
-
-    threads = [threading.Thread(target=start, args=pair) for pair in starts]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+    start_all(*(functools.partial(p.start, **kw) for p, kw in starts))

@@ -76,6 +76,25 @@ def stop_process(proc: subprocess.Popen, timeout: float = 20.0) -> None:
         proc.wait(timeout=10)
 
 
+def start_all(*starts: Callable[[], object]) -> None:
+    """Call each start function in its own thread (hosts and proxies take seconds each); raise the first failure."""
+    errors: list[BaseException] = []
+
+    def run(fn: Callable[[], object]) -> None:
+        try:
+            fn()
+        except BaseException as e:  # re-raised below once every start has finished
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(fn,)) for fn in starts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
 @contextlib.contextmanager
 def chroma_server(path: Path) -> Iterator[str]:
     """`chroma run` on a free port over `path`; yields its URL once its heartbeat answers."""

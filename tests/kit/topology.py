@@ -19,7 +19,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -29,7 +28,7 @@ import yaml
 
 from tests.fakes.upstreams import FakeUpstreams
 from tests.hook.harness import MASTER_KEY, Proxy, proxy_config, wait_for
-from tests.kit.servers import chroma_server, free_port, stop_process, wait_answering
+from tests.kit.servers import chroma_server, free_port, start_all, stop_process, wait_answering
 
 BIN = Path(sys.executable).parent
 # the hosts' keys: the proxies' trusted-client key (acts for the user named in X-Amber-User) and an
@@ -193,25 +192,6 @@ def amber_host(workdir: Path, **kw: Any) -> Iterator[AmberHost]:
         yield host.start()
     finally:
         host.stop()
-
-
-def start_all(*starts: Any) -> None:
-    """Call each start function in its own thread (hosts and proxies take seconds each); raise the first failure."""
-    errors: list[BaseException] = []
-
-    def run(fn: Any) -> None:
-        try:
-            fn()
-        except BaseException as e:  # re-raised below once every start has finished
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(fn,)) for fn in starts]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
 
 
 class Topology:

@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from mcp_server.cli import main
 from mcp_server.identity import KeyRing
 from server_kit import KEYS
 from core import ApiKeyConfig
-from tests.kit.servers import free_port
+from tests.kit.servers import free_port, wait_answering
 
 pytestmark = pytest.mark.e2e
 
@@ -200,15 +199,7 @@ def test_serve_standalone_and_the_lock(amber, tmp_path):
     port = free_port()
     proc = subprocess.Popen([AMBER, "serve", "--port", str(port)], env=env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "timeout"
-            time.sleep(0.3)
+        wait_answering(f"http://127.0.0.1:{port}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.poll() is not None else "")
         w = httpx.post(f"http://127.0.0.1:{port}/v1/memories", json={"content": "Served standalone"}, timeout=10)
         assert w.status_code == 200 and w.json()["memory"]["user_id"] == "local"
         second = spawn(tmp_path, "serve", "--port", str(free_port()))  # another process: refused the store

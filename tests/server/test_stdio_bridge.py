@@ -14,7 +14,6 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import anyio
-import httpx
 import httpx2
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
@@ -23,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from server_kit import KEYS
 from core import Actor, scope_for
-from tests.kit.servers import free_port
+from tests.kit.servers import free_port, stop_process, wait_answering
 
 pytestmark = pytest.mark.e2e
 
@@ -126,20 +125,10 @@ def amber_serve(tmp_path: Path, port: int):
     proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=env(tmp_path, AMBER_DATA_DIR=str(tmp_path / "host")),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "amber serve did not start"
-            time.sleep(0.2)
+        wait_answering(f"http://127.0.0.1:{port}/health", proc, what="amber serve", timeout=90)
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-        proc.wait(timeout=30)
+        stop_process(proc, timeout=30)
 
 
 async def test_a_host_killed_mid_session_answers_with_an_error_and_the_session_resumes_when_it_is_back(tmp_path):
