@@ -58,10 +58,9 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     log.info("amber store %s, embedder %s", store.location, embedder.id)
     service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url),
-        coordination=coordination_for(settings, store),
+        coordination=coordination_for(settings, store), redact=Redactor(settings.redact_secrets, settings.redact_patterns),
     )
     service.owns_embedder = owns_embedder
-    service.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
     # a preset carries its own budget; `recall_budget_tokens` replaces it only when the operator set it
     service.recall_budget = settings.recall_budget_tokens if "recall_budget_tokens" in settings.model_fields_set else None
     repair_all(service)  # keyed facts left with two active versions by an interrupted write (core/repair.py)

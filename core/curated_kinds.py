@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from collections.abc import Callable
+from typing import Any, Sequence
 
 from .errors import InvalidInput
 from .model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Status, WriteResult, content_hash, memory_id
+from .ports import Clock
 from .scope import Scope, memory_collection, memory_where
+from .write_path import WritePath
 
 
 class Curated:
-    """Mixed into MemoryService."""
+    """Glossary, digest and precious quotes for `MemoryService`: given the store to read them from,
+    the write path, the clock, and the service's `remember` (a term or a quote is an ordinary keyed
+    or append-only memory)."""
+
+    def __init__(self, store: Any, writes: WritePath, clock: Clock, *, remember: Callable[[Scope, MemoryIn], WriteResult]):
+        self._store = store
+        self._writes = writes
+        self._clock = clock
+        self._remember = remember
 
     def glossary_set(self, scope: Scope, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
         term = term.strip()
         if not term:
             raise InvalidInput("term", "must not be blank")
         key = "world.term_" + hashlib.sha256(term.casefold().encode()).hexdigest()[:12]
-        return self.remember(
+        return self._remember(
             scope,
             MemoryIn(
                 content=f"{term}: {definition.strip()}",
@@ -31,14 +42,14 @@ class Curated:
         )
 
     def glossary_get(self, scope: Scope, term: str | None = None) -> list[Memory]:
-        entries = self.store.find_memories(memory_collection(scope), memory_where(scope, kinds=[Kind.glossary.value]))
+        entries = self._store.find_memories(memory_collection(scope), memory_where(scope, kinds=[Kind.glossary.value]))
         if term is None:
             return sorted(entries, key=lambda m: (m.title or "").casefold())
         needle = term.strip().casefold()
         return [m for m in entries if needle in {(m.title or "").casefold(), *(a.casefold() for a in m.aliases)}]
 
     def digest_get(self, scope: Scope) -> Memory | None:
-        found = self.store.find_memories(
+        found = self._store.find_memories(
             memory_collection(scope), memory_where(scope, kinds=[Kind.digest.value], namespaces=[scope.write_namespace])
         )
         return max(found, key=lambda m: m.updated_at) if found else None
@@ -49,25 +60,24 @@ class Curated:
             raise InvalidInput("text", "must not be blank")
         if len(text) > DIGEST_MAX_CHARS:
             raise InvalidInput("text", f"a digest holds at most {DIGEST_MAX_CHARS} characters, got {len(text)}")
-        with self._lock(scope):
-            self._register_user(scope)
-            now = self.clock.now()
+        with self._writes.lock(scope):
+            self._writes.register_user(scope)
+            now = self._clock.now()
             old = self.digest_get(scope)
             if old and old.content_hash == content_hash(text):
                 return old
             data = MemoryIn(content=text, namespace=scope.write_namespace, importance=0.8)
-            new = self._new(scope, data, now, supersedes=old.id if old else None).model_copy(
+            new = self._writes.new(scope, data, now, supersedes=old.id if old else None).model_copy(
                 update={"kind": Kind.digest, "id": memory_id(scope.user_id, "digest", now.isoformat(), text)}
             )
             writes = [new]
             if old:
                 writes.append(old.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "updated_at": now}))
-            self._write(scope, [new], embed=[new])
+            self._writes.write(scope, [new], embed=[new])
             if old:
-                self._write(scope, writes[1:])
-            self._audit(scope, "digest", [m.id for m in writes])
+                self._writes.write(scope, writes[1:])
+            self._writes.audit(scope, "digest", [m.id for m in writes])
             return new
 
     def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
-        return self.remember(scope, MemoryIn(content=quote, kind=Kind.precious, source_ids=list(source_ids), importance=importance))
-
+        return self._remember(scope, MemoryIn(content=quote, kind=Kind.precious, source_ids=list(source_ids), importance=importance))

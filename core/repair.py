@@ -29,11 +29,11 @@ def keyed_actives(service: Any, scope: Scope, fact_key: str | None = None, names
 
 def repair_keys(service: Any, scope: Scope) -> int:
     """Retire the older active versions of each key of this user; returns how many were retired."""
-    with service._lock(scope):
+    with service.writes.lock(scope):
         retired = retire_duplicates(keyed_actives(service, scope), service.clock.now())
         if retired:
-            service._write(scope, retired)
-            service._audit(scope, "repair", [m.id for m in retired], reason="more than one active version of a key")
+            service.writes.write(scope, retired)
+            service.writes.audit(scope, "repair", [m.id for m in retired], reason="more than one active version of a key")
     return len(retired)
 
 

@@ -6,25 +6,22 @@ Writes are serialized per user, recorded in the audit trail, and keep the recall
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from .commands import parse_command
 from .coordination import Coordination, LocalCoordination
 from .curated_kinds import Curated
-from .forgetting import Forgetting, says, words_of
-from .portability import Portability, event_rows
+from .forgetting import ForgetPlan, Forgetting
+from .portability import Portability
+from .registry import Registry
 from .repair import keyed_actives
 from .review import ReviewQueue
-from .errors import Immutable, InvalidInput, NotFound
-from .filters import Eq, Where
+from .errors import Immutable, InvalidInput
 from .model import (
     FACT_KEY_RE,
     Category,
@@ -41,45 +38,54 @@ from .model import (
     as_input,
     content_hash,
     embed_text,
-    memory_id,
     normalize_text,
 )
 from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
-from .recall.lexical import tokenize
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .redact import Redactor
-from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
+from .scope import Scope, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, one_active_per_key, require_current
 from .turns import unsaved
+from .write_path import Revisions, WritePath
 
 log = logging.getLogger("amber.service")
 
 
-class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
+class MemoryService:
+    """Composed of collaborators that each get what they need: the write path (lock, audit,
+    revisions: core/write_path.py), the curated kinds, the review queue, export/import and
+    forgetting; the public methods here are the one surface faces call."""
+
     def __init__(self, store: ChromaStore, embedder: Embedder, clock: Clock, *, recall_preset: str = "balanced",
-                 remote_store: bool = False, coordination: Coordination | None = None):
+                 remote_store: bool = False, coordination: Coordination | None = None, redact: Redactor | None = None):
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.recall_preset = recall_preset
-        self._remote_store = remote_store
         # per-user write locks and job leases, in process or shared with other hosts; a write under a
         # lock another host took over is refused (core/coordination.py)
         self.coordination = coordination or LocalCoordination(store)
         store.fence = self.coordination.check_fence
-        self._revs: dict[str, int] = {}
-        self.recaller = Recaller(store, embedder, self.revision)
+        self.registry = Registry(store)  # users, revisions, the jobs' records, the client cache; nothing else
+        self._revisions = Revisions(self.registry, shared=remote_store)
+        self.recaller = Recaller(store, embedder, self._revisions.get)
+        self.redact = redact or Redactor()  # secrets never reach the store: every write path passes through it
+        self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
+        self._curated = Curated(store, self.writes, clock, remember=self.remember)
+        self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
+        self._portability = Portability(store, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
+        self._forgetting = Forgetting(store, self.writes, self.recaller, delete=self.delete, update=self.update,
+                                      digest_set=self._curated.digest_set)
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
         self._access: dict[str, tuple[Scope, dict[str, int]]] = {}
         self._access_lock = threading.Lock()
         self._access_due = False
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
-        self.redact = Redactor()  # secrets never reach the store: every write path passes through it
         self.recall_budget: int | None = None  # the operator's budget for the configured preset (compose)
 
     def close(self) -> None:
@@ -91,81 +97,20 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
 
     # ---- bookkeeping -------------------------------------------------------------------------
 
-    def _lock(self, scope: Scope) -> AbstractContextManager[Any]:
-        return self.coordination.user_lock(scope.user_id)
-
     def revision(self, col: str) -> int:
         """Collection revision: in process for an embedded store (one owner), from the registry otherwise."""
-        if col not in self._revs or self._remote_store:
-            self._revs[col] = int(self.store.reg_get(f"rev:{col}") or 0)
-        return self._revs[col]
-
-    def _bump(self, col: str) -> tuple[int, int]:
-        old = self.revision(col)
-        self._revs[col] = old + 1
-        if self._remote_store:  # other hosts read it to know their indexes are stale; one owner needs no record
-            self.store.reg_put(f"rev:{col}", old + 1, kind="rev")
-        return old, old + 1
-
-    def _register_user(self, scope: Scope) -> None:
-        key = f"user:{scope.user_id}"
-        if self.store.reg_get(key) is None:
-            self.store.reg_put(key, {"user_id": scope.user_id, "created_at": self.clock.now().isoformat()}, kind="user")
+        return self._revisions.get(col)
 
     def users(self) -> list[str]:
-        return sorted(v["user_id"] for v in self.store.reg_find("user").values())
-
-    def _audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
-        ev_id = f"{time.time_ns():020d}{uuid.uuid4().hex[:8]}"  # sortable: ties on `at` keep write order
-        ev = Event(id=ev_id, user_id=scope.user_id, action=action, actor=scope.actor, client=scope.client or None,
-                   memory_ids=list(ids), at=self.clock.now(), detail=detail)
-        self.store.put_rows(event_collection(scope), event_rows(ev))
+        return sorted(v["user_id"] for v in self.registry.reg_find("user").values())
 
     def events(self, scope: Scope, memory_id: str | None = None, limit: int = 200) -> list[Event]:
-        where = Where.of(Eq("memory_id", memory_id)) if memory_id else None
-        rows = self.store.find_rows(event_collection(scope), where)
-        by_event: dict[str, Event] = {}
-        for r in rows:
-            if r["event"] in by_event:
-                continue
-            by_event[r["event"]] = Event(
-                id=r["event"], user_id=scope.user_id, action=r["action"], actor=r["actor"], client=r["client"] or None,
-                memory_ids=json.loads(r["memory_ids"]), at=datetime.fromtimestamp(r["at"], tz=self.clock.now().tzinfo),
-                detail=json.loads(r["detail"]),
-            )
-        return sorted(by_event.values(), key=lambda e: (e.at, e.id), reverse=True)[:limit]
-
-    def _write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None) -> None:
-        """Persist memories (re-embedding those in `embed`, unless `vectors` has their text already)
-        and keep the lexical index current."""
-        col = memory_collection(scope)
-        embed_ids = {m.id for m in embed}
-        fresh = [m for m in memories if m.id in embed_ids]
-        stale = [m for m in memories if m.id not in embed_ids]
-        if fresh:
-            # a supersede's new and retired versions go in one store call (a crash between two calls left
-            # two active versions of one key); the retired one keeps its vector, re-embedded if the store lost it
-            kept = self.store.memory_embeddings(col, [m.id for m in stale]) if stale else {}
-            texts = [embed_text(m) for m in fresh]
-            have = dict(vectors or {})
-            missing = [t for t in dict.fromkeys([*texts, *(embed_text(m) for m in stale if m.id not in kept)]) if t not in have]
-            if missing:
-                have.update(zip(missing, self.embedder.embed_documents(missing)))
-            vecs = [have[t] for t in texts] + [kept.get(m.id) or have[embed_text(m)] for m in stale]
-            self.store.put_memories(col, [*fresh, *stale], vecs)
-            stale = []
-        if stale:
-            self.store.put_memories(col, stale, None)
-        old, new = self._bump(col)
-        self.recaller.note_memories(col, memories, old, new)
+        return self.writes.events(scope, memory_id, limit)
 
     # ---- reads -------------------------------------------------------------------------------
 
     def get(self, scope: Scope, memory_id: str) -> Memory:
-        found = self.store.get_memories(memory_collection(scope), [memory_id])
-        if not found:
-            raise NotFound(f"no memory {memory_id!r} for this user")
-        return found[0]
+        return self.writes.get(scope, memory_id)
 
     def list(
         self,
@@ -220,8 +165,8 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         now = self.clock.now()
         text = embed_text(data)  # embedded before the lock (the slow part); unused if the write is "seen"
         vectors = {text: self.embedder.embed_documents([text])[0]}
-        with self._lock(scope):
-            self._register_user(scope)
+        with self.writes.lock(scope):
+            self.writes.register_user(scope)
             col = memory_collection(scope)
             h = content_hash(data.content)
             live = [Status.active, Status.candidate]
@@ -231,20 +176,20 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
                 )
                 current = newest(same_key)
                 if current and current.content_hash == h:
-                    return self._seen(scope, current, now)
+                    return self.writes.seen(scope, current, now)
                 if current and data.status == Status.active:
                     return self._supersede(scope, current, data, now, vectors)
                 if data.status == Status.candidate:
                     dup = self.store.find_memories(col, memory_where(scope, statuses=[Status.candidate], namespaces=[data.namespace], fact_key=data.fact_key, content_hash=h))
                     if dup:
-                        return self._seen(scope, dup[0], now)
+                        return self.writes.seen(scope, dup[0], now)
             else:
                 dup = self.store.find_memories(col, memory_where(scope, statuses=live, namespaces=[data.namespace], content_hash=h))
                 if dup:
-                    return self._seen(scope, dup[0], now)
-            mem = self._new(scope, data, now)
-            self._write(scope, [mem], embed=[mem], vectors=vectors)
-            self._audit(scope, "create", [mem.id], kind=mem.kind.value, status=mem.status.value)
+                    return self.writes.seen(scope, dup[0], now)
+            mem = self.writes.new(scope, data, now)
+            self.writes.write(scope, [mem], embed=[mem], vectors=vectors)
+            self.writes.audit(scope, "create", [mem.id], kind=mem.kind.value, status=mem.status.value)
             return WriteResult(action="created", memory=mem)
 
     def _checked(self, scope: Scope, data: MemoryIn) -> MemoryIn:
@@ -270,50 +215,21 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
                 )
         return data
 
-    def _new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None) -> Memory:
-        h = content_hash(data.content)
-        mid = memory_id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else memory_id(
-            scope.user_id, "precious", h
-        )
-        if self.store.get_memories(memory_collection(scope), [mid]):
-            # that id belongs to a retired record (a value came back after a detour): keep history intact
-            mid = memory_id(mid, now.isoformat())
-        fields = data.model_dump(exclude={"status"})
-        return Memory(
-            id=mid,
-            user_id=scope.user_id,
-            source_client=scope.client,
-            status=data.status,
-            supersedes=supersedes,
-            created_at=now,
-            updated_at=now,
-            last_seen_at=now,
-            valid_from=data.valid_from or now,
-            content_hash=h,
-            **{k: v for k, v in fields.items() if k != "valid_from"},
-        )
-
-    def _seen(self, scope: Scope, mem: Memory, now: datetime) -> WriteResult:
-        seen = mem.model_copy(update={"seen_count": mem.seen_count + 1, "last_seen_at": now})
-        self._write(scope, [seen])
-        self._audit(scope, "seen", [mem.id])
-        return WriteResult(action="seen", memory=seen)
-
     def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime, vectors: dict[str, list[float]] | None = None) -> WriteResult:
         if old.kind == Kind.precious:
             raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
-        new = self._new(scope, data, now, supersedes=old.id)
+        new = self.writes.new(scope, data, now, supersedes=old.id)
         # every active version of the key goes (a store from before atomic supersedes may hold two)
         twins = [m for m in keyed_actives(self, scope, old.fact_key, old.namespace) if m.id != old.id] if old.fact_key else []
         retired = [m.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "valid_to": now, "updated_at": now})
                    for m in (old, *twins)]
-        self._write(scope, [new, *retired], embed=[new], vectors=vectors)  # one store call: no instant with two active
-        self._audit(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
+        self.writes.write(scope, [new, *retired], embed=[new], vectors=vectors)  # one store call: no instant with two active
+        self.writes.audit(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
         return WriteResult(action="superseded", memory=new, previous=retired[0])
 
     def supersede(self, scope: Scope, old_id: str, data: MemoryIn) -> WriteResult:
         """Replace a memory with a new version explicitly (keyed or not); the old one is never recalled again."""
-        with self._lock(scope):
+        with self.writes.lock(scope):
             old = self.get(scope, old_id)
             if old.status not in (Status.active, Status.candidate):
                 raise InvalidInput("target_id", f"memory {old_id} is {old.status.value}, not active")
@@ -323,7 +239,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             return self._supersede(scope, old, data, self.clock.now())
 
     def update(self, scope: Scope, memory_id: str, patch: MemoryPatch) -> Memory:
-        with self._lock(scope):
+        with self.writes.lock(scope):
             mem = self.get(scope, memory_id)
             if mem.kind == Kind.precious:
                 raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be edited")
@@ -341,37 +257,25 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             if "content" in changes and changes["content"] is not None:
                 changes["content_hash"] = content_hash(changes["content"])
             new = mem.model_copy(update={**{k: v for k, v in changes.items() if v is not None or k in ("expire_at", "valid_to")}, "updated_at": now})
-            self._write(scope, [new], embed=[new] if new.content != mem.content else ())
-            self._audit(scope, "update", [memory_id], fields=sorted(changes))
-            return new
-
-    def _set_status(self, scope: Scope, memory_id: str, status: Status, action: str) -> Memory:
-        with self._lock(scope):
-            mem = self.get(scope, memory_id)
-            if status == Status.archived:
-                require_current(mem, action)
-            if mem.kind == Kind.precious and status in (Status.deleted, Status.archived, Status.expired):
-                raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be {action}d")
-            new = mem.model_copy(update={"status": status, "updated_at": self.clock.now()})
-            self._write(scope, [new])
-            self._audit(scope, action, [memory_id])
+            self.writes.write(scope, [new], embed=[new] if new.content != mem.content else ())
+            self.writes.audit(scope, "update", [memory_id], fields=sorted(changes))
             return new
 
     def delete(self, scope: Scope, memory_id: str) -> Memory:
         """Soft delete: never recalled again; hard-deleted by retention later."""
-        return self._set_status(scope, memory_id, Status.deleted, "delete")
+        return self.writes.set_status(scope, memory_id, Status.deleted, "delete")
 
     def archive(self, scope: Scope, memory_id: str) -> Memory:
-        return self._set_status(scope, memory_id, Status.archived, "archive")
+        return self.writes.set_status(scope, memory_id, Status.archived, "archive")
 
     def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> Memory:
-        with self._lock(scope):
+        with self.writes.lock(scope):
             mem = self.get(scope, memory_id)
             if pinned:
                 require_current(mem, "pin")
             new = mem.model_copy(update={"pinned": pinned, "updated_at": self.clock.now()})
-            self._write(scope, [new])
-            self._audit(scope, "pin" if pinned else "unpin", [memory_id])
+            self.writes.write(scope, [new])
+            self.writes.audit(scope, "pin" if pinned else "unpin", [memory_id])
             return new
 
     # ---- explicit commands -------------------------------------------------------------------
@@ -386,30 +290,12 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
             return [("remember", self.remember(scope, data).memory)]
         # the memories that state it, the raw turns that still say it and those the memories came from
-        return [("forget", m) for m in self._forget(scope, cmd.text).memories]
-
-    def _turns_saying(self, scope: Scope, text: str) -> set[str]:
-        """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
-        that says "your sister is Inès" still says what "forget that my sister is called Inès"
-        removes. A forget errs on the side of removing."""
-        want = words_of(text)
-        if not want:
-            return set()
-        return {m.id for m in self.recaller.messages(message_collection(scope)) if says(want, m.content)}
+        return [("forget", m) for m in self._forgetting.forget_subject(scope, cmd.text).memories]
 
     def delete_messages(self, scope: Scope, ids: Sequence[str]) -> int:
         """Delete captured turns for good (a forget, a person cleaning up). The audit keeps their ids
         and count, never their words. Returns how many existed."""
-        col = message_collection(scope)
-        with self._lock(scope):
-            have = sorted(self.store.existing_ids(col, list(ids)))
-            if not have:
-                return 0
-            self.store.delete_records(col, have)
-            self._bump(col)
-            self.recaller.drop_indexes(col)
-            self._audit(scope, "delete_messages", [], message_ids=have, count=len(have))
-            return len(have)
+        return self._forgetting.delete_messages(scope, ids)
 
     def capture(self, scope: Scope, messages: Sequence[Message], *, commands: bool = True) -> tuple[int, list[tuple[str, Memory]]]:
         """Store captured turns and carry out the commands in new user turns. A "forget" exchange (the
@@ -433,24 +319,12 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
                 keep.append(m)
         n = self.ingest(scope, keep, redacted=True)
         if forgets:  # a turn of this same batch may say what a later turn of it forgot
-            said = {i for text in forgets for i in self._turns_saying(scope, text)}
+            said = {i for text in forgets for i in self._forgetting.turns_saying(scope, text)}
             said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
             if said:
                 self.delete_messages(scope, sorted(said))
                 n -= len(said & {m.id for m in keep})
         return n, done
-
-    def _matching(self, scope: Scope, text: str) -> list[Memory]:
-        """Active memories a "forget" names: those containing the words, else the closest near-match."""
-        needle = normalize_text(text)
-        mems = self.store.find_memories(memory_collection(scope), memory_where(scope))
-        exact = [m for m in mems if needle in normalize_text(m.content)]
-        if exact:
-            return exact
-        want = set(tokenize(text))
-        scored = [(len(want & set(tokenize(m.content))) / max(1, len(want | set(tokenize(m.content)))), m) for m in mems]
-        best = max(scored, key=lambda x: x[0], default=(0.0, None))
-        return [best[1]] if best[1] is not None and best[0] >= 0.5 else []
 
     # ---- messages ----------------------------------------------------------------------------
 
@@ -471,21 +345,17 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
         if not new:
             return 0
         vectors = self.embed_background(self._index_texts(col, new))
-        with self._lock(scope):
-            self._register_user(scope)
+        with self.writes.lock(scope):
+            self.writes.register_user(scope)
             fresh, replacing = unsaved(self.store, col, new)  # another writer may have stored some meanwhile
             fresh_ids = {m.id for m in fresh}
             keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
             if not keep:
                 return 0
             stored = [m for m, _ in keep]
-            self.store.put_messages(col, stored, [m.content for m in stored], [v for _, v in keep])
-            old, rev = self._bump(col)
-            if replacing:  # the warm indexes hold the discarded words: rebuilt on the next read
-                self.recaller.drop_indexes(col)
-                self._audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
-            else:
-                self.recaller.note_messages(col, stored, old, rev)
+            self.writes.add_messages(col, stored, [v for _, v in keep], replacing=bool(replacing))
+            if replacing:
+                self.writes.audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
             return len(stored)
 
     def _index_texts(self, col: str, new: Sequence[Message]) -> list[str]:
@@ -559,7 +429,7 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
             pending, self._access, self._access_due = self._access, {}, False
         for scope, counts in pending.values():
             try:
-                with self._lock(scope):
+                with self.writes.lock(scope):
                     now = self.clock.now()
                     mems = self.store.get_memories(memory_collection(scope), list(counts))
                     touched = [m.model_copy(update={"hit_count": m.hit_count + counts[m.id], "last_access_at": now}) for m in mems]
@@ -570,6 +440,76 @@ class MemoryService(Curated, ReviewQueue, Portability, Forgetting):
     def flush(self) -> None:
         """Wait for background bookkeeping (tests and shutdown)."""
         self._background.submit(lambda: None).result()
+
+    # ---- curated kinds, review queue, export and import, forgetting (collaborators) -----------
+
+    def glossary_set(self, scope: Scope, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
+        return self._curated.glossary_set(scope, term, definition, aliases)
+
+    def glossary_get(self, scope: Scope, term: str | None = None) -> list[Memory]:
+        return self._curated.glossary_get(scope, term)
+
+    def digest_get(self, scope: Scope) -> Memory | None:
+        return self._curated.digest_get(scope)
+
+    def digest_set(self, scope: Scope, text: str) -> Memory:
+        return self._curated.digest_set(scope, text)
+
+    def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
+        return self._curated.precious_add(scope, quote, source_ids=source_ids, importance=importance)
+
+    def candidates(self, scope: Scope, limit: int = 500) -> list[Memory]:
+        """The review queue: memories waiting for approve / discard / merge / supersede."""
+        return self._review.candidates(scope, limit)
+
+    def approve(self, scope: Scope, memory_id: str) -> WriteResult:
+        return self._review.approve(scope, memory_id)
+
+    def discard(self, scope: Scope, memory_id: str) -> Memory:
+        return self._review.discard(scope, memory_id)
+
+    def merge(self, scope: Scope, memory_id: str, target_id: str) -> Memory:
+        """Fold a candidate into an existing memory: the target is marked seen, the candidate retired."""
+        return self._review.merge(scope, memory_id, target_id)
+
+    def supersede_with_candidate(self, scope: Scope, memory_id: str, target_id: str) -> WriteResult:
+        return self._review.supersede_with_candidate(scope, memory_id, target_id)
+
+    def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        return self._portability.export(scope)
+
+    def import_(self, scope: Scope, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+        """Load an export (core/portability.py): checked whole first, every vector computed before the first write."""
+        return self._portability.import_(scope, lines)
+
+    def reindex(self, scope: Scope) -> dict[str, int]:
+        """Re-embed every record of this user with the configured embedder (after changing embedders)."""
+        return self._portability.reindex(scope)
+
+    def forget_preview(self, scope: Scope, what: str) -> ForgetPlan:
+        """What `forget(scope, what)` would remove now; removes nothing."""
+        return self._forgetting.forget_preview(scope, what)
+
+    def forget(self, scope: Scope, what: str) -> ForgetPlan:
+        """Forget what `what` says: delete the memories that state it and the raw turns that still say it."""
+        return self._forgetting.forget(scope, what)
+
+    def select_messages(self, scope: Scope, *, ids: Sequence[str] | None = None, session: str | None = None,
+                        since: datetime | None = None, until: datetime | None = None) -> list[str]:
+        """Ids of the stored turns that meet every criterion given (ids, session, since ≤ t < until)."""
+        return self._forgetting.select_messages(scope, ids=ids, session=session, since=since, until=until)
+
+    def delete_messages_matching(self, scope: Scope, *, ids: Sequence[str] | None = None, session: str | None = None,
+                                 since: datetime | None = None, until: datetime | None = None, everything: bool = False) -> list[str]:
+        """Delete the turns that meet every criterion given (or all of them with `everything`)."""
+        return self._forgetting.delete_messages_matching(scope, ids=ids, session=session, since=since, until=until, everything=everything)
+
+    def delete_message(self, scope: Scope, message_id: str) -> None:
+        """Delete one captured turn; NotFound when this user has no turn with that id."""
+        self._forgetting.delete_message(scope, message_id)
+
+    def has_message(self, scope: Scope, message_id: str) -> bool:
+        return self._forgetting.has_message(scope, message_id)
 
     # ---- health ------------------------------------------------------------------------------
 

@@ -18,14 +18,8 @@ from ..model import Memory, Status
 from ..scope import Scope, event_collection, memory_collection, message_collection
 
 
-def _refresh(service: Any, col: str) -> None:
-    """After a write the recall indexes rebuild; the revision moves the way every write moves it."""
-    service.recaller.drop_indexes(col)
-    service._bump(col)
-
-
 def audit(service: Any, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
-    service._audit(scope, action, list(ids), **detail)
+    service.writes.audit(scope, action, list(ids), **detail)
 
 
 def set_status(service: Any, scope: Scope, memories: Sequence[Memory], status: Status, action: str, now: datetime, **updates: Any) -> list[Memory]:
@@ -34,18 +28,7 @@ def set_status(service: Any, scope: Scope, memories: Sequence[Memory], status: S
     Under the user's lock, as a patch on each record as stored now: fields not named here keep what
     they hold (a user's edit made since the job read the record stays), and a record whose status
     changed since then is left alone (the job's reading of it is stale). Returns what changed."""
-    if not memories:
-        return []
-    seen = {m.id: m.status for m in memories}
-    col = memory_collection(scope)
-    with service._lock(scope):
-        stored = service.store.get_memories(col, list(seen))
-        changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in stored if m.status == seen.get(m.id)]
-        if changed:
-            service.store.put_memories(col, changed, None)
-            _refresh(service, col)
-            audit(service, scope, action, [m.id for m in changed])
-    return changed
+    return service.writes.patch_status(scope, memories, status, action, now, **updates)
 
 
 def all_memories(service: Any, scope: Scope) -> list[Memory]:
@@ -53,20 +36,13 @@ def all_memories(service: Any, scope: Scope) -> list[Memory]:
     return service.store.find_memories(memory_collection(scope), None)
 
 
-def _delete(service: Any, scope: Scope, col: str, ids: Sequence[str]) -> None:
-    if ids:
-        with service._lock(scope):
-            service.store.delete_records(col, list(ids))
-            _refresh(service, col)
-
-
 def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None:
     """Remove records with their vectors. Raises if the store refuses: the caller keeps them for next time."""
-    _delete(service, scope, memory_collection(scope), ids)
+    service.writes.delete_records(scope, memory_collection(scope), ids)
 
 
 def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    _delete(service, scope, message_collection(scope), ids)
+    service.writes.delete_records(scope, message_collection(scope), ids)
 
 
 def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
@@ -75,6 +51,4 @@ def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
 
 
 def delete_event_rows(service: Any, scope: Scope, ids: Sequence[str]) -> None:
-    if ids:
-        with service._lock(scope):
-            service.store.delete_records(event_collection(scope), list(ids), vectors=False)
+    service.writes.delete_records(scope, event_collection(scope), ids, vectors=False)

@@ -94,7 +94,7 @@ async def test_rules_merge_duplicates_resolve_conflicts_archive_stale(service, c
         Memory(id="city-new", content="Lives in Braga", user_id="alice", fact_key="profile.city",
                category="profile", created_at=t2, updated_at=t2, valid_from=t2),
     ]
-    service._write(alice, twins, embed=twins)
+    service.writes.write(alice, twins, embed=twins)
     clock.set(NIGHT)
     upstream.push(plan(digest="Lives in Braga; likes green tea."))
     rec = await arun_job("consolidate", service, settings, llm=llm)

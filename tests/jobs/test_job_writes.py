@@ -43,7 +43,7 @@ def test_job_writes_wait_for_the_users_lock(service, alice):
     holding, release = threading.Event(), threading.Event()
 
     def user_write() -> None:
-        with service._lock(alice):
+        with service.writes.lock(alice):
             holding.set()
             release.wait(5)
             order.append("user")

@@ -1,0 +1,43 @@
+"""The store's registry: small JSON records by key, beside the users' collections.
+
+It holds the list of users, collection revisions (when hosts share a store server), the jobs'
+cursors, extraction windows, leases and run records (core/jobs/registry.py) and the client cache
+(core/client_cache.py). `Registry` is the narrow view of the store those need: whoever holds one
+reads and writes registry records and nothing else, never a memory, a turn or an audit row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+
+class RegistryStore(Protocol):
+    """What a registry is kept in: the store (core/store), or a `Registry` view of it."""
+
+    def reg_get(self, key: str) -> Any | None: ...
+
+    def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None: ...
+
+    def reg_delete(self, keys: Iterable[str]) -> None: ...
+
+    def reg_find(self, kind: str, owner: str | None = None) -> dict[str, Any]: ...
+
+
+class Registry:
+    """Registry records only: get, put, delete by key, and find by kind (and owner)."""
+
+    def __init__(self, store: RegistryStore):
+        self._store = store
+
+    def reg_get(self, key: str) -> Any | None:
+        return self._store.reg_get(key)
+
+    def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None:
+        self._store.reg_put(key, value, kind=kind, owner=owner)
+
+    def reg_delete(self, keys: Iterable[str]) -> None:
+        self._store.reg_delete(keys)
+
+    def reg_find(self, kind: str, owner: str | None = None) -> dict[str, Any]:
+        return self._store.reg_find(kind, owner)

@@ -1,0 +1,234 @@
+"""The write path: the one way a user's records change.
+
+`WritePath` takes the user's write lock (in process, or shared with other hosts through
+core/coordination.py), writes, records the change in the audit trail, moves the collection's
+revision and keeps the recall indexes current. `MemoryService`, its collaborators
+(core/curated_kinds.py, review.py, portability.py, forgetting.py), the jobs (core/jobs/writes.py)
+and the repair at start-up (core/repair.py) all change records through it, so a rule about writes
+(precious memories are append-only, a job patches what is stored now rather than writing back
+what it read) is kept in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+from .errors import Immutable, NotFound
+from .filters import Eq, Where
+from .model import Event, Kind, Memory, MemoryIn, Message, Status, WriteResult, content_hash, embed_text, memory_id
+from .ports import Clock, Embedder
+from .registry import RegistryStore
+from .scope import Scope, event_collection, memory_collection
+from .supersede import require_current
+
+
+class Revisions:
+    """Collection revisions, which tell the recall indexes they are stale: counted in process for
+    an embedded store (one owner), kept in the registry when hosts share a store server (each host
+    reads the others' writes there)."""
+
+    def __init__(self, registry: RegistryStore, *, shared: bool):
+        self._registry = registry
+        self._shared = shared
+        self._revs: dict[str, int] = {}
+
+    def get(self, col: str) -> int:
+        if col not in self._revs or self._shared:
+            self._revs[col] = int(self._registry.reg_get(f"rev:{col}") or 0)
+        return self._revs[col]
+
+    def bump(self, col: str) -> tuple[int, int]:
+        old = self.get(col)
+        self._revs[col] = old + 1
+        if self._shared:  # other hosts read it to know their indexes are stale; one owner needs no record
+            self._registry.reg_put(f"rev:{col}", old + 1, kind="rev")
+        return old, old + 1
+
+
+def event_rows(ev: Event) -> list[tuple[str, dict[str, Any]]]:
+    """An audit event as the store keeps it: one flat row per memory it names (Chroma filters on
+    flat metadata), all carrying the whole event."""
+    rows = []
+    for n, mid in enumerate(ev.memory_ids or [""]):
+        rows.append((f"{ev.id}:{n}", {
+            "event": ev.id, "action": ev.action, "actor": ev.actor, "client": ev.client or "", "memory_id": mid,
+            "memory_ids": json.dumps(list(ev.memory_ids)), "at": ev.at.timestamp(),
+            "detail": json.dumps(ev.detail, default=str, ensure_ascii=False),
+        }))
+    return rows
+
+
+class WritePath:
+    """Lock, write, audit, revision: given the store, the embedder for new texts, the clock, the
+    coordination that hands out user locks, the revisions and the recaller whose indexes follow."""
+
+    def __init__(self, store: Any, embedder: Embedder, clock: Clock, coordination: Any, revisions: Revisions, recaller: Any):
+        self._store = store
+        self._embedder = embedder
+        self._clock = clock
+        self._coordination = coordination
+        self._revisions = revisions
+        self._recaller = recaller
+
+    # ---- lock, users, audit ----------------------------------------------------------------------
+
+    def lock(self, scope: Scope) -> AbstractContextManager[Any]:
+        """The user's write lock; re-entrant within a thread."""
+        return self._coordination.user_lock(scope.user_id)
+
+    def register_user(self, scope: Scope) -> None:
+        key = f"user:{scope.user_id}"
+        if self._store.reg_get(key) is None:
+            self._store.reg_put(key, {"user_id": scope.user_id, "created_at": self._clock.now().isoformat()}, kind="user")
+
+    def audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
+        ev_id = f"{time.time_ns():020d}{uuid.uuid4().hex[:8]}"  # sortable: ties on `at` keep write order
+        ev = Event(id=ev_id, user_id=scope.user_id, action=action, actor=scope.actor, client=scope.client or None,
+                   memory_ids=list(ids), at=self._clock.now(), detail=detail)
+        self.put_events(scope, [ev])
+
+    def put_events(self, scope: Scope, events: Sequence[Event]) -> None:
+        """Audit events as they are (an import's); `audit` records a new one."""
+        if events:
+            self._store.put_rows(event_collection(scope), [r for ev in events for r in event_rows(ev)])
+
+    def events(self, scope: Scope, memory_id: str | None = None, limit: int = 200) -> list[Event]:
+        where = Where.of(Eq("memory_id", memory_id)) if memory_id else None
+        by_event: dict[str, Event] = {}
+        for r in self._store.find_rows(event_collection(scope), where):
+            if r["event"] in by_event:
+                continue
+            by_event[r["event"]] = Event(
+                id=r["event"], user_id=scope.user_id, action=r["action"], actor=r["actor"], client=r["client"] or None,
+                memory_ids=json.loads(r["memory_ids"]), at=datetime.fromtimestamp(r["at"], tz=self._clock.now().tzinfo),
+                detail=json.loads(r["detail"]),
+            )
+        return sorted(by_event.values(), key=lambda e: (e.at, e.id), reverse=True)[:limit]
+
+    # ---- memories ----------------------------------------------------------------------------
+
+    def get(self, scope: Scope, memory_id: str) -> Memory:
+        found = self._store.get_memories(memory_collection(scope), [memory_id])
+        if not found:
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        return found[0]
+
+    def new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None) -> Memory:
+        """The record a checked input becomes (not yet written)."""
+        h = content_hash(data.content)
+        mid = memory_id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else memory_id(
+            scope.user_id, "precious", h
+        )
+        if self._store.get_memories(memory_collection(scope), [mid]):
+            # that id belongs to a retired record (a value came back after a detour): keep history intact
+            mid = memory_id(mid, now.isoformat())
+        fields = data.model_dump(exclude={"status"})
+        return Memory(
+            id=mid,
+            user_id=scope.user_id,
+            source_client=scope.client,
+            status=data.status,
+            supersedes=supersedes,
+            created_at=now,
+            updated_at=now,
+            last_seen_at=now,
+            valid_from=data.valid_from or now,
+            content_hash=h,
+            **{k: v for k, v in fields.items() if k != "valid_from"},
+        )
+
+    def write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None) -> None:
+        """Persist memories (re-embedding those in `embed`, unless `vectors` has their text already)
+        and keep the lexical index current. The caller holds the lock and writes the audit event."""
+        col = memory_collection(scope)
+        embed_ids = {m.id for m in embed}
+        fresh = [m for m in memories if m.id in embed_ids]
+        stale = [m for m in memories if m.id not in embed_ids]
+        if fresh:
+            # a supersede's new and retired versions go in one store call (a crash between two calls left
+            # two active versions of one key); the retired one keeps its vector, re-embedded if the store lost it
+            kept = self._store.memory_embeddings(col, [m.id for m in stale]) if stale else {}
+            texts = [embed_text(m) for m in fresh]
+            have = dict(vectors or {})
+            missing = [t for t in dict.fromkeys([*texts, *(embed_text(m) for m in stale if m.id not in kept)]) if t not in have]
+            if missing:
+                have.update(zip(missing, self._embedder.embed_documents(missing)))
+            vecs = [have[t] for t in texts] + [kept.get(m.id) or have[embed_text(m)] for m in stale]
+            self._store.put_memories(col, [*fresh, *stale], vecs)
+            stale = []
+        if stale:
+            self._store.put_memories(col, stale, None)
+        old, new = self._revisions.bump(col)
+        self._recaller.note_memories(col, memories, old, new)
+
+    def seen(self, scope: Scope, mem: Memory, now: datetime) -> WriteResult:
+        seen = mem.model_copy(update={"seen_count": mem.seen_count + 1, "last_seen_at": now})
+        self.write(scope, [seen])
+        self.audit(scope, "seen", [mem.id])
+        return WriteResult(action="seen", memory=seen)
+
+    def set_status(self, scope: Scope, memory_id: str, status: Status, action: str) -> Memory:
+        """A person's status change (delete, archive, a reviewed candidate retired)."""
+        with self.lock(scope):
+            mem = self.get(scope, memory_id)
+            if status == Status.archived:
+                require_current(mem, action)
+            if mem.kind == Kind.precious and status in (Status.deleted, Status.archived, Status.expired):
+                raise Immutable(f"memory {memory_id} is precious (append-only): it cannot be {action}d")
+            new = mem.model_copy(update={"status": status, "updated_at": self._clock.now()})
+            self.write(scope, [new])
+            self.audit(scope, action, [memory_id])
+            return new
+
+    def patch_status(self, scope: Scope, memories: Sequence[Memory], status: Status, action: str, now: datetime, **updates: Any) -> list[Memory]:
+        """A job's status change (expire, archive, merge, retire a conflict), as a patch on each
+        record as stored now: fields not named here keep what they hold (a user's edit made since
+        the job read the record stays), and a record whose status changed since then is left alone
+        (the job's reading of it is stale). Returns what changed."""
+        if not memories:
+            return []
+        seen = {m.id: m.status for m in memories}
+        col = memory_collection(scope)
+        with self.lock(scope):
+            stored = self._store.get_memories(col, list(seen))
+            changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in stored if m.status == seen.get(m.id)]
+            if changed:
+                self._store.put_memories(col, changed, None)
+                self.refresh(col)
+                self.audit(scope, action, [m.id for m in changed])
+        return changed
+
+    # ---- turns, deletes, indexes ---------------------------------------------------------------
+
+    def add_messages(self, col: str, messages: Sequence[Message], vectors: Sequence[Sequence[float]], *, replacing: bool = False) -> None:
+        """Store captured turns (the caller holds the lock); `replacing`: some had other words
+        before, so the warm indexes, which hold the discarded words, are rebuilt on the next read."""
+        if not messages:
+            return
+        self._store.put_messages(col, messages, [m.content for m in messages], vectors)
+        old, rev = self._revisions.bump(col)
+        if replacing:
+            self._recaller.drop_indexes(col)
+        else:
+            self._recaller.note_messages(col, messages, old, rev)
+
+    def delete_records(self, scope: Scope, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
+        """Remove records for good, under the user's lock. Raises if the store refuses."""
+        if not ids:
+            return
+        with self.lock(scope):
+            self._store.delete_records(col, list(ids), vectors=vectors)
+            if vectors:  # a collection the recall indexes read (audit rows have none)
+                self.refresh(col)
+
+    def refresh(self, col: str) -> None:
+        """After a change the indexes cannot follow record by record: they rebuild on the next read,
+        and the revision moves the way every write moves it."""
+        self._recaller.drop_indexes(col)
+        self._revisions.bump(col)
