@@ -65,6 +65,10 @@ DENSE_CONTEXT = 1
 # A neighbour is context, not content: in the dense text it is cut to this many characters, so a
 # long answer is embedded in full once (as itself), not again inside each neighbour's text.
 NEIGHBOUR_CHARS = 300
+# In the lexical text a turn's own words count this many times to its neighbours' once: the window
+# is there to find the turn by what surrounds it, not to let four neighbours outweigh it. Chosen
+# among 1-3 by cross-validation over LoCoMo dev conversations (bench/README.md).
+LEXICAL_SELF_WEIGHT = 2
 
 Turns = Message | Sequence[Message] | None
 
@@ -89,6 +93,12 @@ def message_index_text(m: Message, prev: Turns = None, nxt: Turns = None, neighb
     parts.append(f"{who}: {m.content}")
     parts.extend(_cut(x.content, neighbour_chars) for x in _as_list(nxt))
     return " ".join(parts)
+
+
+def lexical_index_text(m: Message, prev: Turns = None, nxt: Turns = None) -> str:
+    """What a raw turn's BM25 entry holds: its indexed window, with its own words repeated so
+    they weigh `LEXICAL_SELF_WEIGHT` times as much as the context's."""
+    return " ".join([message_index_text(m, prev, nxt), *[m.content] * (LEXICAL_SELF_WEIGHT - 1)])
 
 
 def message_index_texts(messages: Sequence[Message], context: int = DENSE_CONTEXT) -> list[str]:
@@ -298,8 +308,8 @@ class Recaller:
             # the turns before this one gain a successor: re-index them with their wider window
             for j, t in enumerate(window[:-1]):
                 before = idx.prev_window(t, n)
-                idx.bm25.add(t.id, message_index_text(t, before, window[j + 1 :]))
-            idx.bm25.add(m.id, message_index_text(m, tail, None))
+                idx.bm25.add(t.id, lexical_index_text(t, before, window[j + 1 :]))
+            idx.bm25.add(m.id, lexical_index_text(m, tail, None))
             idx.tails[key] = window[-n:]
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:

@@ -199,3 +199,15 @@ def test_the_operator_s_budget_applies_to_the_configured_preset_on_every_path(tm
             assert svc.recall_config("fast").budget_tokens == 400  # a preset asked for by name keeps its own
         finally:
             svc.close()
+
+
+def test_a_turn_outranks_the_neighbours_that_hold_its_words_only_as_context(service, alice):
+    """Each turn is indexed with two turns on each side; its own words weigh double, so the turn
+    that said "kayak" comes first, not a shorter window at the session's edge that merely holds it."""
+    words = ["Morning!", "Hi there, how was the weekend?", "We paddled a kayak across the bay", "Sounds lovely", "It was"]
+    service.ingest(alice, [Message(id=f"k{i}", role=Role.user if i % 2 == 0 else Role.assistant, content=w, session="s",
+                                   created_at=T0 + timedelta(minutes=i)) for i, w in enumerate(words)])
+    lexical = service.recall_config(weights={"mem_lexical": 1.0, "msg_lexical": 1.0, "mem_dense": 0.0, "msg_dense": 0.0})
+    got = ids(service.search(alice, "kayak", lexical))
+    assert got[0] == "k2"
+    assert set(got) == {"k0", "k1", "k2", "k3", "k4"}  # the neighbours still find it through their context
