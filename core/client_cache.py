@@ -1,7 +1,8 @@
 """A small per-user key/value cache for clients (e.g. a filter remembering what it injected).
 
-Entries live in the store's registry, keyed by a pseudonym of the user so one user's entries can
-never be addressed by another. Values are JSON, at most 64 KiB; an optional TTL makes them expire.
+Entries live in the store's registry (`service.registry`, core/registry.py), keyed by a pseudonym
+of the user so one user's entries can never be addressed by another. Values are JSON, at most
+64 KiB; an optional TTL makes them expire.
 """
 
 from __future__ import annotations
@@ -42,11 +43,11 @@ class ClientCache:
 
     def get(self, scope: Scope, namespace: str, key: str) -> dict[str, Any]:
         rid = self._id(scope, namespace, key)
-        entry = self.service.store.reg_get(rid)
+        entry = self.service.registry.reg_get(rid)
         now = self.service.clock.now().timestamp()
         if entry is None or (entry.get("expires_at") and entry["expires_at"] <= now):
             if entry is not None:
-                self.service.store.reg_delete([rid])
+                self.service.registry.reg_delete([rid])
             raise NotFound(f"no cache entry {namespace}/{key}")
         return entry
 
@@ -64,9 +65,9 @@ class ClientCache:
             "updated_at": now,
             "expires_at": now + ttl_s if ttl_s else None,
         }
-        self.service.store.reg_put(rid, entry, kind="cache", owner=self._owner(scope))
+        self.service.registry.reg_put(rid, entry, kind="cache", owner=self._owner(scope))
         return entry
 
     def delete(self, scope: Scope, namespace: str, key: str) -> None:
         self.get(scope, namespace, key)  # NotFound for a missing entry
-        self.service.store.reg_delete([self._id(scope, namespace, key)])
+        self.service.registry.reg_delete([self._id(scope, namespace, key)])

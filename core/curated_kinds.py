@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any, Sequence
+from typing import Sequence
 
 from .errors import InvalidInput
 from .model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Status, WriteResult, content_hash, memory_id
 from .ports import Clock
-from .scope import Scope, memory_collection, memory_where
+from .reads import Reads
+from .scope import Scope, memory_where
 from .write_path import WritePath
 
 
 class Curated:
-    """Glossary, digest and precious quotes for `MemoryService`: given the store to read them from,
-    the write path, the clock, and the service's `remember` (a term or a quote is an ordinary keyed
+    """Glossary, digest and precious quotes for `MemoryService`: given the user's records to read
+    them from, the write path, the clock, and the service's `remember` (a term or a quote is an ordinary keyed
     or append-only memory)."""
 
-    def __init__(self, store: Any, writes: WritePath, clock: Clock, *, remember: Callable[[Scope, MemoryIn], WriteResult]):
-        self._store = store
+    def __init__(self, reads: Reads, writes: WritePath, clock: Clock, *, remember: Callable[[Scope, MemoryIn], WriteResult]):
+        self._reads = reads
         self._writes = writes
         self._clock = clock
         self._remember = remember
@@ -42,16 +43,14 @@ class Curated:
         )
 
     def glossary_get(self, scope: Scope, term: str | None = None) -> list[Memory]:
-        entries = self._store.find_memories(memory_collection(scope), memory_where(scope, kinds=[Kind.glossary.value]))
+        entries = self._reads.memories(scope, memory_where(scope, kinds=[Kind.glossary.value]))
         if term is None:
             return sorted(entries, key=lambda m: (m.title or "").casefold())
         needle = term.strip().casefold()
         return [m for m in entries if needle in {(m.title or "").casefold(), *(a.casefold() for a in m.aliases)}]
 
     def digest_get(self, scope: Scope) -> Memory | None:
-        found = self._store.find_memories(
-            memory_collection(scope), memory_where(scope, kinds=[Kind.digest.value], namespaces=[scope.write_namespace])
-        )
+        found = self._reads.memories(scope, memory_where(scope, kinds=[Kind.digest.value], namespaces=[scope.write_namespace]))
         return max(found, key=lambda m: m.updated_at) if found else None
 
     def digest_set(self, scope: Scope, text: str) -> Memory:

@@ -19,7 +19,8 @@ from .commands import parse_command
 from .errors import InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Status, normalize_text
 from .recall.lexical import tokenize
-from .scope import Scope, memory_collection, memory_where, message_collection, message_where
+from .reads import Reads
+from .scope import Scope, memory_where, message_collection, message_where
 from .write_path import WritePath
 
 FORGET_MAX_CHARS = 2000
@@ -39,14 +40,14 @@ class ForgetPlan:
 
 
 class Forgetting:
-    """Forgetting and raw-turn deletes for `MemoryService`: given the store (to find what a forget
-    names), the write path, the recaller (whose warm index holds the turns to search), and the
+    """Forgetting and raw-turn deletes for `MemoryService`: given the user's records (to find what
+    a forget names), the write path, the recaller (whose warm index holds the turns to search), and the
     service's `delete`, `update` and `digest_set` (a forget deletes and rewrites memories the way a
     person would)."""
 
     def __init__(
         self,
-        store: Any,
+        reads: Reads,
         writes: WritePath,
         recaller: Any,
         *,
@@ -54,7 +55,7 @@ class Forgetting:
         update: Callable[[Scope, str, MemoryPatch], Memory],
         digest_set: Callable[[Scope, str], Memory],
     ):
-        self._store = store
+        self._reads = reads
         self._writes = writes
         self._recaller = recaller
         self._delete = delete
@@ -72,20 +73,19 @@ class Forgetting:
     def _plan(self, scope: Scope, what: str) -> ForgetPlan:
         # active facts and candidates still in the review queue; the digest and daily logs are
         # written from many facts, so they are rewritten without what they say of this one
-        col = memory_collection(scope)
         memories = [m for m in self.matching(scope, what) if m.kind not in (Kind.precious, *STANDING)]
         phrases = [what, *(m.content for m in memories)]
         wanted = [w for w in map(words_of, phrases) if w]
-        waiting = self._store.find_memories(col, memory_where(scope, statuses=[Status.candidate]))
+        waiting = self._reads.memories(scope, memory_where(scope, statuses=[Status.candidate]))
         memories += [m for m in waiting if any(says(w, m.content) for w in wanted)]
-        standing = self._store.find_memories(col, memory_where(scope, kinds=[k.value for k in STANDING]))
+        standing = self._reads.memories(scope, memory_where(scope, kinds=[k.value for k in STANDING]))
         rewrites = [(m, new) for m in standing if (new := without_saying(m.content, phrases)) != m.content]
         said = self.turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
         # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
         for m in memories:
             said |= self.turns_saying(scope, m.content)
         # source ids may name turns retention already removed: count only those still stored
-        have = self._store.existing_ids(message_collection(scope), sorted(said)) if said else set()
+        have = self._reads.existing_turn_ids(scope, sorted(said)) if said else set()
         return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites)
 
     def forget_subject(self, scope: Scope, what: str) -> ForgetPlan:
@@ -108,7 +108,7 @@ class Forgetting:
     def matching(self, scope: Scope, text: str) -> list[Memory]:
         """Active memories a "forget" names: those containing the words, else the closest near-match."""
         needle = normalize_text(text)
-        mems = self._store.find_memories(memory_collection(scope), memory_where(scope))
+        mems = self._reads.memories(scope, memory_where(scope))
         exact = [m for m in mems if needle in normalize_text(m.content)]
         if exact:
             return exact
@@ -131,7 +131,7 @@ class Forgetting:
         and count, never their words. Returns how many existed."""
         col = message_collection(scope)
         with self._writes.lock(scope):
-            have = sorted(self._store.existing_ids(col, list(ids)))
+            have = sorted(self._reads.existing_turn_ids(scope, ids))
             if not have:
                 return 0
             self._writes.delete_records(scope, col, have)
@@ -148,15 +148,14 @@ class Forgetting:
         until: datetime | None = None,
     ) -> list[str]:
         """Ids of the stored turns that meet every criterion given (ids, session, since ≤ t < until)."""
-        col = message_collection(scope)
         chosen: set[str] | None = None
         if ids is not None:
-            chosen = set(self._store.existing_ids(col, list(dict.fromkeys(ids)))) if ids else set()
+            chosen = set(self._reads.existing_turn_ids(scope, list(dict.fromkeys(ids)))) if ids else set()
         if session is not None or since is not None or until is not None:
             where = message_where(
                 session=session, since=since.timestamp() if since else None, until=until.timestamp() if until else None
             )
-            found = {m.id for m, _ in self._store.find_messages(col, where)}
+            found = {m.id for m in self._reads.turns(scope, where)}
             chosen = found if chosen is None else chosen & found
         if chosen is None:
             raise InvalidInput("ids", "name the turns to delete: ids, a session, a time range, or all")
@@ -178,7 +177,7 @@ class Forgetting:
             raise InvalidInput("until", "must be later than since")
         with self._writes.lock(scope):
             if everything and ids is None and session is None and since is None and until is None:
-                chosen = sorted(m.id for m, _ in self._store.find_messages(message_collection(scope), None))
+                chosen = sorted(m.id for m in self._reads.turns(scope, None))
             else:
                 chosen = self.select_messages(scope, ids=ids, session=session, since=since, until=until)
             if chosen:
@@ -191,7 +190,7 @@ class Forgetting:
             raise NotFound(f"no captured turn {message_id!r} for this user")
 
     def has_message(self, scope: Scope, message_id: str) -> bool:
-        return bool(self._store.existing_ids(message_collection(scope), [message_id]))
+        return bool(self._reads.existing_turn_ids(scope, [message_id]))
 
 
 STANDING = (Kind.digest, Kind.daily_log)

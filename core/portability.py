@@ -9,6 +9,7 @@ from .import_check import EXPORT_VERSION, check_import
 from .model import Memory, Message, embed_text
 from .ports import Clock, Embedder
 from .recall.pipeline import message_index_texts
+from .reads import Reads
 from .redact import Redactor
 from .scope import Scope, memory_collection, memory_where, message_collection
 from .supersede import retire_duplicates
@@ -16,13 +17,14 @@ from .write_path import WritePath
 
 
 class Portability:
-    """Export, import and reindex for `MemoryService`: given the store (whole collections are read,
-    dropped and refilled), the write path, the embedder (its id goes into exports and the audit)
+    """Export, import and reindex for `MemoryService`: given the store (reindex reads, drops and
+    refills whole collections), the user's records to export, the write path, the embedder (its id goes into exports and the audit)
     and its background lane, the clock and the redactor an import passes through."""
 
-    def __init__(self, store: Any, writes: WritePath, embedder: Embedder, clock: Clock, redact: Redactor, *,
+    def __init__(self, store: Any, reads: Reads, writes: WritePath, embedder: Embedder, clock: Clock, redact: Redactor, *,
                  embed_background: Callable[[Sequence[str]], list[list[float]]]):
         self._store = store
+        self._reads = reads
         self._writes = writes
         self._embedder = embedder
         self._clock = clock
@@ -32,10 +34,10 @@ class Portability:
     def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
         yield {"type": "header", "format": "amber-export", "version": EXPORT_VERSION, "user_id": scope.user_id,
                "embedder": self._embedder.id, "exported_at": self._clock.now().isoformat()}
-        mems = self._store.find_memories(memory_collection(scope), None)
+        mems = self._reads.memories(scope, None)
         for m in sorted(mems, key=lambda m: (m.created_at, m.id)):
             yield {"type": "memory", **m.model_dump(mode="json")}
-        for msg, _ in self._store.find_messages(message_collection(scope), None):
+        for msg in self._reads.turns(scope, None):
             yield {"type": "message", **msg.model_dump(mode="json")}
         for ev in reversed(self._writes.events(scope, limit=10**9)):  # oldest first, as they happened
             yield {"type": "event", **ev.model_dump(mode="json", exclude={"user_id"})}
@@ -54,14 +56,14 @@ class Portability:
         writes = self._writes
         with writes.lock(scope):
             writes.register_user(scope)
-            mcol, gcol = memory_collection(scope), message_collection(scope)
+            gcol = message_collection(scope)
             for i in range(0, len(mems), 256):
                 batch = mems[i : i + 256]
                 vectors = {embed_text(m): v for m, v in zip(batch, mvecs[i : i + 256])}
                 writes.write(scope, batch, embed=batch, vectors=vectors)
             keys = {(m.namespace, m.fact_key) for m in mems if m.fact_key}
             if keys:
-                keyed = [m for m in self._store.find_memories(mcol, memory_where(scope, all_namespaces=True))
+                keyed = [m for m in self._reads.memories(scope, memory_where(scope, all_namespaces=True))
                          if (m.namespace, m.fact_key) in keys]
                 retired = retire_duplicates(keyed, self._clock.now())
                 if retired:

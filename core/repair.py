@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from .model import Memory, Status
-from .scope import Actor, Scope, memory_collection, memory_where, scope_for
+from .scope import Actor, Scope, memory_where, scope_for
 from .supersede import retire_duplicates
 
 log = logging.getLogger("amber.repair")
@@ -23,7 +23,7 @@ def keyed_actives(service: Any, scope: Scope, fact_key: str | None = None, names
     """Active keyed memories of a user (of one key in one namespace when given), every namespace."""
     where = memory_where(scope, statuses=[Status.active], namespaces=[namespace] if namespace else None,
                          all_namespaces=namespace is None, fact_key=fact_key)
-    found = service.store.find_memories(memory_collection(scope), where)
+    found = service.reads.memories(scope, where)
     return [m for m in found if m.fact_key]
 
 

@@ -18,6 +18,7 @@ from .coordination import Coordination, LocalCoordination
 from .curated_kinds import Curated
 from .forgetting import ForgetPlan, Forgetting
 from .portability import Portability
+from .reads import Reads
 from .registry import Registry
 from .repair import keyed_actives
 from .review import ReviewQueue
@@ -70,16 +71,17 @@ class MemoryService:
         self.coordination = coordination or LocalCoordination(store)
         store.fence = self.coordination.check_fence
         self.registry = Registry(store)  # users, revisions, the jobs' records, the client cache; nothing else
+        self.reads = Reads(store)  # a user's records, read-only: what jobs, repair and inventories read
         self._revisions = Revisions(self.registry, shared=remote_store)
         self.recaller = Recaller(store, embedder, self._revisions.get)
         self.redact = redact or Redactor()  # secrets never reach the store: every write path passes through it
         self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
-        self._curated = Curated(store, self.writes, clock, remember=self.remember)
+        self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
         self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
-        self._portability = Portability(store, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
-        self._forgetting = Forgetting(store, self.writes, self.recaller, delete=self.delete, update=self.update,
+        self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
+        self._forgetting = Forgetting(self.reads, self.writes, self.recaller, delete=self.delete, update=self.update,
                                       digest_set=self._curated.digest_set)
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
         self._access: dict[str, tuple[Scope, dict[str, int]]] = {}
@@ -140,7 +142,7 @@ class MemoryService:
             kinds=[Kind(kind).value] if kind else None,
             category=Category(category).value if category else None,
         )
-        items = self.store.find_memories(memory_collection(scope), where)
+        items = self.reads.memories(scope, where)
         if text:
             needle = normalize_text(text)
             items = [m for m in items if needle in normalize_text(m.content + " " + (m.title or ""))]
@@ -152,7 +154,7 @@ class MemoryService:
 
     def namespaces(self, scope: Scope) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for m in self.store.find_memories(memory_collection(scope), memory_where(scope, all_namespaces=True)):
+        for m in self.reads.memories(scope, memory_where(scope, all_namespaces=True)):
             counts[m.namespace] = counts.get(m.namespace, 0) + 1
         return dict(sorted(counts.items()))
 
@@ -167,12 +169,11 @@ class MemoryService:
         vectors = {text: self.embedder.embed_documents([text])[0]}
         with self.writes.lock(scope):
             self.writes.register_user(scope)
-            col = memory_collection(scope)
             h = content_hash(data.content)
             live = [Status.active, Status.candidate]
             if data.fact_key:
-                same_key = self.store.find_memories(
-                    col, memory_where(scope, statuses=[Status.active], namespaces=[data.namespace], fact_key=data.fact_key)
+                same_key = self.reads.memories(
+                    scope, memory_where(scope, statuses=[Status.active], namespaces=[data.namespace], fact_key=data.fact_key)
                 )
                 current = newest(same_key)
                 if current and current.content_hash == h:
@@ -180,11 +181,11 @@ class MemoryService:
                 if current and data.status == Status.active:
                     return self._supersede(scope, current, data, now, vectors)
                 if data.status == Status.candidate:
-                    dup = self.store.find_memories(col, memory_where(scope, statuses=[Status.candidate], namespaces=[data.namespace], fact_key=data.fact_key, content_hash=h))
+                    dup = self.reads.memories(scope, memory_where(scope, statuses=[Status.candidate], namespaces=[data.namespace], fact_key=data.fact_key, content_hash=h))
                     if dup:
                         return self.writes.seen(scope, dup[0], now)
             else:
-                dup = self.store.find_memories(col, memory_where(scope, statuses=live, namespaces=[data.namespace], content_hash=h))
+                dup = self.reads.memories(scope, memory_where(scope, statuses=live, namespaces=[data.namespace], content_hash=h))
                 if dup:
                     return self.writes.seen(scope, dup[0], now)
             mem = self.writes.new(scope, data, now)
@@ -387,7 +388,7 @@ class MemoryService:
         where = message_where(
             since=since.timestamp() if since else None, until=until.timestamp() if until else None, session=session
         )
-        return [m for m, _ in self.store.find_messages(message_collection(scope), where)]
+        return self.reads.turns(scope, where)
 
     # ---- recall ------------------------------------------------------------------------------
 

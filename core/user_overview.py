@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .model import Memory, Status
-from .scope import Actor, Scope, memory_collection, memory_where, message_collection, scope_for
+from .scope import Actor, Scope, memory_where, scope_for
 from .service import MemoryService
 from .supersede import one_active_per_key
 
@@ -16,7 +16,7 @@ from .supersede import one_active_per_key
 def active_memories(service: MemoryService, scope: Scope) -> list[Memory]:
     """Every active memory of the user, in every namespace, newest first."""
     where = memory_where(scope, statuses=[Status.active], all_namespaces=True)
-    found = one_active_per_key(service.store.find_memories(memory_collection(scope), where))
+    found = one_active_per_key(service.reads.memories(scope, where))
     return sorted(found, key=lambda m: (m.updated_at, m.id), reverse=True)
 
 
@@ -34,10 +34,10 @@ def vector_health(service: MemoryService, users: list[str] | None = None) -> dic
     for user in users if users is not None else service.users():
         scope = scope_for(Actor(user, via="inventory"))
         row: dict[str, Any] = {"user_id": user, "ok": True}
-        for label, col in (("memories", memory_collection(scope)), ("messages", message_collection(scope))):
-            built_by = service.store.collection_embedder(col)
+        for label in ("memories", "messages"):
+            built_by = service.reads.built_by(scope, label)
             # a missing collection is healthy and empty; don't create it just to count it
-            count = 0 if built_by is None else service.store.count(col) if built_by == want else None
+            count = 0 if built_by is None else service.reads.count(scope, label) if built_by == want else None
             ok = built_by in (None, want)
             row[label] = {"count": count, "embedder": built_by, "ok": ok}
             row["ok"] = row["ok"] and ok

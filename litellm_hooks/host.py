@@ -191,7 +191,7 @@ class Host:
         # chat has memory from here on; the server and the jobs are extras that may fail alone
         try:
             await self._mount(settings)
-            log.info("amber: memory ready, server at %s (store %s)", MOUNT_PATH, self.service.store.location)
+            log.info("amber: memory ready, server at %s (store %s)", MOUNT_PATH, self.service.health()["store"].get("location"))
         except Exception as e:
             log.error("amber: memory server not mounted at %s: %s: %s", MOUNT_PATH, type(e).__name__, e)
             if self.gate is not None:

@@ -24,7 +24,7 @@ from .extraction.prompt import consolidation_messages
 from ..model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Message, Role, Status
 from ..ports import LLM
 from .retention import last_used
-from ..scope import Scope, memory_collection, memory_where
+from ..scope import Scope, memory_where
 
 log = logging.getLogger("amber.consolidate")
 
@@ -225,17 +225,17 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
 
 
 def _last_run(service: Any, user_id: str, now: datetime) -> datetime:
-    mark = registry.get_cursor(service.store, "consolidate", user_id)
+    mark = registry.get_cursor(service.registry, "consolidate", user_id)
     return datetime.fromisoformat(mark["at"]) if mark else now - timedelta(days=2)
 
 
 def _mark_run(service: Any, user_id: str, now: datetime) -> None:
-    registry.set_cursor(service.store, "consolidate", user_id, {"at": now.isoformat()})
+    registry.set_cursor(service.registry, "consolidate", user_id, {"at": now.isoformat()})
 
 
 def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opts: ConsolidateOptions, stats: ConsolidateStats) -> None:
-    store, col = service.store, memory_collection(scope)
-    active = store.find_memories(col, memory_where(scope, all_namespaces=True))
+    reads = service.reads
+    active = reads.memories(scope, memory_where(scope, all_namespaces=True))
     for loser, keeper in plan_conflicts(active):
         writes.set_status(service, scope, [loser], Status.superseded, "resolve", now, superseded_by=keeper.id, valid_to=now)
         stats.counts["conflicts_resolved"] += 1
@@ -244,13 +244,13 @@ def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opt
     pairs = []
     by_id = {m.id: m for m in active}
     fresh = [m for m in active if m.updated_at >= fresh_since and m.kind in MERGEABLE]
-    vecs = store.memory_embeddings(col, [m.id for m in fresh])
+    vecs = reads.memory_vectors(scope, [m.id for m in fresh])
     for m in fresh:
         if m.id not in vecs:
             continue
         where = memory_where(scope, namespaces=[m.namespace], kinds=[m.kind.value])
         try:
-            near = store.query_memories(col, vecs[m.id], 4, where)
+            near = reads.nearest_memories(scope, vecs[m.id], 4, where)
         except Exception:  # nothing comparable yet
             near = []
         pairs.extend((m, by_id[n.id], sim) for n, sim in near if n.id in by_id and n.id != m.id)
@@ -269,7 +269,7 @@ def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opt
 
 
 def _shown_memories(service: Any, scope: Scope, opts: ConsolidateOptions) -> list[Memory]:
-    active = service.store.find_memories(memory_collection(scope), memory_where(scope, kinds=[k.value for k in MERGEABLE]))
+    active = service.reads.memories(scope, memory_where(scope, kinds=[k.value for k in MERGEABLE]))
     active.sort(key=lambda m: (m.pinned, m.importance, m.updated_at), reverse=True)
     return active[: opts.max_memories_shown]
 
@@ -286,14 +286,13 @@ def _fit(msgs: Sequence[Message], max_chars: int) -> list[Message]:
 
 
 def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: datetime, now: datetime, stats: ConsolidateStats) -> None:
-    col = memory_collection(scope)
-    retire = service.store.get_memories(col, list(plan.retire))
+    retire = service.reads.memories_by_id(scope, list(plan.retire))
     retire = [m for m in retire if m.status == Status.active and not m.pinned and m.kind in MERGEABLE]
     if retire:
         writes.set_status(service, scope, retire, Status.archived, "retire", now)
         stats.counts["retired_by_model"] += len(retire)
     tag = f"day:{day}"
-    kept = [m for m in service.store.find_memories(col, memory_where(scope, statuses=None, kinds=[Kind.precious.value])) if tag in m.tags]
+    kept = [m for m in service.reads.memories(scope, memory_where(scope, statuses=None, kinds=[Kind.precious.value])) if tag in m.tags]
     room = max(0, PRECIOUS_PER_DAY - len(kept))
     for mid, quote in plan.precious[:room]:
         r = service.remember(scope, MemoryIn(content=quote, kind=Kind.precious, tags=[tag], source_ids=[mid], importance=0.8, valid_from=start))
@@ -306,7 +305,7 @@ def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: da
             stats.errors.append(f"digest not stored: {e}")
     if plan.daily_log:
         content = f"{day}: {plan.daily_log}"
-        logs = [m for m in service.store.find_memories(col, memory_where(scope, namespaces=[scope.write_namespace], kinds=[Kind.daily_log.value])) if tag in m.tags]
+        logs = [m for m in service.reads.memories(scope, memory_where(scope, namespaces=[scope.write_namespace], kinds=[Kind.daily_log.value])) if tag in m.tags]
         data = MemoryIn(content=content, kind=Kind.daily_log, tags=[tag], importance=0.5, valid_from=start)
         if logs and logs[0].content != content:
             service.supersede(scope, logs[0].id, data)

@@ -1,5 +1,10 @@
 """The jobs' own records in the store's registry: cursors, extraction windows, leases, run records.
 
+These functions keep their own registry access on purpose: the records are the jobs' bookkeeping,
+not a user's memories, so they go straight to a registry (`service.registry`, core/registry.py, a
+view that reaches nothing else; or the store itself for the one-host leases core/coordination.py
+takes) rather than through the service's write path.
+
 Leases here are the one-host kind (core/coordination.py chooses them, or Redis with several hosts).
 """
 
@@ -13,6 +18,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..registry import RegistryStore
+
 
 _lease_mutex = threading.Lock()  # makes acquire atomic between workers of one process
 
@@ -24,31 +31,31 @@ def owner_key(user_id: str) -> str:
 # ---- cursors and windows ---------------------------------------------------------------------
 
 
-def get_cursor(store: Any, job: str, user_id: str) -> dict[str, Any] | None:
+def get_cursor(store: RegistryStore, job: str, user_id: str) -> dict[str, Any] | None:
     return store.reg_get(f"cursor:{job}:{owner_key(user_id)}")
 
 
-def set_cursor(store: Any, job: str, user_id: str, mark: dict[str, Any] | None) -> None:
+def set_cursor(store: RegistryStore, job: str, user_id: str, mark: dict[str, Any] | None) -> None:
     if mark is not None:
         store.reg_put(f"cursor:{job}:{owner_key(user_id)}", mark, kind="cursor", owner=owner_key(user_id))
 
 
-def get_windows(store: Any, user_id: str) -> list[dict[str, Any]]:
+def get_windows(store: RegistryStore, user_id: str) -> list[dict[str, Any]]:
     return list(store.reg_find("window", owner_key(user_id)).values())
 
 
-def put_window(store: Any, w: dict[str, Any]) -> None:
+def put_window(store: RegistryStore, w: dict[str, Any]) -> None:
     store.reg_put(f"win:{w['id']}", w, kind="window", owner=owner_key(w["user_id"]))
 
 
-def delete_windows(store: Any, ids: Sequence[str]) -> None:
+def delete_windows(store: RegistryStore, ids: Sequence[str]) -> None:
     store.reg_delete([f"win:{i}" for i in ids])
 
 
 # ---- leases ----------------------------------------------------------------------------------
 
 
-def acquire_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelta, settle_s: float = 0.0) -> bool:
+def acquire_lease(store: RegistryStore, job: str, owner: str, now: datetime, ttl: timedelta, settle_s: float = 0.0) -> bool:
     """Take the job's lease unless someone else holds an unexpired one.
 
     Within a process a mutex makes this exact. Chroma has no compare-and-set, so across processes
@@ -68,14 +75,14 @@ def acquire_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelt
     return bool(held) and held.get("owner") == owner
 
 
-def renew_lease(store: Any, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
+def renew_lease(store: RegistryStore, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
     with _lease_mutex:
         held = store.reg_get(f"lease:{job}")
         if held and held.get("owner") == owner:
             store.reg_put(f"lease:{job}", {**held, "expires_at": (now + ttl).isoformat()}, kind="lease")
 
 
-def release_lease(store: Any, job: str, owner: str) -> None:
+def release_lease(store: RegistryStore, job: str, owner: str) -> None:
     with _lease_mutex:
         held = store.reg_get(f"lease:{job}")
         if held and held.get("owner") == owner:
@@ -89,14 +96,14 @@ def new_run_id(job: str, now: datetime) -> str:
     return f"run_{job}_{now:%Y%m%dT%H%M%S}_{uuid.uuid4().hex[:6]}"
 
 
-def save_run(store: Any, record: dict[str, Any]) -> None:
+def save_run(store: RegistryStore, record: dict[str, Any]) -> None:
     store.reg_put(f"run:{record['id']}", record, kind="run", owner=record["job"])
 
 
-def list_runs(store: Any, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
+def list_runs(store: RegistryStore, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
     runs = store.reg_find("run", job)
     return sorted(runs.values(), key=lambda r: (r.get("started_at") or "", r["id"]), reverse=True)[:limit]
 
 
-def delete_runs(store: Any, ids: Sequence[str]) -> None:
+def delete_runs(store: RegistryStore, ids: Sequence[str]) -> None:
     store.reg_delete([f"run:{i}" for i in ids])

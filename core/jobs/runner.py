@@ -95,12 +95,12 @@ async def arun_job(
     leases = service.coordination  # in process, registry rows, or Redis with several hosts (core/coordination.py)
     if not await asyncio.to_thread(leases.acquire_lease, name, me, started, ttl):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
-        await asyncio.to_thread(registry.save_run, service.store, rec.model_dump(mode="json"))
+        await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
         emit({"stage": "skipped", "job": name, "reason": rec.reason})
         return rec.model_dump(mode="json")
     t0 = time.monotonic()
     try:
-        await asyncio.to_thread(registry.save_run, service.store, rec.model_dump(mode="json"))
+        await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
         users = [user] if user else await asyncio.to_thread(service.users)
         rec.users = len(users)
         heartbeat = lambda: leases.renew_lease(name, me, clock(), ttl)
@@ -120,7 +120,7 @@ async def arun_job(
         rec.finished_at = clock().isoformat()
         rec.errors = rec.errors[:50]
         try:
-            await asyncio.to_thread(registry.save_run, service.store, rec.model_dump(mode="json"))
+            await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
         finally:
             await asyncio.to_thread(leases.release_lease, name, me)
     emit({"stage": "done", "job": name, "status": rec.status})
@@ -207,15 +207,15 @@ async def _retention(service, settings, users, clock, emit, heartbeat, rec: RunR
 def _prune_windows(service: Any, user_id: str, now: datetime, policy: RetentionPolicy) -> None:
     """Done windows older than the event horizon go; the cursor keeps the position."""
     cutoff = now - timedelta(days=policy.events_days)
-    old = [w["id"] for w in registry.get_windows(service.store, user_id)
+    old = [w["id"] for w in registry.get_windows(service.registry, user_id)
            if w["state"] in ("processed", "failed") and w.get("finished_at") and datetime.fromisoformat(w["finished_at"]) < cutoff]
-    registry.delete_windows(service.store, old)
+    registry.delete_windows(service.registry, old)
 
 
 def _prune_runs(service: Any, now: datetime, policy: RetentionPolicy, current: str) -> int:
     cutoff = (now - timedelta(days=policy.events_days)).isoformat()
-    old = [r["id"] for r in registry.list_runs(service.store, limit=100_000) if r["id"] != current and (r.get("started_at") or "") < cutoff]
-    registry.delete_runs(service.store, old)
+    old = [r["id"] for r in registry.list_runs(service.registry, limit=100_000) if r["id"] != current and (r.get("started_at") or "") < cutoff]
+    registry.delete_runs(service.registry, old)
     return len(old)
 
 
@@ -255,7 +255,7 @@ def run_job(
 
 def list_runs(service: Any, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
     """The latest run records, newest first."""
-    return registry.list_runs(service.store, limit, job)
+    return registry.list_runs(service.registry, limit, job)
 
 
 def register_jobs(scheduler: Any, service: Any, settings: Settings, llm: LLM | None = None) -> list[str]:

@@ -33,7 +33,7 @@ def set_status(service: Any, scope: Scope, memories: Sequence[Memory], status: S
 
 def all_memories(service: Any, scope: Scope) -> list[Memory]:
     """Every record of the user, any status and namespace."""
-    return service.store.find_memories(memory_collection(scope), None)
+    return service.reads.memories(scope, None)
 
 
 def hard_delete_memories(service: Any, scope: Scope, ids: Sequence[str]) -> None:
@@ -46,7 +46,7 @@ def delete_messages(service: Any, scope: Scope, ids: Sequence[str]) -> None:
 
 
 def old_event_ids(service: Any, scope: Scope, before: datetime) -> list[str]:
-    rows = service.store.find_rows(event_collection(scope), Where.of(Range("at", lt=before.timestamp())))
+    rows = service.reads.event_rows(scope, Where.of(Range("at", lt=before.timestamp())))
     return [r["id"] for r in rows]
 
 

@@ -19,7 +19,7 @@ from .. import registry
 from ...errors import InvalidInput, LLMError
 from ...model import Kind, MemoryIn, Status, content_hash
 from ...ports import LLM
-from ...scope import Scope, memory_collection, memory_where
+from ...scope import Scope, memory_where
 from . import windows as W
 from .decide import Decision, Existing, Policy, decide
 from .parse import FACT_SCHEMA, Fact, parse_facts
@@ -60,7 +60,7 @@ async def extract_user(
     progress: Progress = lambda e: None,
     heartbeat: Callable[[], None] = lambda: None,
 ) -> None:
-    store, user = service.store, scope.user_id
+    reg, user = service.registry, scope.user_id
     wins = await asyncio.to_thread(_prepare, service, scope, now(), opts, stats, progress)
     if wins is None:
         return
@@ -71,8 +71,8 @@ async def extract_user(
         by_id = {x["id"]: x for x in wins}
         by_id[done["id"]] = done
         wins = list(by_id.values())
-        cursor = W.cursor_after(wins, W.Mark.from_dict(await asyncio.to_thread(registry.get_cursor, store, "extract", user)))
-        await asyncio.to_thread(registry.set_cursor, store, "extract", user, cursor.as_dict() if cursor else None)
+        cursor = W.cursor_after(wins, W.Mark.from_dict(await asyncio.to_thread(registry.get_cursor, reg, "extract", user)))
+        await asyncio.to_thread(registry.set_cursor, reg, "extract", user, cursor.as_dict() if cursor else None)
         await asyncio.to_thread(heartbeat)
         if done["state"] == W.PENDING:  # model error: the rest waits too, so the log is read in order
             stats.windows["left_pending"] += sum(1 for x in wins if x["state"] == W.PENDING)
@@ -81,8 +81,8 @@ async def extract_user(
 
 def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> list[dict[str, Any]] | None:
     """Recover stuck windows and plan new ones. None: another live worker is inside this user's log."""
-    store, user = service.store, scope.user_id
-    wins = registry.get_windows(store, user)
+    reg, user = service.registry, scope.user_id
+    wins = registry.get_windows(reg, user)
     for i, w in enumerate(wins):
         if w["state"] != W.PROCESSING:
             continue
@@ -90,10 +90,10 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
             stats.errors.append(f"user {scope.actor}: window {w['id']} is being processed elsewhere; skipped")
             return None
         wins[i] = W.failed_attempt(w, "worker stopped in the middle of this window", now, opts.max_retries)
-        registry.put_window(store, wins[i])
+        registry.put_window(reg, wins[i])
         stats.windows["recovered"] += 1
         progress({"stage": "recovered", "window": w["id"], "state": wins[i]["state"]})
-    cursor = W.Mark.from_dict(registry.get_cursor(store, "extract", user))
+    cursor = W.Mark.from_dict(registry.get_cursor(reg, "extract", user))
     ends = [m for m in (W.Mark.from_dict(w["end"]) for w in wins) if m is not None]
     last = max([*ends, *([cursor] if cursor else [])], default=None)
     since = datetime.fromtimestamp(last.ts, tz=UTC) if last else None
@@ -103,7 +103,7 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
     for chunk in W.plan_windows(msgs, after=last, planned=planned, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
         w = W.new_window(user, chunk, now)
         if w["id"] not in known:
-            registry.put_window(store, w)
+            registry.put_window(reg, w)
             wins.append(w)
             progress({"stage": "planned", "window": w["id"], "messages": len(chunk)})
     return wins
@@ -111,9 +111,9 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
 
 async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], now: Callable[[], datetime],
                       opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> dict[str, Any]:
-    store = service.store
+    reg = service.registry
     w = W.started(w, now())
-    await asyncio.to_thread(registry.put_window, store, w)
+    await asyncio.to_thread(registry.put_window, reg, w)
     msgs = await asyncio.to_thread(_window_messages, service, scope, w)
     outcome = dict(w.get("outcome") or {})
     if msgs:
@@ -126,7 +126,7 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
             facts = parse_facts(text, refs)
         except LLMError as e:
             w = W.failed_attempt(w, str(e), now(), opts.max_retries)
-            await asyncio.to_thread(registry.put_window, store, w)
+            await asyncio.to_thread(registry.put_window, reg, w)
             stats.windows["failed" if w["state"] == W.FAILED else "retried"] += 1
             stats.errors.append(f"window {w['id']}: {e}")
             progress({"stage": "model_error", "window": w["id"], "state": w["state"], "retry_count": w["retry_count"]})
@@ -134,7 +134,7 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
             return w
         w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress)
     w = W.finished(w, outcome, now())
-    await asyncio.to_thread(registry.put_window, store, w)
+    await asyncio.to_thread(registry.put_window, reg, w)
     stats.windows["processed"] += 1
     progress({"stage": "window_done", "window": w["id"], "messages": len(msgs), "outcome": outcome})
     return w
@@ -169,7 +169,7 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
         if counted == "seen":
             # records this window created carry its tag, so a retry finds them without a link; a "seen"
             # leaves no such trace: link it before the next fact, or a retry would count it twice
-            registry.put_window(service.store, w)
+            registry.put_window(service.registry, w)
         stats.facts[counted] += 1
         outcome[counted] = outcome.get(counted, 0) + 1
         progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
@@ -178,27 +178,27 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
 
 def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[float], opts: ExtractOptions,
                 written: set[str]) -> tuple[str | None, str]:
-    store, col, ns = service.store, memory_collection(scope), scope.write_namespace
+    reads, ns = service.reads, scope.write_namespace
     tag = f"window:{window}"
     # a previous attempt may have written this fact and died before linking it
-    same_text = store.find_memories(col, memory_where(scope, statuses=None, namespaces=[ns], content_hash=content_hash(fact.fact)))
+    same_text = reads.memories(scope, memory_where(scope, statuses=None, namespaces=[ns], content_hash=content_hash(fact.fact)))
     for m in same_text:
         if tag in m.source_ids and m.id not in written:
             return m.id, "candidates" if m.status == Status.candidate else "added"
     same_key = None
     if fact.fact_key:
-        holders = store.find_memories(col, memory_where(scope, namespaces=[ns], fact_key=fact.fact_key))
+        holders = reads.memories(scope, memory_where(scope, namespaces=[ns], fact_key=fact.fact_key))
         if holders:
             h = max(holders, key=lambda m: m.updated_at)
-            same_key = Existing(h, store.memory_embeddings(col, [h.id]).get(h.id, []))
+            same_key = Existing(h, reads.memory_vectors(scope, [h.id]).get(h.id, []))
     neighbours: list[Existing] = []
     try:
-        near = store.query_memories(col, vec, opts.neighbours, memory_where(scope, namespaces=[ns], kinds=[fact.kind]))
+        near = reads.nearest_memories(scope, vec, opts.neighbours, memory_where(scope, namespaces=[ns], kinds=[fact.kind]))
     except Exception as e:  # an empty collection or a filter with no match: nothing to compare with
         log.debug("neighbour query found nothing: %s", e)
         near = []
     if near:
-        vecs = store.memory_embeddings(col, [m.id for m, _ in near])
+        vecs = reads.memory_vectors(scope, [m.id for m, _ in near])
         neighbours = [Existing(m, vecs[m.id]) for m, _ in near if m.id in vecs]
     d = decide(fact, vec, same_key, neighbours, opts.policy)
     return _carry_out(service, scope, fact, d, tag)
