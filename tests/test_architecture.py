@@ -126,3 +126,65 @@ def test_only_core_store_speaks_chromas_filter_dialect():
                 if isinstance(node, ast.Constant) and node.value in ops:
                     bad.append((str(p.relative_to(ROOT)), node.lineno, node.value))
     assert bad == []
+
+
+# Who may hold Amber's store. Everyone else reads a user's records through `service.reads`
+# (core/reads.py), changes them through `service.writes` (core/write_path.py), keeps registry
+# records through `service.registry` (core/registry.py), or calls the service's public methods.
+STORE_HOLDERS = {
+    "core/service.py": "builds the service and hands the store to its collaborators",
+    "core/write_path.py": "the write path: lock, write, audit, revisions",
+    "core/reads.py": "a user's records, read-only",
+    "core/registry.py": "the registry view: registry records and nothing else",
+    "core/portability.py": "reindex drops and refills a user's collections whole",
+    "core/coordination.py": "one-host leases are registry rows (core/jobs/registry.py)",
+    "core/recall/": "the recaller builds its warm indexes from the store",
+    "mcp_server/cli_doctor.py": "`args.store` is the doctor's --store option, not a store",
+}
+SERVICE_FAMILY = [
+    "core/service.py", "core/write_path.py", "core/reads.py", "core/registry.py", "core/curated_kinds.py", "core/review.py",
+    "core/portability.py", "core/forgetting.py", "core/repair.py", "core/user_overview.py", "core/client_cache.py",
+]
+
+
+def _holds_store(rel: str) -> bool:
+    return rel.startswith("core/store/") or any(rel == h or (h.endswith("/") and rel.startswith(h)) for h in STORE_HOLDERS)
+
+
+def test_only_the_service_and_its_named_collaborators_touch_the_store():
+    """`x.store` / `x._store` (the attribute, not a method of that name) appears only in STORE_HOLDERS."""
+    bad = []
+    for top in ("core", *FACES):
+        for p in py_files(top):
+            rel = str(p.relative_to(ROOT))
+            if _holds_store(rel):
+                continue
+            tree = ast.parse(p.read_text())
+            called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+            bad += [(rel, n.lineno, ast.unparse(n)) for n in ast.walk(tree)
+                    if isinstance(n, ast.Attribute) and n.attr in ("store", "_store") and id(n) not in called]
+    assert bad == []
+
+
+def test_store_holders_exist():
+    for h in STORE_HOLDERS:
+        assert (ROOT / h).exists(), f"{h} is listed as a store holder but does not exist"
+
+
+def test_memory_service_is_composed_not_mixed():
+    """MemoryService has no base classes: its parts are collaborators it constructs and calls."""
+    tree = ast.parse((ROOT / "core" / "service.py").read_text())
+    [cls] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MemoryService"]
+    assert cls.bases == [] and cls.keywords == []
+
+
+def test_the_service_family_and_the_jobs_use_no_one_elses_private_members():
+    """`other._name` only on `self`/`cls`: a collaborator gets what it needs in its constructor."""
+    files = [ROOT / f for f in SERVICE_FAMILY] + py_files("core/jobs")
+    bad = []
+    for p in files:
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__"):
+                if not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")):
+                    bad.append((str(p.relative_to(ROOT)), n.lineno, ast.unparse(n)))
+    assert bad == []
