@@ -9,6 +9,7 @@ from .cache_plan import Planned, count_marks
 from .cache_plan import Target as CacheTarget
 from .cache_plan import plan as plan_cache
 from .client import RemoteMemory
+from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
 from .compose import build_embedder, build_service
@@ -112,6 +113,7 @@ __all__ = [
     "Status",
     "StoreLocked",
     "StoreUnavailable",
+    "SyncMemory",
     "SystemClock",
     "Timeout",
     "TransientError",

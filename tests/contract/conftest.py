@@ -2,7 +2,8 @@
 
 `port` is parametrized: "local" is `LocalMemory` over the in-process service, "remote" is
 `RemoteMemory` over HTTP against the real app under uvicorn, "mcp" is `McpPort` calling the same
-app's MCP tools over Streamable HTTP (tests/contract/mcp_port.py). All share one host (real Chroma on a
+app's MCP tools over Streamable HTTP (tests/contract/mcp_port.py), "sync" is `SyncMemory` (the
+blocking form for scripts) over HTTP, called from worker threads (tests/contract/sync_port.py). All share one host (real Chroma on a
 temp dir, the hash embedder); each test acts for users of its own, so tests cannot see each other.
 The host is configured with the `thorough` preset, the case where the budgets once diverged."""
 
@@ -13,13 +14,14 @@ from typing import Awaitable, Callable
 
 import pytest
 
-from core import ApiKeyConfig, AsyncMemory, MemoryPort, RemoteMemory, build_service
+from core import ApiKeyConfig, AsyncMemory, MemoryPort, RemoteMemory, SyncMemory, build_service
 from core.testing import HashEmbedder
 from mcp_server.app import create_app
 from mcp_server.identity import READ, WRITE, Identity
 from mcp_server.local import LocalMemory
 from tests.kit.config import settings_apart
 from tests.contract.mcp_port import McpPort
+from tests.contract.sync_port import AwaitingSync
 from tests.kit.servers import serve_app
 
 TRUSTED = "k-contract-trusted-5b1e"  # a trusted client may act for any user, as the Open WebUI filter does
@@ -41,13 +43,13 @@ def contract_host(tmp_path_factory):
     service.close()
 
 
-@pytest.fixture(params=["local", "remote", "mcp"])
+@pytest.fixture(params=["local", "remote", "mcp", "sync"])
 async def make_port(request, contract_host):
     """A factory: `await make_port("alice")` is that user's memory port on this implementation. The
     names get a per-test suffix, so the user is fresh in every test."""
     url, service, settings = contract_host
     suffix = uuid.uuid4().hex[:6]
-    opened: list[RemoteMemory | McpPort] = []
+    opened: list[RemoteMemory | McpPort | AwaitingSync] = []
 
     async def make(user: str) -> MemoryPort:
         user = f"{user}-{suffix}"
@@ -55,6 +57,8 @@ async def make_port(request, contract_host):
             return LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
         if request.param == "mcp":
             opened.append(await McpPort(url, api_key=TRUSTED, user=user).open())
+        elif request.param == "sync":
+            opened.append(AwaitingSync(SyncMemory.connect(url, api_key=TRUSTED, user=user)))
         else:
             opened.append(RemoteMemory(url, api_key=TRUSTED, user=user))
         return opened[-1]  # type: ignore[return-value]
