@@ -97,7 +97,11 @@ class BM25Index:
         """For each document, the share of the query's IDF weight that its words cover: 1.0 when it
         holds every query word, near 0 when it shares only common ones. Unlike a BM25 score this is
         comparable across queries and users, so it can say "nothing here is about this" (a word
-        the index has never seen weighs as much as the rarest one)."""
+        the index has never seen weighs as much as the rarest one).
+
+        A document that meets a query of several words on one word only covers nothing: one shared
+        word is chance ("Who discovered penicillin?" meets "discovering fun places" on "discover").
+        A one-word query is covered by that word."""
         n = len(self._len)
         terms = set(tokenize(query))
         if not n or not terms:
@@ -105,7 +109,12 @@ class BM25Index:
         unseen = math.log(1 + (n + 0.5) / 0.5)
         idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) if (p := self._postings.get(t)) else unseen for t in terms}
         total = sum(idf.values())
-        return {d: sum(w for t, w in idf.items() if d in self._postings.get(t, ())) / total for d in doc_ids}
+        need = min(2, len(terms))
+        out = {}
+        for d in doc_ids:
+            met = [w for t, w in idf.items() if d in self._postings.get(t, ())]
+            out[d] = sum(met) / total if len(met) >= need else 0.0
+        return out
 
     def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         n = len(self._len)

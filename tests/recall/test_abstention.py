@@ -73,3 +73,16 @@ def test_with_the_bundled_embedder_unrelated_prompts_get_nothing(e5):
 def test_with_the_bundled_embedder_questions_about_the_user_get_their_memory(e5):
     svc, me = e5
     assert [q for q in RELATED if not svc.recall(me, q).items] == []
+
+
+def test_one_word_shared_by_chance_is_not_evidence(service, alice):
+    """A prompt of several words that meets a record on one of them only is not about it: "Who
+    discovered penicillin?" against a day of discovering new places. A one-word prompt is met by
+    its one word, and two shared words are evidence."""
+    for text in LIFE:
+        service.remember(alice, MemoryIn(content=text))
+    service.remember(alice, MemoryIn(content="Spent Sunday discovering new places around the harbour"))
+    cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
+    assert service.recall(alice, "Who discovered penicillin?", cfg).items == []
+    assert service.recall(alice, "harbour", cfg).items
+    assert service.recall(alice, "Which harbour did I discover places around?", cfg).items
