@@ -303,7 +303,7 @@ class MemoryService:
         user's turn and the replies to it) is not stored: it would say again what was just forgotten.
         Returns (turns stored, what the commands did)."""
         messages = self.redact.messages(messages)  # before a "remember" command can keep a secret
-        new = unsaved(self.store, message_collection(scope), messages)[0] if commands else list(messages)
+        new = unsaved(self.reads, scope, messages)[0] if commands else list(messages)
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []
         forgets: list[str] = []
@@ -342,13 +342,13 @@ class MemoryService:
         # Embedding happens before the user's lock is taken: it is the slow part, and the user's
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
         col = message_collection(scope)
-        new, _ = unsaved(self.store, col, messages)
+        new, _ = unsaved(self.reads, scope, messages)
         if not new:
             return 0
-        vectors = self.embed_background(self._index_texts(col, new))
+        vectors = self.embed_background(self._index_texts(scope, new))
         with self.writes.lock(scope):
             self.writes.register_user(scope)
-            fresh, replacing = unsaved(self.store, col, new)  # another writer may have stored some meanwhile
+            fresh, replacing = unsaved(self.reads, scope, new)  # another writer may have stored some meanwhile
             fresh_ids = {m.id for m in fresh}
             keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
             if not keep:
@@ -359,12 +359,12 @@ class MemoryService:
                 self.writes.audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
             return len(stored)
 
-    def _index_texts(self, col: str, new: Sequence[Message]) -> list[str]:
+    def _index_texts(self, scope: Scope, new: Sequence[Message]) -> list[str]:
         """What each new turn is embedded as: with its neighbours in the session (date, the turn
         before, the turn, the turn after when it is in the same batch): a reply like "yes, last
         Tuesday" means nothing alone. Earlier turns are not re-embedded when their successors
         arrive: that doubled the embedding work of every capture (bench/README.md, proxy load)."""
-        c = DENSE_CONTEXT
+        c, col = DENSE_CONTEXT, message_collection(scope)
         by_session: dict[str, list[Message]] = {}
         for m in new:
             by_session.setdefault(m.session or "", []).append(m)
@@ -375,7 +375,7 @@ class MemoryService:
             ids = {m.id for m in turns}
             earlier = self.recaller.session_tail(col, key, c) if c else []
             if earlier is None or (earlier and (earlier[-1].created_at > turns[0].created_at or ids & {x.id for x in earlier})):
-                earlier = [x for x, _ in self.store.find_messages(col, message_where(session=key, until=turns[0].created_at.timestamp()))]
+                earlier = self.reads.turns(scope, message_where(session=key, until=turns[0].created_at.timestamp()))
             earlier = [x for x in earlier if x.id not in ids]  # a turn being replaced is not its own neighbour
             chains.extend(earlier[-c:] if c else [])
             chains.extend(turns)

@@ -9,9 +9,13 @@ the discarded ones, and Amber must keep the new words, not the discarded ones.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from .model import Message
+
+if TYPE_CHECKING:
+    from .reads import Reads
+    from .scope import Scope
 
 
 def to_store(stored: Mapping[str, Message], messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
@@ -22,6 +26,6 @@ def to_store(stored: Mapping[str, Message], messages: Sequence[Message]) -> tupl
     return sorted(todo, key=lambda m: (m.created_at, m.id)), replacing
 
 
-def unsaved(store, col: str, messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
-    """`to_store` against what the store holds: one read, of the ids given."""
-    return to_store(store.get_messages(col, [m.id for m in messages]), messages)
+def unsaved(reads: "Reads", scope: "Scope", messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
+    """`to_store` against the user's stored turns: one read, of the ids given."""
+    return to_store(reads.turns_by_id(scope, [m.id for m in messages]), messages)

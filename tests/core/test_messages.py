@@ -6,7 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core import InvalidInput, Message
+from core import InvalidInput, Message, Settings, build_service
+from core.testing import HashEmbedder
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -96,13 +97,29 @@ def test_capture_replaces_a_regenerated_reply_too(service, alice):
     assert [m.content for m in service.messages(alice)] == [QUESTION, "The capital of Australia is Canberra."]
 
 
-def test_a_replaced_reply_is_not_indexed_next_to_its_discarded_self(service, alice):
+class RecordingEmbedder(HashEmbedder):
+    """Keeps every text it embedded as a document: what a captured turn was indexed as."""
+
+    def __init__(self):
+        self.documents: list[str] = []
+
+    def embed_documents(self, texts):
+        self.documents.extend(texts)
+        return super().embed_documents(texts)
+
+
+def test_a_replaced_reply_is_not_indexed_next_to_its_discarded_self(tmp_path, clock, alice):
     """Each turn is embedded with the turn before it in its session; sent alone, the new reply's
     turn before is its question, not the stored version of itself."""
-    from core.scope import message_collection
-
-    service.ingest(alice, exchange("The capital of Australia is Sydney."))
-    words(service, alice, "Sydney")  # warm: the session's tail comes from the recall index
-    new = msg("q-reply", minutes=2, role="assistant", content="The capital of Australia is Canberra.")
-    [text] = service._index_texts(message_collection(alice), [new])
-    assert "Sydney" not in text and QUESTION in text and "Canberra" in text
+    embedder = RecordingEmbedder()
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=embedder, clock=clock)
+    try:
+        service.ingest(alice, exchange("The capital of Australia is Sydney."))
+        words(service, alice, "Sydney")  # warm: the session's tail comes from the recall index
+        embedder.documents.clear()
+        new = msg("q-reply", minutes=2, role="assistant", content="The capital of Australia is Canberra.")
+        assert service.ingest(alice, [new]) == 1
+        [text] = embedder.documents
+        assert "Sydney" not in text and QUESTION in text and "Canberra" in text
+    finally:
+        service.close()
