@@ -6,13 +6,11 @@ Writes are serialized per user, recorded in the audit trail, and keep the recall
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Collection, Iterable, Iterator, Sequence
 
+from .access import AccessCounts
 from .commands import parse_command
 from .coordination import Coordination, LocalCoordination
 from .curated_kinds import Curated
@@ -46,13 +44,11 @@ from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .redact import Redactor
-from .scope import Scope, memory_collection, memory_where, message_collection, message_where, validate_namespace
+from .scope import Scope, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, one_active_per_key, require_current
 from .turns import unsaved
 from .write_path import Revisions, WritePath
-
-log = logging.getLogger("amber.service")
 
 
 class MemoryService:
@@ -83,15 +79,12 @@ class MemoryService:
         self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, delete=self.delete, update=self.update,
                                       digest_set=self._curated.digest_set)
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-bg")
-        self._access: dict[str, tuple[Scope, dict[str, int]]] = {}
-        self._access_lock = threading.Lock()
-        self._access_due = False
+        self._access = AccessCounts(self.writes, clock)  # recall hits, written in the background
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
         self.recall_budget: int | None = None  # the operator's budget for the configured preset (compose)
 
     def close(self) -> None:
-        self._background.shutdown(wait=True)
+        self._access.close()
         self.store.close()
         self.coordination.close()
         if self.owns_embedder and hasattr(self.embedder, "close"):
@@ -409,38 +402,12 @@ class MemoryService:
         result = self.recaller.recall(scope, query, cfg or self.recall_config(), self.clock.now(), echo=echo, count_tokens=count_tokens)
         used = [c.id for c in result.items if c.source == "memory"]
         if used:
-            self._count_access(scope, used)
+            self._access.count(scope, used)  # bookkeeping, written in the background (core/access.py)
         return result
-
-    def _count_access(self, scope: Scope, ids: Sequence[str]) -> None:
-        """Access counts are bookkeeping: gathered here and written by one background task, one
-        write per user for all the recalls since the last one (a write per recall cost ~10 ms of
-        the store's single writer each)."""
-        with self._access_lock:
-            counts = self._access.setdefault(scope.user_id, (scope, {}))[1]
-            for i in ids:
-                counts[i] = counts.get(i, 0) + 1
-            if self._access_due:
-                return
-            self._access_due = True
-        self._background.submit(self._flush_access)
-
-    def _flush_access(self) -> None:
-        with self._access_lock:
-            pending, self._access, self._access_due = self._access, {}, False
-        for scope, counts in pending.values():
-            try:
-                with self.writes.lock(scope):
-                    now = self.clock.now()
-                    mems = self.store.get_memories(memory_collection(scope), list(counts))
-                    touched = [m.model_copy(update={"hit_count": m.hit_count + counts[m.id], "last_access_at": now}) for m in mems]
-                    self.store.put_memories(memory_collection(scope), touched, None)
-            except Exception as e:  # bookkeeping must never hurt recall
-                log.warning("could not record memory access: %s", e)
 
     def flush(self) -> None:
         """Wait for background bookkeeping (tests and shutdown)."""
-        self._background.submit(lambda: None).result()
+        self._access.wait()
 
     # ---- curated kinds, review queue, export and import, forgetting (collaborators) -----------
 

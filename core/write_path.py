@@ -3,10 +3,11 @@
 `WritePath` takes the user's write lock (in process, or shared with other hosts through
 core/coordination.py), writes, records the change in the audit trail, moves the collection's
 revision and keeps the recall indexes current. `MemoryService`, its collaborators
-(core/curated_kinds.py, review.py, portability.py, forgetting.py), the jobs (core/jobs/writes.py)
+(core/curated_kinds.py, review.py, portability.py, forgetting.py, access.py), the jobs (core/jobs/writes.py)
 and the repair at start-up (core/repair.py) all change records through it, so a rule about writes
 (precious memories are append-only, a job patches what is stored now rather than writing back
-what it read) is kept in one place.
+what it read) is kept in one place. One write leaves the revision where it is: the access counts
+recall keeps (`record_access` says why).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -203,6 +204,26 @@ class WritePath:
                 self.refresh(col)
                 self.audit(scope, action, [m.id for m in changed])
         return changed
+
+    def record_access(self, scope: Scope, hits: Mapping[str, int], now: datetime) -> None:
+        """Add recall hits to memories' `hit_count` and set `last_access_at`, as a patch on each
+        record as stored now (a memory deleted for good since is not brought back).
+
+        Unlike every other write this one neither moves the collection's revision nor tells the
+        recall indexes, and leaves no audit event. Access counts are bookkeeping that no recall
+        index holds and no ranking reads, while recall itself causes this write: moving the
+        revision after every recall would make each other host sharing the store rebuild this
+        user's memory index after every recall here (and this host recompute its namespace
+        filters), a rebuild per recall for nothing; an audit event per recall would bury the
+        changes a person made."""
+        if not hits:
+            return
+        col = memory_collection(scope)
+        with self.lock(scope):
+            stored = self._store.get_memories(col, list(hits))
+            touched = [m.model_copy(update={"hit_count": m.hit_count + hits[m.id], "last_access_at": now}) for m in stored]
+            if touched:
+                self._store.put_memories(col, touched, None)
 
     # ---- turns, deletes, indexes ---------------------------------------------------------------
 

@@ -142,7 +142,7 @@ STORE_HOLDERS = {
     "mcp_server/cli_doctor.py": "`args.store` is the doctor's --store option, not a store",
 }
 SERVICE_FAMILY = [
-    "core/service.py", "core/write_path.py", "core/reads.py", "core/registry.py", "core/curated_kinds.py", "core/review.py",
+    "core/service.py", "core/write_path.py", "core/reads.py", "core/registry.py", "core/access.py", "core/curated_kinds.py", "core/review.py",
     "core/portability.py", "core/forgetting.py", "core/repair.py", "core/user_overview.py", "core/client_cache.py",
 ]
 

@@ -76,6 +76,22 @@ def test_hit_count_and_last_access_are_updated_after_recall(service, alice, cloc
     assert service.get(alice, mem.id).hit_count == 2
 
 
+def test_counting_access_leaves_the_recall_indexes_current(service, alice):
+    """Recall causes the access write, so it must not make the next recall (here, or on another
+    host sharing the store) rebuild: the revision stays, and no audit event is added per recall."""
+    from core.scope import memory_collection
+
+    mem = service.remember(alice, MemoryIn(content="My sister lives in Lisbon")).memory
+    service.recall(alice, "where does my sister live")
+    service.flush()
+    rev, events, built = service.revision(memory_collection(alice)), len(service.events(alice)), service.recaller.rebuilds
+    for _ in range(3):
+        assert mem.id in ids(service.recall(alice, "sister Lisbon").items)
+        service.flush()
+    assert service.get(alice, mem.id).hit_count == 4
+    assert (service.revision(memory_collection(alice)), len(service.events(alice)), service.recaller.rebuilds) == (rev, events, built)
+
+
 def test_retired_and_unapproved_records_never_come_back(service, alice, clock):
     text = "the wifi network is called hunter2"
     deleted = service.remember(alice, MemoryIn(content=text + " (deleted)")).memory
