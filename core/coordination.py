@@ -108,11 +108,10 @@ class _RedisUserLock:
             raise Busy("this user's memory is busy with another write on this host; try again")
         if self._depth == 0:
             try:
-                self.token = self.coord._take(self.key, self.fence_key)
+                self.coord.take(self)
             except BaseException:
                 self._local.release()
                 raise
-            self.coord._held_add(self)
         self._depth += 1
         return self
 
@@ -120,9 +119,7 @@ class _RedisUserLock:
         self._depth -= 1
         try:
             if self._depth == 0:
-                token, self.token = self.token, None
-                self.coord._held_remove(self)
-                self.coord._give_back(self.key, token)
+                self.coord.give_back(self)
         finally:
             self._local.release()
 
@@ -167,6 +164,18 @@ class RedisCoordination:
             if lock is None:
                 lock = self._locks[user_id] = _RedisUserLock(self, user_id)
             return lock
+
+    def take(self, lock: _RedisUserLock) -> None:
+        """Take a user's lock in Redis for this process (the calling thread holds the lock's local
+        part): its fencing token goes on the lock, and the watchdog renews it until `give_back`."""
+        lock.token = self._take(lock.key, lock.fence_key)
+        self._held_add(lock)
+
+    def give_back(self, lock: _RedisUserLock) -> None:
+        """Release what `take` took; a release Redis does not answer expires by itself."""
+        token, lock.token = lock.token, None
+        self._held_remove(lock)
+        self._give_back(lock.key, token)
 
     def _take(self, key: str, fence_key: str) -> str:
         token = str(self._call("taking a write lock", self.r.incr, fence_key))

@@ -23,29 +23,30 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+_BY_CODE: dict[str, type["AmberError"]] = {}  # each error code and the class it names (error_class)
+
 
 class AmberError(Exception):
     """Root of every error Amber raises on purpose."""
 
     code: ClassVar[str] = "rejected"
     status: ClassVar[int] = 400
-    _by_code: ClassVar[dict[str, type["AmberError"]]] = {}
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         # a subclass that does not name its own code travels as its parent's and is read back as the parent
         if "code" in cls.__dict__:
-            if cls.code in AmberError._by_code:
-                raise TypeError(f"error code {cls.code!r} is taken by {AmberError._by_code[cls.code].__name__}")
-            AmberError._by_code[cls.code] = cls
+            if cls.code in _BY_CODE:
+                raise TypeError(f"error code {cls.code!r} is taken by {_BY_CODE[cls.code].__name__}")
+            _BY_CODE[cls.code] = cls
 
 
-AmberError._by_code[AmberError.code] = AmberError
+_BY_CODE[AmberError.code] = AmberError
 
 
 def error_class(code: str) -> type[AmberError] | None:
     """The class an error code names, or None for a code outside the tree."""
-    return AmberError._by_code.get(code)
+    return _BY_CODE.get(code)
 
 
 class PermanentError(AmberError):

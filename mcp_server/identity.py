@@ -92,8 +92,8 @@ class KeyRing:
     @classmethod
     def from_settings(cls, settings: Settings) -> "KeyRing":
         ring = cls(settings.api_keys, settings.person(settings.default_user or LOCAL_USER), settings.person)
-        if ring._keys:
-            log.info("memory server: %d API key(s) configured", len(ring._keys))
+        if ring.usable_keys:
+            log.info("memory server: %d API key(s) configured", ring.usable_keys)
         elif ring.configured:
             log.warning("memory server: every configured API key has an empty secret; every request will be refused")
         else:
@@ -102,6 +102,11 @@ class KeyRing:
                 "acting as user %r", ring.local_user
             )
         return ring
+
+    @property
+    def usable_keys(self) -> int:
+        """How many configured keys can be used (a key whose secret is empty is ignored)."""
+        return len(self._keys)
 
     @property
     def local_mode(self) -> bool:

@@ -59,6 +59,16 @@ class WorkerLane:
 
     # ---- process -------------------------------------------------------------------------
 
+    def start(self) -> None:
+        """Start the worker unless it is running (the caller holds `lock`); raises EmbedderUnavailable
+        when it does not start, or failed to start moments ago."""
+        if not self.alive():
+            self._spawn()
+
+    def startable(self) -> bool:
+        """False for a few seconds after a failed start, while requests are refused without trying."""
+        return time.monotonic() >= self._retry_at
+
     def _spawn(self) -> None:
         if time.monotonic() < self._retry_at:
             raise EmbedderUnavailable(f"embedding worker ({self.name}) failed to start: {self.last_error}")
@@ -134,8 +144,7 @@ class WorkerLane:
 
     def request(self, kind: str, texts: list[str], timeout_s: float) -> list[list[float]]:
         """Embed `texts` in this worker; the caller holds `self.lock`."""
-        if not self.alive():
-            self._spawn()
+        self.start()
         assert self.proc is not None and self.proc.stdin is not None
         self.requests += 1
         payload = json.dumps({"op": "embed", "kind": kind, "texts": texts}, ensure_ascii=False).encode()
@@ -205,7 +214,7 @@ class LocalE5Embedder:
         lane = self._queries.get()
         try:
             with lane.lock:
-                lane._spawn()
+                lane.start()
         finally:
             self._queries.put(lane)
 
@@ -300,7 +309,7 @@ class LocalE5Embedder:
         """Each lane's state, without embedding anything (for /health)."""
         lanes = [*self.query_lanes, self.document_lane]
         return {
-            "ok": all(time.monotonic() >= lane._retry_at for lane in lanes),
+            "ok": all(lane.startable() for lane in lanes),
             "lanes": {
                 lane.name: {"alive": lane.alive(), "starts": lane.starts, "failures": lane.failures, "last_error": lane.last_error}
                 for lane in lanes
