@@ -63,6 +63,11 @@ class SyncMemory:
             fut.cancel()
             raise Timeout(f"memory call took longer than {self.timeout_s} s") from None
 
+    @property
+    def closed(self) -> bool:
+        """Closed, and its loop thread stopped."""
+        return self._closed and not self._thread.is_alive()
+
     def close(self) -> None:
         """Close the wrapped port (its HTTP connections) and stop the loop thread. Idempotent."""
         if self._closed:

