@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core import MemoryIn, Settings, build_service
+from datetime import datetime, timezone
+
+from core import MemoryIn, Message, Role, Settings, Status, build_service
+from core.jobs.writes import set_status
 from core.testing import FixedClock, HashEmbedder
 from tests.kit.servers import chroma_server
 
@@ -29,6 +32,27 @@ def test_two_hosts_share_one_chroma_server(chroma_url, alice):
         victim = one.list(alice, text="Brompton").items[0]
         two.delete(alice, victim.id)
         assert not any("Brompton" in c.text for c in one.search(alice, "Brompton bike"))
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_turn_deleted_or_a_memory_retired_on_one_host_is_gone_from_the_others_warm_index(chroma_url, alice):
+    """Deletes and job status changes drop the writing host's indexes and move the stored revision,
+    so a host whose index is warm rebuilds it instead of serving what was forgotten."""
+    one = build_service(Settings(chroma_url=chroma_url), embedder=HashEmbedder(), clock=FixedClock())
+    two = build_service(Settings(chroma_url=chroma_url), embedder=HashEmbedder(), clock=FixedClock())
+    lexical = two.recall_config(weights={"mem_lexical": 1.0, "msg_lexical": 1.0, "mem_dense": 0.0, "msg_dense": 0.0})
+    try:
+        at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+        one.ingest(alice, [Message(id="pin-1", role=Role.user, content="my bank PIN is 4417 zanzibar", created_at=at)])
+        fact = one.remember(alice, MemoryIn(content="my locker code is 9981 quokka")).memory
+        assert [c.id for c in two.search(alice, "zanzibar", lexical)] == ["pin-1"]  # two's indexes are warm now
+        assert [c.id for c in two.search(alice, "quokka", lexical)] == [fact.id]
+        assert one.delete_messages(alice, ["pin-1"]) == 1
+        set_status(one, alice, [fact], Status.archived, "archive", at)
+        assert two.search(alice, "zanzibar", lexical) == []
+        assert two.search(alice, "quokka", lexical) == []
     finally:
         one.close()
         two.close()
