@@ -63,8 +63,11 @@ from .redact import Redactor
 from .recall.render import defuse, estimate_tokens, fenced, strip_patch
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
+from .identity import ADMIN, READ, WRITE, Identity
+from .local_memory import LocalMemory
 
 __all__ = [
+    "ADMIN",
     "Actor",
     "AmberError",
     "ApiKeyConfig",
@@ -81,6 +84,7 @@ __all__ = [
     "EmbedderUnavailable",
     "Event",
     "Forbidden",
+    "Identity",
     "Immutable",
     "InvalidInput",
     "JSON_MAX_DEPTH",
@@ -88,6 +92,7 @@ __all__ = [
     "LLM",
     "LLMError",
     "LiteLLMClient",
+    "LocalMemory",
     "MEMORY_MAX_CHARS",
     "MESSAGE_MAX_CHARS",
     "Memory",
@@ -102,6 +107,7 @@ __all__ = [
     "PermanentError",
     "Planned",
     "QUERY_MAX_CHARS",
+    "READ",
     "RecallConfig",
     "RecallResult",
     "Redactor",
@@ -118,6 +124,7 @@ __all__ = [
     "Timeout",
     "TransientError",
     "Unauthenticated",
+    "WRITE",
     "WriteResult",
     "active_memories",
     "arun_job",

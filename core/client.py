@@ -181,16 +181,16 @@ class RemoteMemory:
 
     # ---- transport ---------------------------------------------------------------------------
 
-    def _headers(self, user: str | None) -> dict[str, str]:
+    def _headers(self) -> dict[str, str]:
         h = {}
-        if user or self.user:
-            h["X-Amber-User"] = user or self.user or ""
+        if self.user:
+            h["X-Amber-User"] = self.user
         if self.client_name:
             h["X-Amber-Client"] = self.client_name
         return h
 
-    async def _send(self, method: str, path: str, *, user: str | None = None, **kw: Any) -> httpx.Response:
-        headers = {**self._headers(user), **kw.pop("headers", {})}
+    async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        headers = {**self._headers(), **kw.pop("headers", {})}
         failed: list[tuple[Host, Exception | httpx.Response]] = []
         for host in self._order(headers):
             try:
@@ -214,8 +214,8 @@ class RemoteMemory:
         last = failed[-1][1]
         raise self._exhausted(failed) from (last if isinstance(last, Exception) else None)
 
-    async def _json(self, method: str, path: str, *, user: str | None = None, **kw: Any) -> Any:
-        r = await self._send(method, path, user=user, **kw)
+    async def _json(self, method: str, path: str, **kw: Any) -> Any:
+        r = await self._send(method, path, **kw)
         try:
             return r.json() if r.content else None
         except ValueError as e:
@@ -233,11 +233,10 @@ class RemoteMemory:
         top_k: int | None = None,
         preset: str | None = None,
         echo: Sequence[str] = (),
-        user: str | None = None,
     ) -> RecallResult:
         body = {"query": query, "namespace": namespace, "project": project, "budget_tokens": budget_tokens,
                 "top_k": top_k, "preset": preset, "echo": list(echo) or None}
-        d = await self._json("POST", "/v1/recall", json={k: v for k, v in body.items() if v is not None}, user=user)
+        d = await self._json("POST", "/v1/recall", json={k: v for k, v in body.items() if v is not None})
         return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))
 
     async def search(
@@ -248,16 +247,15 @@ class RemoteMemory:
         filter: bool = True,
         project: str | None = None,
         namespace: str | None = None,
-        user: str | None = None,
     ) -> list[Candidate]:
         body = {"query": query, "filter": filter, "top_k": top_k, "project": project, "namespace": namespace}
-        d = await self._json("POST", "/v1/search", json={k: v for k, v in body.items() if v is not None}, user=user)
+        d = await self._json("POST", "/v1/search", json={k: v for k, v in body.items() if v is not None})
         return [_candidate(i) for i in d["hits"]]
 
-    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True, *, user: str | None = None) -> dict[str, Any]:
+    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> dict[str, Any]:
         """Append turns (idempotent by id). Returns {"ingested": n, "commands": [{"action", "memory_id"}]}."""
         msgs = [m.model_dump(mode="json") if isinstance(m, Message) else m for m in messages]
-        return await self._json("POST", "/v1/messages", json={"messages": msgs, "commands": commands}, user=user)
+        return await self._json("POST", "/v1/messages", json={"messages": msgs, "commands": commands})
 
     async def messages(
         self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None, text: str | None = None
@@ -293,8 +291,8 @@ class RemoteMemory:
         d = await self._json("POST", "/v1/forget/preview" if preview else "/v1/forget", json={"what": what})
         return {**d, "memories": [Memory.model_validate(m) for m in d["memories"]]}
 
-    async def remember(self, data: MemoryIn, *, user: str | None = None) -> WriteResult:
-        d = await self._json("POST", "/v1/memories", json=data.model_dump(mode="json", exclude_unset=True), user=user)
+    async def remember(self, data: MemoryIn) -> WriteResult:
+        d = await self._json("POST", "/v1/memories", json=data.model_dump(mode="json", exclude_unset=True))
         return WriteResult.model_validate(d)
 
     # ---- memories ------------------------------------------------------------------------------
@@ -399,7 +397,7 @@ class RemoteMemory:
     # ---- export / import, cache, health --------------------------------------------------------
 
     async def export(self) -> AsyncIterator[dict[str, Any]]:
-        headers = self._headers(None)
+        headers = self._headers()
         failed: list[tuple[Host, Exception | httpx.Response]] = []
         for host in self._order(headers):
             try:

@@ -50,7 +50,7 @@ class Reranker(Protocol):
 
 @runtime_checkable
 class MemoryPort(Protocol):
-    """One caller's memory, whatever carries it: in process (`mcp_server.local.LocalMemory`) or over
+    """One caller's memory, whatever carries it: in process (`core.LocalMemory`) or over
     HTTP (`core.RemoteMemory`). The caller is fixed when the port is built (an API key, a user), so
     no method takes a user. Both raise the same `core.errors` classes; tests/contract holds them to it."""
 

@@ -47,12 +47,12 @@ class AmberMemory(CustomLogger):
         kind = request.kind_of(call_type)
         if kind is None or not isinstance(data, dict) or request.is_internal(data):
             return None
-        backend, settings = self.host.backend, self.host.settings
+        memory, settings = self.host.memory, self.host.settings
         if settings is None:
             return None
         # first: recall and the cache plan then see the description as the user's words
         relayed = await self._relay_images(data, kind, settings.vision_timeout_s)
-        if backend is None:
+        if memory is None:
             return data if relayed else None
         started = time.perf_counter()
         try:
@@ -71,7 +71,7 @@ class AmberMemory(CustomLogger):
             if query:
                 try:
                     echo = sorted(fingerprints(request.turn_texts(data, kind)))
-                    result = await asyncio.wait_for(backend.recall(actor, query, echo), timeout=settings.recall_timeout_s)
+                    result = await asyncio.wait_for(memory.recall(actor, query, echo), timeout=settings.recall_timeout_s)
                     patch, items, tokens = result.text or "", len(result.items), result.tokens
                 except asyncio.TimeoutError:
                     why = f"recall timed out after {settings.recall_timeout_s}s"
@@ -79,7 +79,7 @@ class AmberMemory(CustomLogger):
                     why = f"recall failed: {type(e).__name__}: {e}"
             boot = ""
             if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read"):
-                boot = await self._boot_pack(backend, actor, settings.recall_timeout_s)
+                boot = await self._boot_pack(memory, actor, settings.recall_timeout_s)
             target = CacheTarget(
                 claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
             )
@@ -116,9 +116,9 @@ class AmberMemory(CustomLogger):
         log.info("amber vision relay: images for %s described by %s in %.0fms", model, relay.model, (time.perf_counter() - started) * 1000)
         return True
 
-    async def _boot_pack(self, backend: Any, actor: Any, timeout: float) -> str:
+    async def _boot_pack(self, memory: Any, actor: Any, timeout: float) -> str:
         try:
-            return await asyncio.wait_for(backend.boot_pack(actor), timeout=timeout) or ""
+            return await asyncio.wait_for(memory.boot_pack(actor), timeout=timeout) or ""
         except Exception as e:
             log.warning("amber boot pack skipped: %s: %s", type(e).__name__, e)
             return ""
@@ -132,9 +132,9 @@ class AmberMemory(CustomLogger):
             log.warning("amber capture skipped: %s: %s", type(e).__name__, e)
 
     async def _capture(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
-        backend = self.host.backend
+        memory = self.host.memory
         meta = capture.metadata(kwargs)
-        if backend is None or meta.get("amber_internal") or not meta.get("amber_user") or meta.get("amber_capture") is False:
+        if memory is None or meta.get("amber_internal") or not meta.get("amber_user") or meta.get("amber_capture") is False:
             return  # not ours, nobody's, or a turn the client asked not to keep
         turn = capture.turn(kwargs, response_obj)
         if turn is None:

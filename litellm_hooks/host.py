@@ -1,10 +1,10 @@
-"""Amber inside the LiteLLM proxy: the memory backend the hook talks to, and the hosting duties.
+"""Amber inside the LiteLLM proxy: the memory the hook talks to (one memory port per user), and the hosting duties.
 
 At proxy start (the callback module is imported while the proxy's loop runs its startup) this opens
 the store, mounts the memory server app at /memory with its lifespan running, and registers the
 jobs. In remote mode (`amber.server_url`) it opens nothing and talks to that host over REST.
 
-Until the start finishes, or if it fails, `Host.backend` is None and the hook passes requests
+Until the start finishes, or if it fails, `Host.memory` is None and the hook passes requests
 through untouched: memory is optional, the proxy is not.
 """
 
@@ -16,22 +16,26 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from core import (
+    READ,
+    WRITE,
     Actor,
     AsyncMemory,
     CaptureQueue,
+    Identity,
     LiteLLMClient,
+    LocalMemory,
+    MemoryPort,
     RecallResult,
     Redactor,
+    RemoteMemory,
     Settings,
-    build_boot,
     build_service,
     config_file,
     entry_messages,
     register_jobs,
-    scope_for,
     user_hash,
 )
 
@@ -44,60 +48,48 @@ log = logging.getLogger("amber.litellm")
 MOUNT_PATH = "/memory"
 
 
-class LocalBackend:
-    """The store lives in this process."""
+class HookMemory:
+    """What the hook asks of memory (recall, the boot pack, capture), through one `core.MemoryPort`
+    per user: `LocalMemory` over the service in this process, or `RemoteMemory` acting for the user
+    on the memory host(s). Every face reaches memory through that port, so the hook recalls with
+    the same budget and stores turns by the same rules as REST and MCP.
 
-    def __init__(self, service: Any, tz: str = "UTC"):
-        self.service = service
-        self.memory = AsyncMemory(service)
-        self.tz = tz
-        self.packs = BootPacks()
+    Its own duties: boot packs are kept per user for a short while (bootpack.py); in remote mode
+    with a shared capture queue (`redis_url`), captured turns go there and whichever host is free
+    stores them."""
 
-    async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
-        return await self.memory.recall(scope_for(actor), query, echo=echo)
-
-    async def boot_pack(self, actor: Any) -> str:
-        scope = scope_for(actor)
-
-        def build() -> str:
-            boot = build_boot(self.service, scope, self.tz)
-            return boot["text"]
-
-        return await self.packs.get(actor.user_id, lambda: asyncio.to_thread(build))
-
-    async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
-        """Store journal entries of one user: all their turns in one capture (one embedding batch),
-        their commands carried out in order, as the memory host does for REST."""
-        scope = scope_for(actor)
-
-        await asyncio.to_thread(self.service.capture, scope, entry_messages(entries), commands=any(e.get("command") for e in entries))
-
-
-class RemoteBackend:
-    """Other Amber hosts own the store (several proxy workers share it). With a shared capture queue
-    (`redis_url`), captured turns go there and whichever host is free stores them."""
-
-    def __init__(self, remote: Any, queue: CaptureQueue | None = None):
-        self.remote = remote
+    def __init__(self, port_for: Callable[[Actor], MemoryPort], queue: CaptureQueue | None = None):
+        self.port_for = port_for
         self.queue = queue
         self.packs = BootPacks()
 
-    async def recall(self, actor: Any, query: str, echo: Sequence[str] = ()) -> RecallResult:
-        return await self.remote.recall(query, user=actor.user_id, echo=list(echo))
+    async def recall(self, actor: Actor, query: str, echo: Sequence[str] = ()) -> RecallResult:
+        return await self.port_for(actor).recall(query, echo=echo)
 
-    async def boot_pack(self, actor: Any) -> str:
+    async def boot_pack(self, actor: Actor) -> str:
         async def build() -> str:
-            boot = await self.remote.for_user(actor.user_id).boot()
+            boot = await self.port_for(actor).boot()
             return str(boot.get("text") or "")
 
         return await self.packs.get(actor.user_id, build)
 
-    async def capture(self, actor: Any, entries: Sequence[dict[str, Any]]) -> None:
+    async def capture(self, actor: Actor, entries: Sequence[dict[str, Any]]) -> None:
+        """Store one user's journal entries: all their turns in one ingest (one embedding batch),
+        their commands carried out in order."""
         if self.queue is not None:
             await self.queue.put(actor.user_id, entries)  # journal entries carry their user and client
             return
-        msgs = entry_messages(entries)
-        await self.remote.ingest(msgs, commands=any(e.get("command") for e in entries), user=actor.user_id)
+        await self.port_for(actor).ingest(entry_messages(entries), commands=any(e.get("command") for e in entries))
+
+
+def local_ports(service: Any, settings: Settings) -> Callable[[Actor], MemoryPort]:
+    """Each user's port over the in-process service; the audit trail names the hook as the actor."""
+    memory = AsyncMemory(service)
+
+    def port_for(actor: Actor) -> MemoryPort:
+        return LocalMemory(memory, Identity("litellm", actor.user_id, frozenset({READ, WRITE}), actor.client, via="litellm"), settings)
+
+    return port_for
 
 
 def _proxy_server() -> Any:
@@ -116,8 +108,9 @@ def router() -> Any:
 class Host:
     def __init__(self) -> None:
         self.settings: Settings | None = None
-        self.backend: LocalBackend | RemoteBackend | None = None
+        self.memory: HookMemory | None = None
         self.service: Any = None
+        self.remote: RemoteMemory | None = None  # remote mode: the memory host(s)
         self.started: asyncio.Task | None = None
         self._lifespan_task: asyncio.Task | None = None
         self.spool = Spool(Path("./data/spool"))
@@ -174,14 +167,15 @@ class Host:
                 if self.gate is not None:
                     self.gate.elsewhere(settings.server_url)
                 queue = CaptureQueue(settings.redis_url) if settings.redis_url else None
-                self.backend = RemoteBackend(self._remote(settings), queue)
+                self.remote = remote = self._remote(settings)
+                self.memory = HookMemory(lambda actor: remote.for_user(actor.user_id), queue)
                 self._start_drainer()
-                if len(self.backend.remote.hosts) > 1:
+                if len(remote.hosts) > 1:
                     self._watch = asyncio.get_running_loop().create_task(self._watch_hosts(), name="amber-hosts")
                 log.info("amber: remote mode, memory host(s) %s%s", settings.server_url, ", shared capture queue" if queue else "")
                 return
             self.service = await asyncio.to_thread(build_service, settings)
-            self.backend = LocalBackend(self.service, settings.timezone)
+            self.memory = HookMemory(local_ports(self.service, settings))
             self._start_drainer()
         except Exception as e:  # never take the proxy down: chat goes on without memory
             log.error("amber: memory is off for this process: %s: %s", type(e).__name__, e)
@@ -206,18 +200,18 @@ class Host:
         self._drainer = asyncio.get_running_loop().create_task(self.spool.drain(self._store_entries), name="amber-capture")
 
     async def _store_entries(self, user: str, entries: Sequence[dict[str, Any]]) -> None:
-        backend = self.backend
-        if backend is None:
+        memory = self.memory
+        if memory is None:
             raise RuntimeError("memory is not ready")
         client = next((e.get("client") for e in entries if e.get("client")), None)
         started = time.perf_counter()
-        await backend.capture(Actor(user, client=client, via="litellm"), entries)
+        await memory.capture(Actor(user, client=client, via="litellm"), entries)
         log.info("amber capture user=%s exchanges=%d stored in %.0fms", user_hash(user), len(entries), (time.perf_counter() - started) * 1000)
 
     async def _watch_hosts(self, every_s: float = 10.0) -> None:
         """Several memory hosts: probe each one's /health now and then, so a host that went down is
         skipped before a user's request finds out, and one that came back is used again."""
-        remote = self.backend.remote
+        remote = self.remote
         while True:
             try:
                 await remote.check_hosts()
@@ -227,9 +221,7 @@ class Host:
                 log.warning("amber: memory hosts not checked: %s: %s", type(e).__name__, e)
             await asyncio.sleep(every_s)
 
-    def _remote(self, settings: Settings) -> Any:
-        from core import RemoteMemory
-
+    def _remote(self, settings: Settings) -> RemoteMemory:
         # a trusted-client key of the memory host: it acts for the user each request names
         return RemoteMemory(settings.server_url, api_key=settings.server_key, timeout=max(1.0, settings.recall_timeout_s * 2), client_name="litellm")
 

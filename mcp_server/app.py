@@ -29,7 +29,7 @@ from .errors import HANDLERS
 from .http_auth import AuthMiddleware
 from .identity import KeyRing, current_identity
 from .llm_check import llm_status
-from .local import LocalMemory
+from core import LocalMemory
 from .mcp_tools import build_mcp
 
 log = logging.getLogger("amber.server")

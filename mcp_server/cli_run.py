@@ -74,8 +74,10 @@ def mcp_stdio(args: argparse.Namespace) -> int:
 
         return run(args.url, args.key, args.user)
 
-    from .identity import ADMIN, READ, WRITE, Identity, current_identity
-    from .local import LocalMemory
+    from core import ADMIN, READ, WRITE, Identity
+
+    from .identity import current_identity
+    from core import LocalMemory
     from .mcp_tools import build_mcp
 
     settings = Settings()

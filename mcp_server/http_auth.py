@@ -12,11 +12,11 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from core import Forbidden, InvalidInput, Unauthenticated, user_hash
+from core import Forbidden, Identity, InvalidInput, Unauthenticated, user_hash
 
 from .admin import PATHS as ADMIN_PATHS
 from .errors import error_body
-from .identity import Identity, KeyRing, current_identity
+from .identity import KeyRing, current_identity
 from .origin import body_type_refusal, host_allowed, local_origin
 
 log = logging.getLogger("amber.server.http")

@@ -19,40 +19,14 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from core import ApiKeyConfig, Forbidden, InvalidInput, Settings, Unauthenticated
+from core import ADMIN, READ, WRITE, ApiKeyConfig, Forbidden, Identity, Settings, Unauthenticated
 
 log = logging.getLogger("amber.server.auth")
 
-READ, WRITE, ADMIN = "memory:read", "memory:write", "memory:admin"
 USER_HEADER = "x-amber-user"
 CLIENT_HEADER = "x-amber-client"
 LOCAL_USER = "local"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-
-
-@dataclass(frozen=True)
-class Identity:
-    key_name: str
-    user_id: str | None  # the user this request acts for; None only for an admin key naming nobody
-    scopes: frozenset[str]
-    client: str | None = None
-
-    @property
-    def is_admin(self) -> bool:
-        return ADMIN in self.scopes
-
-    def allows(self, scope: str) -> bool:
-        # admin implies read and write
-        return scope in self.scopes or self.is_admin
-
-    def require(self, scope: str) -> None:
-        if not self.allows(scope):
-            raise Forbidden(f"key {self.key_name!r} lacks scope {scope}")
-
-    def user(self) -> str:
-        if self.user_id is None:
-            raise InvalidInput("X-Amber-User", f"key {self.key_name!r} acts for the user named in the X-Amber-User header; send that header")
-        return self.user_id
 
 
 current_identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar("amber_identity", default=None)

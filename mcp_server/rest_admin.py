@@ -14,9 +14,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from starlette.responses import JSONResponse
 
-from core import Forbidden, LiteLLMClient, arun_job, list_runs
+from core import ADMIN, Forbidden, LiteLLMClient, arun_job, list_runs
 
-from .identity import ADMIN
 from .llm_check import proxy_router
 
 log = logging.getLogger("amber.server")

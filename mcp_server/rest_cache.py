@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 from starlette.responses import Response
 
-from .local import LocalMemory
+from core import LocalMemory
 from .rest_deps import port
 from .schemas import CacheIn, CacheOut
 

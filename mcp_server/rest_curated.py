@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Depends, Path
 
 from core import NotFound, WriteResult
 
-from .local import LocalMemory
+from core import LocalMemory
 from .rest_deps import port
 from .schemas import (
     ActionOut,

@@ -9,7 +9,7 @@ from fastapi import Request
 
 from core import Forbidden
 
-from .local import LocalMemory
+from core import LocalMemory
 
 
 def port(request: Request) -> LocalMemory:

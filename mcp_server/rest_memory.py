@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from core import Category, Kind, Memory, MemoryIn, MemoryPatch, Page, WriteResult
 
-from .local import LocalMemory
+from core import LocalMemory
 from .rest_deps import port, utc
 from .schemas import (
     EventsOut,

@@ -11,7 +11,7 @@ from starlette.responses import StreamingResponse
 
 from core import InvalidInput, parse_jsonl
 
-from .local import LocalMemory
+from core import LocalMemory
 from .rest_deps import port
 from .schemas import ImportOut, ReindexIn
 

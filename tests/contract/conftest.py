@@ -14,11 +14,9 @@ from typing import Awaitable, Callable
 
 import pytest
 
-from core import ApiKeyConfig, AsyncMemory, MemoryPort, RemoteMemory, SyncMemory, build_service
+from core import READ, WRITE, ApiKeyConfig, AsyncMemory, Identity, LocalMemory, MemoryPort, RemoteMemory, SyncMemory, build_service
 from core.testing import HashEmbedder
 from mcp_server.app import create_app
-from mcp_server.identity import READ, WRITE, Identity
-from mcp_server.local import LocalMemory
 from tests.kit.config import settings_apart
 from tests.contract.mcp_port import McpPort
 from tests.contract.sync_port import AwaitingSync

@@ -8,10 +8,8 @@ import inspect
 
 import pytest
 
-from core import AsyncMemory, MemoryPort, RemoteMemory
+from core import READ, AsyncMemory, Identity, LocalMemory, MemoryPort, RemoteMemory
 from core.ports import MemoryPort as DeclaredPort
-from mcp_server.identity import READ, Identity
-from mcp_server.local import LocalMemory
 from tests.contract.mcp_port import McpPort
 
 IMPLEMENTATIONS = [LocalMemory, RemoteMemory]

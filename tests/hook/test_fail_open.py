@@ -43,7 +43,7 @@ def proxies(up, tmp_path_factory):
     )
     try:
         start_together((slow, {}), (dead, {"wait_memory": False}))
-        # remote mode mounts nothing: wait until the hook has its (unreachable) backend
+        # remote mode mounts nothing: wait until the hook has its (unreachable) memory
         assert wait_for(lambda: "remote mode" in dead.log(), timeout=60), dead.log()[-3000:]
         yield slow, dead
     finally:

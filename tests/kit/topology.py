@@ -274,7 +274,7 @@ class Topology:
     def _start_proxy(self) -> None:
         assert self.proxy is not None
         self.proxy.start(wait_memory=False)
-        # remote mode mounts nothing: wait until every worker's hook has its backend
+        # remote mode mounts nothing: wait until every worker's hook has its memory
         if not wait_for(lambda: self.proxy.log().count("remote mode") >= self.workers, timeout=90):
             raise RuntimeError(f"the proxy's workers did not reach remote mode:\n{self.proxy.log()[-4000:]}")
 

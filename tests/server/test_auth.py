@@ -9,7 +9,8 @@ from server_kit import KEYS, auth, key_configs, make_settings, serve
 from core import ApiKeyConfig, Forbidden, InvalidInput, build_service
 from mcp_server.app import create_app
 from mcp_server.http_auth import pop_token, route_path
-from mcp_server.identity import READ, WRITE, KeyRing, Unauthenticated, hash_secret
+from core import READ, WRITE, Unauthenticated
+from mcp_server.identity import KeyRing, hash_secret
 
 
 def ring() -> KeyRing:

@@ -14,7 +14,8 @@ from mcp.client.streamable_http import streamable_http_client
 from server_kit import KEYS, auth, host_app, make_settings, serve
 from core import build_service
 from mcp_server.app import create_app
-from mcp_server.identity import READ, WRITE, Identity, current_identity
+from core import READ, WRITE, Identity
+from mcp_server.identity import current_identity
 
 TOOLS = {
     "memory_search", "memory_recall", "memory_list", "memory_get", "memory_upsert", "memory_supersede", "memory_archive",

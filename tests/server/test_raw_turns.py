@@ -15,7 +15,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from core import NotFound, RemoteMemory
-from mcp_server.identity import READ, WRITE, Identity, current_identity
+from core import READ, WRITE, Identity
+from mcp_server.identity import current_identity
 from server_kit import KEYS, auth
 
 pytestmark = pytest.mark.e2e

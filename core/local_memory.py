@@ -1,7 +1,7 @@
 """LocalMemory: the memory port for one authenticated caller, over the in-process service.
 
-Same coroutines and return types as `core.RemoteMemory`, so the REST routes, the MCP tools and the
-stdio bridge all speak one interface. Every method checks the caller's scopes and builds the
+Same coroutines and return types as `core.RemoteMemory` (both are `core.MemoryPort`s), so the REST
+routes, the MCP tools, the stdio server and the proxy hook in local mode all speak one interface. Every method checks the caller's scopes and builds the
 `Scope` from the identity: the user is never taken from a request body.
 """
 
@@ -12,32 +12,18 @@ from typing import Any, AsyncIterator, Iterable, Sequence
 
 import anyio.to_thread
 
-from core import (
-    Actor,
-    AsyncMemory,
-    Category,
-    ClientCache,
-    InvalidInput,
-    Kind,
-    Memory,
-    MemoryIn,
-    MemoryPatch,
-    Message,
-    NotFound,
-    PRESETS,
-    Page,
-    RecallResult,
-    Scope,
-    Settings,
-    Status,
-    WriteResult,
-    build_boot,
-    scope_for,
-    strip_patch,
-    vector_health,
-)
-
+from .asyncio_api import AsyncMemory
+from .boot import build_boot
+from .client_cache import ClientCache
+from .config import Settings
+from .errors import InvalidInput, NotFound
 from .identity import ADMIN, READ, WRITE, Identity
+from .model import Category, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
+from .recall.config import PRESETS
+from .recall.pipeline import RecallResult
+from .recall.render import strip_patch
+from .scope import Actor, Scope, scope_for
+from .user_overview import vector_health
 
 EXPORT_CHUNK = 200
 
@@ -53,7 +39,7 @@ class LocalMemory:
 
     def _scope(self, need: str = READ, *, project: str | None = None, namespace: str | None = None) -> Scope:
         self.identity.require(need)
-        actor = Actor(self.identity.user(), client=self.identity.client, via=f"key:{self.identity.key_name}")
+        actor = Actor(self.identity.user(), client=self.identity.client, via=self.identity.actor_via)
         return scope_for(
             actor,
             project=project,
@@ -308,5 +294,5 @@ class LocalMemory:
         users = [user] if user else await self._run(self.service.users)
         done = {}
         for u in users:
-            done[u] = await self.amem.reindex(scope_for(Actor(u, via=f"key:{self.identity.key_name}")))
+            done[u] = await self.amem.reindex(scope_for(Actor(u, via=self.identity.actor_via)))
         return {"users": done}
