@@ -17,6 +17,7 @@ from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
     AmberError,
     Busy,
+    Conflict,
     EmbedderMismatch,
     EmbedderUnavailable,
     Forbidden,
@@ -79,6 +80,7 @@ __all__ = [
     "CaptureQueue",
     "Category",
     "ClientCache",
+    "Conflict",
     "DEFINITION_MAX_CHARS",
     "EmbedderMismatch",
     "EmbedderUnavailable",

@@ -324,6 +324,9 @@ class RemoteMemory:
     async def delete(self, memory_id: str) -> Memory:
         return Memory.model_validate(await self._json("DELETE", f"/v1/memories/{memory_id}"))
 
+    async def restore(self, memory_id: str) -> Memory:
+        return Memory.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/restore"))
+
     async def archive(self, memory_id: str) -> Memory:
         return Memory.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/archive"))
 

@@ -81,6 +81,12 @@ class Immutable(PermanentError):
     code, status = "immutable", 409
 
 
+class Conflict(PermanentError):
+    """The request contradicts what is stored now (e.g. restoring a value whose key another memory holds)."""
+
+    code, status = "conflict", 409
+
+
 class EmbedderMismatch(PermanentError):
     code, status = "embedder_mismatch", 409
 

@@ -178,6 +178,9 @@ class LocalMemory:
                 ) from None
             raise
 
+    async def restore(self, memory_id: str) -> Memory:
+        return await self.amem.restore(self._scope(WRITE), memory_id)
+
     async def archive(self, memory_id: str) -> Memory:
         return await self.amem.archive(self._scope(WRITE), memory_id)
 

@@ -122,6 +122,9 @@ class MemoryPort(Protocol):
     async def delete(self, memory_id: str) -> Any:
         """Soft-delete a memory (never recalled again); returns it."""
 
+    async def restore(self, memory_id: str) -> Any:
+        """Bring back a deleted, archived or expired memory; returns it (Conflict if its key is taken)."""
+
     async def archive(self, memory_id: str) -> Any:
         """Archive a current memory (superseded ones are refused); returns it."""
 

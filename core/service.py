@@ -20,7 +20,7 @@ from .reads import Reads
 from .registry import Registry
 from .repair import keyed_actives
 from .review import ReviewQueue
-from .errors import Immutable, InvalidInput
+from .errors import Conflict, Immutable, InvalidInput
 from .model import (
     FACT_KEY_RE,
     Category,
@@ -261,6 +261,30 @@ class MemoryService:
 
     def archive(self, scope: Scope, memory_id: str) -> Memory:
         return self.writes.set_status(scope, memory_id, Status.archived, "archive")
+
+    def restore(self, scope: Scope, memory_id: str) -> Memory:
+        """Bring back a deleted, archived or expired memory (a deleted one until retention removes it
+        for good, 30 days on). A past TTL is cleared, or it would expire again. Restoring an active
+        memory changes nothing. Refused: a superseded version or a candidate (each error names the
+        way back), and a keyed value whose key another active memory now holds (Conflict)."""
+        with self.writes.lock(scope):
+            mem = self.get(scope, memory_id)
+            if mem.status == Status.active:
+                return mem
+            if mem.status == Status.superseded:
+                newer = f" by {mem.superseded_by}" if mem.superseded_by else ""
+                raise InvalidInput("memory_id", f"memory {memory_id} was superseded{newer}; supersede the current version with this content to bring it back")
+            if mem.status == Status.candidate:
+                raise InvalidInput("memory_id", f"memory {memory_id} is a candidate: approve it in the review queue")
+            holders = [m for m in keyed_actives(self, scope, mem.fact_key, mem.namespace) if m.id != mem.id] if mem.fact_key else []
+            if holders:
+                raise Conflict(f"memory {holders[0].id} holds {mem.fact_key!r} now; supersede it with this content to bring this value back")
+            now = self.clock.now()
+            ttl = {"expire_at": None} if mem.expire_at is not None and mem.expire_at <= now else {}
+            new = mem.model_copy(update={"status": Status.active, "updated_at": now, **ttl})
+            self.writes.write(scope, [new])
+            self.writes.audit(scope, "restore", [memory_id], was=mem.status.value)
+            return new
 
     def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> Memory:
         with self.writes.lock(scope):

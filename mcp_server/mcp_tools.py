@@ -225,6 +225,11 @@ def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MC
         """Archive a memory that is no longer relevant but true (a finished project): kept, not recalled."""
         return view(await _call(port_for_request().archive(id)))  # type: ignore[return-value]
 
+    @mcp.tool(title="Restore a memory", annotations=ADDITIVE, structured_output=True)
+    async def memory_restore(id: MemoryId) -> MemoryView:
+        """Bring back a memory deleted, archived or expired by mistake (find it with memory_list status "any")."""
+        return view(await _call(port_for_request().restore(id)))  # type: ignore[return-value]
+
     @mcp.tool(title="Delete a memory", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_delete(id: MemoryId) -> MemoryView:
         """Delete one memory that is wrong or unwanted, by id. It is never recalled again and is removed for

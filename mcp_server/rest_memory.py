@@ -130,6 +130,11 @@ async def archive_memory(memory_id: MemoryId, p: Port) -> Memory:
     return await p.archive(memory_id)
 
 
+@router.post("/memories/{memory_id}/restore", response_model=Memory, tags=["memories"], summary="Bring back a deleted, archived or expired memory")
+async def restore_memory(memory_id: MemoryId, p: Port) -> Memory:
+    return await p.restore(memory_id)
+
+
 @router.post("/memories/{memory_id}/pin", response_model=Memory, tags=["memories"])
 async def pin_memory(memory_id: MemoryId, p: Port) -> Memory:
     return await p.pin(memory_id, True)

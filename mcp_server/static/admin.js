@@ -202,6 +202,14 @@
         notice("Archived: kept, but no longer recalled.");
         await Promise.all([openDetail(m.id), loadMemories(false)]);
       }) }, "Archive"));
+    if (["deleted", "archived", "expired"].includes(m.status)) {
+      actions.appendChild(el("button", { type: "button", class: "primary",
+        onclick: () => attempt(async () => {
+          await api("POST", "v1/memories/" + enc(m.id) + "/restore");
+          notice("Restored: recalled again.");
+          await Promise.all([openDetail(m.id), loadMemories(false)]);
+        }) }, "Restore"));
+    }
     const del = el("button", { type: "button", class: "danger", disabled: m.status === "deleted" }, "Delete…");
     del.addEventListener("click", () => {
       // confirm inside the page: no native dialog, and the choice is next to what it deletes

@@ -159,6 +159,12 @@ def test_detail_shows_the_audit_trail_and_the_supersede_chain(host, page_for):
     expect(detail.get_by_role("button", name="Archive")).to_be_disabled()
     archived = httpx.get(f"{url}/v1/memories", params={"status": "archived"}, headers=auth("alice"), timeout=10).json()["items"]
     assert [m["content"] for m in archived] == ["Alice filler note number 25 about her garden"]
+    # restore: back in the active list and in recall
+    detail.get_by_role("button", name="Restore").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("Restored")
+    expect(row(page, "Alice filler note number 25 about her garden")).to_have_count(1)
+    expect(detail.get_by_role("button", name="Restore")).to_have_count(0)
+    assert get(url, archived[0]["id"])["status"] == "active"
     assert not watch.dialogs and not watch.errors
 
 

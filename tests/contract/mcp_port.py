@@ -137,6 +137,9 @@ class McpPort:
     async def delete(self, memory_id: str) -> Memory:
         return self._memory(await self._tool("memory_delete", id=memory_id))
 
+    async def restore(self, memory_id: str) -> Memory:
+        return self._memory(await self._tool("memory_restore", id=memory_id))
+
     async def archive(self, memory_id: str) -> Memory:
         return self._memory(await self._tool("memory_archive", id=memory_id))
 

@@ -9,6 +9,7 @@ import pytest
 
 from core import (
     Candidate,
+    Conflict,
     InvalidInput,
     Memory,
     MemoryIn,
@@ -102,6 +103,35 @@ async def test_superseded_records_cannot_be_pinned_or_archived(port):
     assert (await port.archive(new.id)).status.value == "archived"
 
 
+async def test_restore_brings_back_a_deleted_or_archived_memory_to_recall(port):
+    m = (await port.remember(MemoryIn(content="Allergic to walnuts and pecans"))).memory
+    await port.delete(m.id)
+    assert "walnuts" not in (await port.recall("what am I allergic to")).text
+    back = await port.restore(m.id)
+    assert isinstance(back, Memory) and back.id == m.id and back.status.value == "active"
+    assert "walnuts" in (await port.recall("what am I allergic to")).text
+    assert (await port.restore(m.id)).status.value == "active"  # restoring an active memory changes nothing
+    await port.archive(m.id)
+    assert (await port.restore(m.id)).status.value == "active"
+    assert m.id in [x.id for x in (await port.list()).items]
+
+
+async def test_restore_refuses_a_taken_key_and_a_superseded_version(port):
+    old = (await port.remember(MemoryIn(content="Favourite colour is blue", fact_key="preference.colour"))).memory
+    await port.delete(old.id)
+    new = (await port.remember(MemoryIn(content="Favourite colour is green", fact_key="preference.colour"))).memory
+    with pytest.raises(Conflict) as taken:
+        await port.restore(old.id)
+    assert new.id in str(taken.value)  # names the memory that holds the key now
+    assert (await port.get(old.id)).status.value == "deleted"  # nothing half-done
+    newer = (await port.supersede(new.id, MemoryIn(content="Favourite colour is teal"))).memory
+    with pytest.raises(InvalidInput) as retired:
+        await port.restore(new.id)
+    assert newer.id in str(retired.value)
+    await port.delete(newer.id)
+    assert (await port.restore(old.id)).content == "Favourite colour is blue"  # the key is free again
+
+
 async def test_supersede_keeps_the_key_and_refuses_a_retired_version(port):
     old = (await port.remember(MemoryIn(content="Works at Acme", fact_key="profile.employer"))).memory
     moved = await port.supersede(old.id, MemoryIn(content="Works at Globex"))
@@ -172,7 +202,7 @@ async def test_delete_messages(port):
 # ---- errors ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("op", ["get", "delete", "archive", "pin"])
+@pytest.mark.parametrize("op", ["get", "delete", "archive", "pin", "restore"])
 async def test_unknown_id_is_not_found_everywhere(port, op):
     with pytest.raises(NotFound):
         await getattr(port, op)("m_" + "0" * 24)

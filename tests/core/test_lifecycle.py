@@ -138,6 +138,8 @@ def test_candidates_approve_discard_merge(service, alice):
     c3 = service.remember(alice, MemoryIn(content="Likes jazz a lot", status="candidate", source_ids=["msg-9"])).memory
     assert {m.id for m in service.candidates(alice)} == {c1.id, c2.id, c3.id}
     assert not any(c.id == c1.id for c in service.search(alice, "jazz"))
+    with pytest.raises(InvalidInput, match="review queue"):
+        service.restore(alice, c1.id)  # restore is no way around review
     approved = service.approve(alice, c1.id)
     assert approved.memory.status == Status.active
     assert service.discard(alice, c2.id).status == Status.deleted

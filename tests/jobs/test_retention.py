@@ -72,6 +72,31 @@ async def test_retention_order_and_dates(service, clock, alice, settings):
     assert rec["counts"]["hard_deleted"] == 2
 
 
+async def test_a_restored_memory_stays_until_used_up_again_and_a_purged_one_is_gone(service, clock, alice, settings):
+    clock.set(T0 - timedelta(days=200))
+    unused = service.remember(alice, MemoryIn(content="Owned a red bicycle")).memory
+    clock.set(T0 - timedelta(days=2))
+    ttl = service.remember(alice, MemoryIn(content="Has a cold this week", expire_at=T0 - timedelta(days=1))).memory
+    typo = service.delete(alice, service.remember(alice, MemoryIn(content="Had a typo")).memory.id)
+    clock.set(T0)
+    await arun_job("retention", service, settings)
+    assert status(service, alice, unused.id) == status(service, alice, ttl.id) == Status.expired
+
+    back = service.restore(alice, ttl.id)
+    assert back.status == Status.active and back.expire_at is None  # a past TTL would expire it at the next run
+    assert service.restore(alice, unused.id).updated_at == T0  # counts as used today
+    assert service.events(alice, ttl.id)[0].action == "restore" and service.events(alice, ttl.id)[0].detail == {"was": "expired"}
+    clock.set(T0 + timedelta(days=1))
+    await arun_job("retention", service, settings)
+    assert status(service, alice, unused.id) == status(service, alice, ttl.id) == Status.active
+    assert "red bicycle" in service.recall(alice, "did I own a bicycle").text
+
+    clock.set(T0 + timedelta(days=31))  # the deleted one is purged 30 days on: nothing left to restore
+    await arun_job("retention", service, settings)
+    with pytest.raises(NotFound):
+        service.restore(alice, typo.id)
+
+
 async def test_retention_prunes_old_runs_and_windows_but_keeps_the_cursor(service, clock, alice, settings):
     clock.set(T0 - timedelta(days=40))
     service.ingest(alice, [msg("w1", T0 - timedelta(days=40))])
