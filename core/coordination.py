@@ -261,6 +261,6 @@ class RedisCoordination:
 def coordination_for(settings: Any, store: Any) -> LocalCoordination | RedisCoordination:
     """Redis when `redis_url` is set; otherwise in process (registry leases that wait to settle when
     a shared Chroma server may have other hosts)."""
-    if getattr(settings, "redis_url", None):
+    if settings.redis_url:
         return RedisCoordination(settings.redis_url)
-    return LocalCoordination(store, settle_s=0.5 if getattr(settings, "chroma_url", None) else 0.0)
+    return LocalCoordination(store, settle_s=0.5 if settings.chroma_url else 0.0)

@@ -19,7 +19,6 @@ from .config import Settings
 from .errors import InvalidInput, NotFound
 from .identity import ADMIN, READ, WRITE, Identity
 from .model import Category, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
-from .recall.config import PRESETS
 from .recall.pipeline import RecallResult
 from .recall.render import strip_patch
 from .scope import Actor, Scope, scope_for
@@ -64,8 +63,6 @@ class LocalMemory:
         echo: Sequence[str] = (),
     ) -> RecallResult:
         scope = self._scope(project=project, namespace=namespace)
-        if preset is not None and preset not in PRESETS:
-            raise InvalidInput("preset", f"one of {', '.join(PRESETS)}")
         overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
         # the configured preset with the operator's budget, or the named preset's own (service.recall_config):
         # the hook in local mode recalls through the same rule, so every face injects the same amount

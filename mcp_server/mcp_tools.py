@@ -31,6 +31,7 @@ from core import (
     Kind,
     MemoryIn,
     MemoryPatch,
+    MemoryPort,
     Message,
     TransientError,
 )
@@ -118,7 +119,7 @@ def _quiet_server(name: str) -> MCPServer:
             root.removeHandler(placeholder)
 
 
-def build_mcp(port_for_request: Callable[[], Any], *, name: str = "amber") -> MCPServer:
+def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber") -> MCPServer:
     mcp = _quiet_server(name)
 
     @mcp.tool(title="Recall what Amber knows", annotations=READ_ONLY, structured_output=True)

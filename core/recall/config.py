@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..errors import InvalidInput
 from .fusion import BoostConfig
 
 
@@ -66,8 +67,8 @@ PRESETS: dict[str, RecallConfig] = {
 
 def preset(name: str, **overrides) -> RecallConfig:
     if name not in PRESETS:
-        raise KeyError(f"unknown recall preset {name!r}; choose one of {sorted(PRESETS)}")
+        raise InvalidInput("preset", f"unknown recall preset {name!r}; choose one of {', '.join(PRESETS)}")
     unknown = set(overrides) - set(RecallConfig.model_fields)
     if unknown:  # a misspelt knob would otherwise be ignored without a word
-        raise KeyError(f"unknown recall setting(s) {sorted(unknown)}")
+        raise InvalidInput(sorted(unknown)[0], f"not a recall setting; the settings are {', '.join(RecallConfig.model_fields)}")
     return PRESETS[name].model_copy(update=overrides)

@@ -1,0 +1,53 @@
+"""The hook's memory in local mode is the memory port, per user: it recalls with the same budget as
+REST and MCP, carries out a captured "remember …" once, and acts only for the user it is built for.
+In process, on a real Chroma store (the proxy end to end is in test_proxy_memory)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import READ, WRITE, Actor, AsyncMemory, Identity, LocalMemory, MemoryIn, MemoryPort, build_service
+from core.testing import HashEmbedder
+from litellm_hooks.host import HookMemory, local_ports
+from tests.kit.config import settings_apart
+
+
+@pytest.fixture
+def hosted(tmp_path):
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_preset="thorough")
+    service = build_service(settings, embedder=HashEmbedder())
+    yield service, settings, HookMemory(local_ports(service, settings))
+    service.close()
+
+
+def journal(user: str, mid: str, text: str) -> dict:
+    return {"user": user, "client": "chatbox", "command": text,
+            "messages": [{"id": mid, "role": "user", "content": text, "session": "s1", "client": "chatbox",
+                          "created_at": "2026-12-01T10:00:00+00:00"}]}
+
+
+async def test_the_hook_recalls_through_the_same_port_as_the_server(hosted):
+    service, settings, memory = hosted
+    ann = Actor("ann", client="chatbox", via="litellm")
+    assert isinstance(memory.port_for(ann), MemoryPort)
+    server_side = LocalMemory(AsyncMemory(service), Identity("rest", "ann", frozenset({READ, WRITE})), settings)
+    for i in range(30):
+        await server_side.remember(MemoryIn(content=f"Ann's garden note {i}: " + " ".join(f"tomato{i}x{j}" for j in range(30))))
+    through_hook = await memory.recall(ann, "garden tomato notes")
+    through_server = await server_side.recall("garden tomato notes")
+    assert through_hook.text == through_server.text and 600 < through_hook.tokens <= 1200  # thorough's budget, every face
+
+
+async def test_a_captured_remember_is_kept_once_for_that_user_only(hosted):
+    service, settings, memory = hosted
+    ann, bob = Actor("ann", client="chatbox", via="litellm"), Actor("bob", client="chatbox", via="litellm")
+    entries = [journal("ann", "lt_1_u", "remember my favourite tea is genmaicha")]
+    await memory.capture(ann, entries)
+    await memory.capture(ann, entries)  # the journal hands a batch over again after a crash
+    kept = (await memory.port_for(ann).list()).items
+    assert [m.content for m in kept] == ["my favourite tea is genmaicha"]
+    trail = await memory.port_for(ann).events(kept[0].id)
+    assert trail[-1].action == "create" and trail[-1].actor == "litellm" and trail[-1].client == "chatbox"
+    assert "genmaicha" in (await memory.recall(ann, "which tea do I like")).text
+    assert "genmaicha" not in (await memory.recall(bob, "which tea do I like")).text
+    assert (await memory.port_for(bob).list()).items == []
