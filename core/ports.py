@@ -7,7 +7,12 @@ Built-in parts implement these Protocols exactly as third-party ones would;
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, AsyncIterator, Iterable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Protocol, Sequence, runtime_checkable
+
+if TYPE_CHECKING:  # the port speaks the domain models of core/model.py, declared once there
+    from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
+    from .recall.fusion import Candidate
+    from .recall.pipeline import RecallResult
 
 
 @runtime_checkable
@@ -64,21 +69,21 @@ class MemoryPort(Protocol):
         top_k: int | None = None,
         preset: str | None = None,
         echo: Sequence[str] = (),
-    ) -> Any:
-        """The <memory_context> block for a query (a RecallResult); budget: `budget_tokens`, else the preset's."""
+    ) -> RecallResult:
+        """The <memory_context> block for a query; budget: `budget_tokens`, else the preset's."""
 
     async def search(
         self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None, namespace: str | None = None
-    ) -> list[Any]:
-        """Ranked memories and captured turns (Candidates) with scores, nothing rendered."""
+    ) -> list[Candidate]:
+        """Ranked memories and captured turns with scores, nothing rendered."""
 
-    async def ingest(self, messages: Sequence[Any], commands: bool = True) -> dict[str, Any]:
+    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> dict[str, Any]:
         """Capture turns, idempotent by id: {"ingested": n, "commands": [{"action", "memory_id"}]}."""
 
     async def messages(
         self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None, text: str | None = None
-    ) -> list[Any]:
-        """Captured turns (Messages), oldest first."""
+    ) -> list[Message]:
+        """Captured turns, oldest first."""
 
     async def delete_message(self, message_id: str) -> dict[str, Any]:
         """Delete one captured turn: {"deleted": 1, "ids": [id]}; NotFound if there is none."""
@@ -97,74 +102,74 @@ class MemoryPort(Protocol):
     async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
         """Forget what states `what` (or only say what would go): {"what", "done", "memories", "messages", "message_ids", "rewritten"}."""
 
-    async def remember(self, data: Any) -> Any:
-        """Store a MemoryIn; a new value for a fact_key supersedes the old one (a WriteResult)."""
+    async def remember(self, data: MemoryIn) -> WriteResult:
+        """Store a memory; a new value for a fact_key supersedes the old one."""
 
     async def list(
         self,
         *,
         namespace: str | None = None,
-        kind: Any = None,
-        category: Any = None,
-        status: Any = "active",
+        kind: Kind | str | None = None,
+        category: Category | str | None = None,
+        status: Status | str | None = "active",
         text: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
-    ) -> Any:
-        """One Page of memories; pass `next_cursor` back as `cursor` for the next."""
+    ) -> Page:
+        """One page of memories; pass `next_cursor` back as `cursor` for the next."""
 
-    async def get(self, memory_id: str) -> Any:
-        """One Memory; NotFound outside the caller's scope."""
+    async def get(self, memory_id: str) -> Memory:
+        """One memory; NotFound outside the caller's scope."""
 
-    async def update(self, memory_id: str, patch: Any) -> Any:
-        """Apply a MemoryPatch; returns the Memory as it now is."""
+    async def update(self, memory_id: str, patch: MemoryPatch) -> Memory:
+        """Apply a patch; returns the memory as it now is."""
 
-    async def delete(self, memory_id: str) -> Any:
+    async def delete(self, memory_id: str) -> Memory:
         """Soft-delete a memory (never recalled again); returns it."""
 
-    async def restore(self, memory_id: str) -> Any:
+    async def restore(self, memory_id: str) -> Memory:
         """Bring back a deleted, archived or expired memory; returns it (Conflict if its key is taken)."""
 
-    async def archive(self, memory_id: str) -> Any:
+    async def archive(self, memory_id: str) -> Memory:
         """Archive a current memory (superseded ones are refused); returns it."""
 
-    async def pin(self, memory_id: str, pinned: bool = True) -> Any:
+    async def pin(self, memory_id: str, pinned: bool = True) -> Memory:
         """Pin (or unpin) a current memory (pinning a superseded one is refused); returns it."""
 
-    async def supersede(self, memory_id: str, data: Any) -> Any:
-        """Replace an active memory with a new one, keeping the chain (a WriteResult)."""
+    async def supersede(self, memory_id: str, data: MemoryIn) -> WriteResult:
+        """Replace an active memory with a new one, keeping the chain."""
 
     async def namespaces(self) -> dict[str, int]:
         """Active memories per namespace."""
 
-    async def events(self, memory_id: str | None = None, limit: int = 200) -> list[Any]:
-        """The audit trail (Events), of one memory or all."""
+    async def events(self, memory_id: str | None = None, limit: int = 200) -> list[Event]:
+        """The audit trail, of one memory or all."""
 
     async def boot(self) -> dict[str, Any]:
         """The boot pack: digest, daily log, pinned, precious, glossary, today's turns and its text."""
 
-    async def precious_list(self) -> list[Any]:
+    async def precious_list(self) -> list[Memory]:
         """Verbatim quotes worth keeping."""
 
-    async def precious_add(self, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> Any:
+    async def precious_add(self, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
         """Keep a verbatim quote (append-only)."""
 
-    async def glossary_get(self, term: str | None = None) -> list[Any]:
+    async def glossary_get(self, term: str | None = None) -> list[Memory]:
         """Glossary entries, all or one term's ([] when there is none)."""
 
-    async def glossary_set(self, term: str, definition: str, aliases: Sequence[str] = ()) -> Any:
-        """Define a term (a WriteResult)."""
+    async def glossary_set(self, term: str, definition: str, aliases: Sequence[str] = ()) -> WriteResult:
+        """Define a term."""
 
-    async def glossary_delete(self, term: str) -> list[Any]:
+    async def glossary_delete(self, term: str) -> list[Memory]:
         """Delete a term's entries; NotFound if there are none."""
 
-    async def digest_get(self) -> Any:
-        """The digest Memory, or None."""
+    async def digest_get(self) -> Memory | None:
+        """The digest, or None."""
 
-    async def digest_set(self, text: str) -> Any:
+    async def digest_set(self, text: str) -> Memory:
         """Replace the digest."""
 
-    async def candidates(self) -> list[Any]:
+    async def candidates(self) -> list[Memory]:
         """The review queue."""
 
     async def candidate(self, memory_id: str, action: str, target_id: str | None = None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Every implementation of the memory port offers each of its operations with a compatible
 signature: the same parameters, kinds and defaults (an implementation may add keyword-only
-parameters with defaults, such as RemoteMemory's `user`)."""
+parameters with defaults)."""
 
 from __future__ import annotations
 
@@ -80,3 +80,15 @@ def test_the_checker_catches_a_drift():
 
     assert incompatibilities(DeclaredPort.recall, Drifted.recall)
     assert any("defaults" in w for w in incompatibilities(DeclaredPort.pin, Drifted.pin))
+
+
+def test_the_port_names_what_each_operation_takes_and_returns():
+    """Domain values cross the port as core/model.py's models (declared once), never as a bare Any."""
+    vague = []
+    for name in OPERATIONS:
+        sig = inspect.signature(getattr(DeclaredPort, name))
+        if sig.return_annotation in (inspect.Signature.empty, "Any"):
+            vague.append(f"{name} returns {sig.return_annotation}")
+        vague += [f"{name}({p.name}) is {p.annotation}" for p in list(sig.parameters.values())[1:]
+                  if p.annotation in (inspect.Parameter.empty, "Any") and p.name != "value"]
+    assert vague == []
