@@ -30,8 +30,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from .jobs import registry
+from .config import Settings
 from .errors import Busy, StoreUnavailable
+from .jobs import registry
 
 log = logging.getLogger("amber.coordination")
 
@@ -258,7 +259,7 @@ class RedisCoordination:
         self.r.close()
 
 
-def coordination_for(settings: Any, store: Any) -> LocalCoordination | RedisCoordination:
+def coordination_for(settings: Settings, store: Any) -> LocalCoordination | RedisCoordination:
     """Redis when `redis_url` is set; otherwise in process (registry leases that wait to settle when
     a shared Chroma server may have other hosts)."""
     if settings.redis_url:
