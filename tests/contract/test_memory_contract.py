@@ -259,6 +259,11 @@ async def test_two_users_do_not_see_each_other(make_port):
         await bob.delete(m.id)
     assert (await bob.forget("locker code", preview=True))["memories"] == []
     assert (await ann.get(m.id)).status.value == "active"
+    gone = (await ann.remember(MemoryIn(content="Ann's old PIN is 1234"))).memory
+    await ann.delete(gone.id)
+    with pytest.raises(NotFound):  # what Ann deleted cannot be brought back by anyone else
+        await bob.restore(gone.id)
+    assert (await ann.get(gone.id)).status.value == "deleted"
 
 
 async def test_list_status_none_or_any_lists_every_status(port):
