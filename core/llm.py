@@ -2,7 +2,8 @@
 
 Inside the LiteLLM proxy the calls go through the proxy's own router (read at call time, so a
 config reload is picked up) and reuse its models and keys; elsewhere `litellm.acompletion`.
-Every call is tagged `amber_internal` so the capture hook never mistakes it for user traffic.
+Every call is tagged `amber_internal` in its metadata, for the logs. Capture never sees these calls as
+user traffic: the hook keeps only requests its own pre-call decided, and router calls skip the pre-call.
 """
 
 from __future__ import annotations

@@ -11,8 +11,15 @@ After a call: capture the user's turn (patch stripped) and the answer, and carry
 "remember ..." / "forget ..." commands at once. Nothing here may fail a request: every error is a
 log line and the request goes on as the client sent it.
 
-LiteLLM finds hooks on the registered class itself (not on intermediate bases), so both hooks are
-defined right here. The instance is a process singleton: no per-request state lives on it.
+Who a turn belongs to is decided once, by the pre-call hook, from what the operator's
+`identity_order` trusts; it reaches the success callback through the request ledger (ledger.py),
+never through the request's metadata, which a client can fill with anything. A client's own
+`amber_*` metadata names are removed before anything else happens; only `amber_memory` is read,
+and it can only take rights away.
+
+LiteLLM finds hooks on the registered class itself (not on intermediate bases), so the hooks are
+defined right here. The instance is a process singleton: its one piece of per-request state is the
+bounded, time-limited ledger.
 """
 
 from __future__ import annotations
@@ -25,11 +32,12 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import Actor, CacheTarget, Message, clip, fingerprints, strip_patch
+from core import CacheTarget, Message, clip, fingerprints, strip_patch
 
 from . import capture, identity, request
 from .vision import find_images
 from .host import Host, describe, router
+from .ledger import Decision, RequestLedger
 from .targets import TargetResolver
 
 log = logging.getLogger("amber.litellm")
@@ -40,32 +48,37 @@ class AmberMemory(CustomLogger):
         super().__init__()
         self.host = host or Host()
         self.targets = TargetResolver(router)
+        self.ledger = RequestLedger()
 
     # ---- before the call -----------------------------------------------------------------------
 
     async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict, call_type: Any) -> dict | None:
-        kind = request.kind_of(call_type)
-        if kind is None or not isinstance(data, dict) or request.is_internal(data):
+        if not isinstance(data, dict):
             return None
+        # first, on every route and whatever happens next: a client's own `amber_*` names go
+        dropped = identity.scrub(data)
+        if dropped:
+            log.info("amber pre-call: dropped client-sent metadata %s", ",".join(sorted(set(dropped))))
+        kind = request.kind_of(call_type)
+        if kind is None:
+            return data if dropped else None
         memory, settings = self.host.memory, self.host.settings
         if settings is None:
-            return None
+            return data if dropped else None
         # first: recall and the cache plan then see the description as the user's words
         relayed = await self._relay_images(data, kind, settings.vision_timeout_s)
         if memory is None:
-            return data if relayed else None
+            return data if relayed or dropped else None
         started = time.perf_counter()
         try:
             actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user, settings.person)
             mode = identity.memory_mode(data)
             if actor is None or mode == "off":
-                return None
-            meta = request.metadata_of(data, kind)
-            meta["amber_capture"] = mode in ("on", "write")
-            # capture needs the identity; LiteLLM copies this metadata into the success event
-            meta["amber_user"] = actor.user_id
-            meta["amber_client"] = actor.client
-            meta["amber_session"] = identity.session_of(data, meta)
+                return data if relayed or dropped else None  # nobody's, or private: nothing recorded, nothing kept
+            if mode in ("on", "write"):
+                # the success callback captures for whoever is recorded here, and only if recorded
+                session = identity.session_of(data, request.metadata_of(data, kind))
+                self.ledger.open(data.get("litellm_call_id"), Decision(actor, mode, session))
             query = request.last_user_text(data, kind) if mode in ("on", "read") else ""
             patch, items, tokens, why = "", 0, 0, ""
             if query:
@@ -85,14 +98,14 @@ class AmberMemory(CustomLogger):
             )
             planned = request.apply(data, kind, patch, target, boot_pack=boot)
             log.info(
-                "amber pre-call %s %s memories=%d tokens=%d anchors=%s marks=%d %.0fms%s",
-                kind, describe(actor), items, tokens, ",".join(planned.anchors) or "-",
+                "amber pre-call %s %s mode=%s memories=%d tokens=%d anchors=%s marks=%d %.0fms%s",
+                kind, describe(actor), mode, items, tokens, ",".join(planned.anchors) or "-",
                 planned.marks_total, (time.perf_counter() - started) * 1000, f" ({why})" if why else "",
             )
             return data
         except Exception as e:  # fail open: request.apply writes only once a plan exists, so data is as sent
             log.warning("amber pre-call skipped: %s: %s", type(e).__name__, e)
-            return None
+            return data if relayed or dropped else None
 
     async def _relay_images(self, data: dict, kind: str, timeout: float) -> bool:
         """Images for a target without vision become the vision model's description (opt-in).
@@ -131,11 +144,15 @@ class AmberMemory(CustomLogger):
         except Exception as e:  # capture must never disturb the proxy's logging worker
             log.warning("amber capture skipped: %s: %s", type(e).__name__, e)
 
+    async def async_log_failure_event(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        self.ledger.discard(kwargs.get("litellm_call_id"))  # a failed call keeps nothing
+
     async def _capture(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        # whom to capture for comes from the pre-call's record, never from the request's metadata
+        decided = self.ledger.take(kwargs.get("litellm_call_id"))
         memory = self.host.memory
-        meta = capture.metadata(kwargs)
-        if memory is None or meta.get("amber_internal") or not meta.get("amber_user") or meta.get("amber_capture") is False:
-            return  # not ours, nobody's, or a turn the client asked not to keep
+        if decided is None or memory is None:
+            return  # not decided by our pre-call (internal, private, nobody's): nothing is kept
         turn = capture.turn(kwargs, response_obj)
         if turn is None:
             return
@@ -143,8 +160,7 @@ class AmberMemory(CustomLogger):
         user_text, answer = (self.host.redact.text(clip(strip_patch(t))) for t in (turn.user, turn.assistant))
         if not user_text and not answer:
             return
-        actor = Actor(meta["amber_user"], client=meta.get("amber_client"), via="litellm")
-        session = meta.get("amber_session")
+        actor, session = decided.actor, decided.session
         started = capture.when(start_time)
         msgs = []
         if user_text:

@@ -23,16 +23,6 @@ class Turn:
     position: str = ""  # where the user's words sit in the conversation, for a retry-stable id
 
 
-def metadata(kwargs: dict[str, Any]) -> dict[str, Any]:
-    params = kwargs.get("litellm_params") or {}
-    merged: dict[str, Any] = {}
-    for source in (params.get("metadata"), params.get("litellm_metadata"), kwargs.get("metadata"), kwargs.get("litellm_metadata")):
-        if isinstance(source, dict):
-            for k, v in source.items():
-                merged.setdefault(k, v)
-    return merged
-
-
 def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(key, default)

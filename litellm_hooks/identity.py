@@ -9,6 +9,7 @@ of the sources is `settings.identity_order`; with none of them present the reque
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Callable
 
 from core import Actor
@@ -74,17 +75,67 @@ def session_of(data: dict[str, Any], metadata: dict[str, Any]) -> str | None:
     )
 
 
+# What each mode lets Amber do. Several sources (the header, each metadata dict) are combined by
+# keeping only what all of them allow, so the more private wish always wins ("read" + "off" is off,
+# "read" + "write" is off too: one asked not to keep, the other not to inject).
+MODE_RIGHTS = {"on": frozenset({"recall", "capture"}), "read": frozenset({"recall"}), "write": frozenset({"capture"}), "off": frozenset()}
+_MODE_OF = {rights: mode for mode, rights in MODE_RIGHTS.items()}
+MODE_FIELD = "amber_memory"  # the one Amber metadata name a client may set
+
+
+def _folded(name: Any) -> str:
+    return unicodedata.normalize("NFKC", name).casefold().strip() if isinstance(name, str) else ""
+
+
+def _mode_of(raw: Any) -> str:
+    """A client's value: exactly on|read|write|off (a string, any case, spaces around) or else off.
+    Booleans, numbers, null, lists and typos all mean off: asking for privacy never gets less of it."""
+    if isinstance(raw, str):
+        mode = raw.strip().lower()
+        if mode in MODE_RIGHTS:
+            return mode
+    return "off"
+
+
 def memory_mode(data: dict[str, Any]) -> str:
     """What this request lets Amber do: "on" (recall and capture, the default), "read" (recall only:
     an incognito turn that is not kept), "write" (capture only), "off". From the `x-amber-memory`
-    header or the `amber_memory` field of the request's metadata; an unknown value means "off", so
-    a client that asked for privacy never gets less of it by a typo."""
-    meta = data.get("metadata")
-    raw = _str(headers_of(data).get(MODE_HEADER)) or (_str(meta.get("amber_memory")) if isinstance(meta, dict) else None)
-    if raw is None:
-        return "on"
-    mode = raw.lower()
-    return mode if mode in MODES else "off"
+    header and the `amber_memory` field of the request's metadata (any route's metadata dict, any
+    spelling that folds to that name); when they disagree the more private one wins."""
+    asked: list[str] = []
+    headers = headers_of(data)
+    if MODE_HEADER in headers:
+        asked.append(_mode_of(headers[MODE_HEADER]))
+    for key in METADATA_KEYS:
+        meta = data.get(key)
+        if isinstance(meta, dict):
+            asked += [_mode_of(v) for k, v in meta.items() if _folded(k) == MODE_FIELD]
+    rights = MODE_RIGHTS["on"]
+    for mode in asked:
+        rights = rights & MODE_RIGHTS[mode]
+    return _MODE_OF[rights]
+
+
+# Where a client's request carries metadata LiteLLM reads: chat completions use `metadata`, the
+# Anthropic and Responses routes `litellm_metadata` (and forward `metadata` to the provider).
+METADATA_KEYS = ("metadata", "litellm_metadata")
+
+
+def scrub(data: dict[str, Any]) -> list[str]:
+    """Remove every Amber metadata name a client sent (any case or width: `AMBER_USER`,
+    `ａｍｂｅｒ_user`) from the request, except `amber_memory`, which only ever takes rights away.
+    Amber's decisions never travel in the request (ledger.py); this keeps a client's forged names
+    from reaching the provider, the logs or anything that might read them later. Returns what was
+    dropped, for the log."""
+    dropped = []
+    for key in METADATA_KEYS:
+        meta = data.get(key)
+        if not isinstance(meta, dict):
+            continue
+        for name in [k for k in meta if _folded(k).startswith("amber") and _folded(k) != MODE_FIELD]:
+            del meta[name]
+            dropped.append(str(name)[:40])
+    return dropped
 
 
 # LiteLLM gives master-key requests a placeholder user; it names nobody.

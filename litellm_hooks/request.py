@@ -27,17 +27,13 @@ def kind_of(call_type: Any) -> str | None:
 
 
 def metadata_of(data: dict[str, Any], kind: str) -> dict[str, Any]:
-    """The request's LiteLLM metadata dict (created if missing), where tags like amber_internal live."""
+    """The request's LiteLLM metadata dict (created if missing)."""
     key = "metadata" if kind == "chat" else "litellm_metadata"
     meta = data.get(key)
     if not isinstance(meta, dict):
         meta = {}
         data[key] = meta
     return meta
-
-
-def is_internal(data: dict[str, Any]) -> bool:
-    return any(isinstance(data.get(k), dict) and data[k].get("amber_internal") for k in ("metadata", "litellm_metadata"))
 
 
 def text_of(content: Any) -> str:

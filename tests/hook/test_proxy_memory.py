@@ -162,18 +162,19 @@ def test_streaming_is_captured_and_the_patch_is_stripped(proxy, up):
     assert not any("memory_context" in c for _, c in contents)
 
 
-def test_internal_calls_are_not_captured(proxy, up):
+def test_a_client_cannot_pose_as_amber_itself(proxy, up):
+    """`amber_internal` marks Amber's own model calls in the logs; a client that sends it is not
+    Amber: the name is dropped before the request goes on, and the turn is the user's like any other
+    (a client that wants a turn kept nowhere says `x-amber-memory: off`)."""
     user = f"dave-{uuid.uuid4().hex[:6]}"
     oai(proxy).chat.completions.create(
-        model="gpt-4o-mini", user=user, metadata={"amber_internal": True},
-        messages=[{"role": "user", "content": "remember that this is an extraction prompt"}],
+        model="gpt-4o-mini", user=user, metadata={"amber_internal": True, "amber_user": "someone-else"},
+        messages=[{"role": "user", "content": "remember that my dentist is Dr Ferreira"}],
     )
-    rec = up.find("/chat/completions", contains="this is an extraction prompt")[-1]
-    assert "memory_context" not in json.dumps(rec.body)
-    oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": "hello there"}])
-    log = wait_for(lambda: logged(proxy, user))
-    assert [m["content"] for m in log if m["role"] == "user"] == ["hello there"]
-    assert rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"] == []
+    rec = up.find("/chat/completions", contains="my dentist is Dr Ferreira")[-1]
+    assert "amber_internal" not in json.dumps(rec.body) and "someone-else" not in json.dumps(rec.body)
+    assert wait_for(lambda: rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"], timeout=60)
+    assert rest(proxy, "GET", "/memories", key="relay", user="someone-else").json()["items"] == []
 
 
 def test_client_with_four_marks_gets_none_added(proxy, up):
