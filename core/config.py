@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal
 
 import yaml
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -96,9 +96,13 @@ class Settings(BaseSettings):
     boot_pack_in_system: bool = False
 
     # capture: turns are written to the local journal first, then embedded and stored in the
-    # background, in batches; an entry that keeps failing while others land is set aside
+    # background, in batches; an outage (unreachable, 5xx, timeouts) is waited out however long it
+    # lasts; a turn memory refuses by name is set aside at once, one failing for another reason (a
+    # key refused, an unknown error) after capture_retry_hours (litellm_hooks/spool.py)
     capture_batch_max: int = Field(64, ge=1, le=1000)  # turns per background batch
-    capture_max_attempts: int = Field(5, ge=1)
+    capture_max_attempts: int = Field(5, ge=1)  # the shared Redis queue's deliveries (capture_queue.py)
+    capture_retry_hours: float = Field(72.0, gt=0)
+    spool_max_mb: float = Field(256.0, gt=0)  # the journal's disk budget; past it new turns are not kept (logged)
     # with redis_url: a captured turn a host took but did not store within this time (the host
     # died) is taken over by another host
     capture_claim_idle_s: float = Field(30.0, gt=0)
@@ -145,6 +149,24 @@ class Settings(BaseSettings):
                     raise ValueError(f"users: {alias!r} is an alias of both {owner[alias]!r} and {person!r}")
                 owner[alias] = person
         return users
+
+    @model_validator(mode="after")
+    def _aliases_take_over_no_key(self) -> "Settings":
+        """An alias names the same person as its owner, so a key bound to an alias would read,
+        export and delete the owner's memory, and the alias's own memory would be orphaned. Refused,
+        naming the alias, the person and the key; bind the key to the person instead."""
+        for person, aliases in self.users.items():
+            for alias in aliases:
+                if not alias.strip():
+                    raise ValueError(f"users: {person!r} has an empty alias")
+                for key in self.api_keys:
+                    if key.user is not None and key.user == alias and alias != person:
+                        raise ValueError(
+                            f"users: {alias!r} is an alias of {person!r} and also the user of API key {key.name!r}: "
+                            f"that key would act for {person!r}. Bind the key to `user: {person}` if it is theirs, "
+                            f"or remove {alias!r} from {person!r}'s aliases"
+                        )
+        return self
 
     def person(self, name: str) -> str:
         """The person a client's name for a user stands for (the name itself when it is nobody's alias)."""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import httpx
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from core import Settings, build_service
@@ -50,6 +53,32 @@ def test_an_alias_may_belong_to_one_person_only():
         Settings(users={"alice": ["bob"], "bob": []})
     s = Settings(users=USERS)
     assert (s.person("owui-7c1e"), s.person("bob@example.com"), s.person("carol")) == ("alice", "bob", "carol")
+
+
+def test_an_alias_cannot_take_over_a_key(tmp_path, capsys, monkeypatch):
+    """`users: {alice: [alice@example.com, bob]}` next to a key bound to `bob` would hand Alice's
+    memory to Bob's key (and orphan Bob's): refused at load, naming alias, person and key, and
+    `amber doctor` says the same."""
+    bob_key = {"name": "bobs-laptop", "secret": "sk-amber-bob-takeover", "user": "bob"}
+    with pytest.raises(ValidationError, match=r"'bob' is an alias of 'alice' and also the user of API key 'bobs-laptop'"):
+        Settings(users={"alice": ["alice@example.com", "bob"]}, api_keys=[bob_key])
+    with pytest.raises(ValidationError, match="empty alias"):
+        Settings(users={"alice": [" "]})
+    # a key bound to the person, or to someone who is nobody's alias, is fine
+    Settings(users={"alice": ["alice@example.com"]}, api_keys=[{**bob_key, "user": "alice"}, bob_key])
+
+    from mcp_server.cli import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"amber": {"users": {"alice": ["bob"]}, "api_keys": [bob_key]}}))
+    for name in [n for n in os.environ if n.startswith("AMBER_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AMBER_CONFIG", str(config))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["doctor", "--url", "http://127.0.0.1:9"]) != 0
+    out = capsys.readouterr().out
+    assert "'bob' is an alias of 'alice' and also the user of API key 'bobs-laptop'" in out
 
 
 def test_the_proxy_maps_end_users_to_people():
