@@ -33,6 +33,7 @@ from .errors import (
     Unauthenticated,
 )
 from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
+from .journal import Journal
 from .user_overview import active_memories, kind_counts, vector_health
 from .jobs.runner import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .client_cache import ClientCache
@@ -90,6 +91,7 @@ __all__ = [
     "Immutable",
     "InvalidInput",
     "JSON_MAX_DEPTH",
+    "Journal",
     "Kind",
     "LLM",
     "LLMError",

@@ -32,6 +32,7 @@ from core import (
     Redactor,
     RemoteMemory,
     Settings,
+    StoreUnavailable,
     build_service,
     config_file,
     entry_messages,
@@ -157,8 +158,10 @@ class Host:
             # Amber's section lives in the proxy's own config (unless AMBER_CONFIG names another)
             with config_file(config_path if config_path and "AMBER_CONFIG" not in os.environ else None):
                 self.settings = settings = Settings()
-            self.spool = Spool(Path(settings.data_dir) / "spool", max_attempts=settings.capture_max_attempts, batch_max=settings.capture_batch_max)
             self.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
+            self.spool = Spool(Path(settings.data_dir) / "spool", batch_max=settings.capture_batch_max,
+                               retry_hours=settings.capture_retry_hours, max_mb=settings.spool_max_mb,
+                               retention_days=settings.jobs_messages_days, redact=self.redact.text)
             if settings.vision_model:
                 # through the proxy's router like the jobs' calls: its keys, tagged internal, never captured
                 llm = LiteLLMClient(settings.vision_model, router_getter=router, timeout=settings.vision_timeout_s)
@@ -202,7 +205,7 @@ class Host:
     async def _store_entries(self, user: str, entries: Sequence[dict[str, Any]]) -> None:
         memory = self.memory
         if memory is None:
-            raise RuntimeError("memory is not ready")
+            raise StoreUnavailable("memory is not ready")  # waited out like any outage
         client = next((e.get("client") for e in entries if e.get("client")), None)
         started = time.perf_counter()
         await memory.capture(Actor(user, client=client, via="litellm"), entries)

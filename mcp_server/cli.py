@@ -6,6 +6,7 @@
     amber doctor [--url URL]         the running proxy or amber serve: what is wrong, how to fix it
     amber keys create ... [--write config.yaml]   a new API key, shown once
     amber jobs run extract|consolidate|retention
+    amber spool status|replay [--data-dir D]     the proxy's capture journal: what waits, what was set aside
 """
 
 from __future__ import annotations
@@ -94,6 +95,16 @@ def parser() -> argparse.ArgumentParser:
     jr.add_argument("job", choices=["extract", "consolidate", "retention"])
     jr.add_argument("--user", help="only this user (default: every user)")
     jr.set_defaults(run=lazy("cli_maintenance", "jobs_run"))
+
+    sp = sub.add_parser("spool", help="the proxy's capture journal: turns waiting to be stored, turns set aside")
+    spsub = sp.add_subparsers(dest="spool_command", required=True, metavar="ACTION")
+    ss = spsub.add_parser("status", help="what waits, what was set aside and why")
+    ss.add_argument("--json", action="store_true", help="print the status as JSON")
+    sr = spsub.add_parser("replay", help="move the set-aside turns back into the journal (the proxy stores them)")
+    sr.add_argument("--user", help="only this user's turns")
+    for x, name in ((ss, "status"), (sr, "replay")):
+        x.add_argument("--data-dir", help="the proxy's data_dir (default: settings.data_dir); the journal is its spool/")
+        x.set_defaults(run=lazy("cli_spool", name))
     return p
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from core import AmberError, Settings, StoreLocked, config_path
+from core import AmberError, Journal, Settings, StoreLocked, config_path
 
 from .cli_probe import Found, Probe, find_host, proxy_models
 
@@ -50,6 +50,7 @@ def doctor(args: argparse.Namespace) -> int:
         r.bad(f"settings do not load: {e}", f"correct the `amber:` section of {config} or the AMBER_* variable named above")
     if settings is not None:
         _check_keys(r, settings)
+        _check_spool(r, settings)
 
     key = args.key or os.environ.get("AMBER_KEY") or (settings.server_key if settings else None)
     if args.url:
@@ -97,6 +98,28 @@ def _check_keys(r: Report, settings: Settings) -> None:
               "set the environment variable each one's `secret: os.environ/NAME` names, where the host runs")
     else:
         r.ok(f"{len(settings.api_keys)} API key(s) configured")
+
+
+def _check_spool(r: Report, settings: Settings) -> None:
+    """The proxy's capture journal, when this machine holds it: turns set aside, turns waiting, a full budget."""
+    journal = Journal(Path(settings.data_dir) / "spool", max_bytes=int(settings.spool_max_mb * 1_000_000))
+    if not journal.dir.is_dir():
+        return
+    try:
+        s = journal.status()
+    except OSError as e:
+        r.note(f"the capture journal at {journal.dir} cannot be read: {e}")
+        return
+    if s["quarantined"]:
+        error, at = s["last_quarantined"]
+        r.bad(f"{s['quarantined']} captured exchange(s) set aside in {journal.dir} (the last at {at}: {error})",
+              "see `amber spool status`; once the cause is fixed, `amber spool replay` stores them")
+    if s["full"]:
+        r.bad(f"the capture journal at {journal.dir} is full ({s['full']}): new turns are not kept",
+              "bring the memory host back (the journal drains by itself) or raise `spool_max_mb`")
+    if s["pending"]:
+        r.note(f"{s['pending']} captured exchange(s) wait in {journal.dir} (oldest {s['oldest_pending_age_s'] or 0:.0f}s)"
+               + (f"; last error: {s['last_error']}" if s["last_error"] else ""))
 
 
 def _no_host(r: Report, found: Found, candidates: list[str], args: argparse.Namespace, settings: Settings | None) -> None:
