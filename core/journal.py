@@ -10,7 +10,9 @@
                             after the message retention and by a forget
 - `<pid>.state.json`        what a drainer is up against (a backoff, the last error), while it is
 - `.full`                   why new entries are refused, while they are (the journal's budget, a full disk)
-An append takes a shared `flock` on the directory; anything that moves or rewrites lines takes it
+
+Each file is in journal order (a drainer puts what it did not store back ahead of what arrived
+meanwhile). An append takes a shared `flock` on the directory; anything that moves or rewrites lines takes it
 exclusive, so no line is lost between a rename and a late append.
 
 An entry is `{"user", "client", "command", "messages": [Message as JSON], "spooled_at"}`; once it
@@ -29,10 +31,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import heapq
 import json
 import logging
 import os
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -57,11 +61,6 @@ def alive(pid: int) -> bool:
 
 def dumps(entry: dict[str, Any]) -> str:
     return json.dumps(entry, ensure_ascii=False, default=str)
-
-
-def entry_key(entry: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
-    """An entry's identity: its user and its message ids (deterministic, so a copy has the same key)."""
-    return str(entry.get("user")), tuple(str(m.get("id")) for m in entry.get("messages") or [] if isinstance(m, dict))
 
 
 def entry_texts(entry: dict[str, Any]) -> list[str]:
@@ -115,6 +114,27 @@ def _replace(path: Path, lines: Sequence[str]) -> None:
         os.replace(tmp, path)
     else:
         path.unlink(missing_ok=True)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+@dataclass
+class Taken:
+    """What a drainer took for one round."""
+
+    files: list[Path]  # the claimed files
+    stamps: dict[Path, tuple[int, int, int] | None]  # as they were read: a forget that rewrites one changes its stamp
+    entries: list[dict[str, Any]]  # the oldest entries, in journal order
+    lines: dict[int, str]  # each entry's line as read (by id of the entry)
+    rest: list[str]  # the lines not taken this round
+    more: bool = False  # some of them are due: another round at once
+    next_due: float | None = None  # when the first entry waiting on its own timer is due
 
 
 class Journal:
@@ -221,6 +241,21 @@ class Journal:
                     entries.append(entry)
         return entries
 
+    def _claimable(self, path: Path) -> bool | None:
+        """Whose is a pending file? True: this process's to take (its own, or a process's that is
+        gone); None: this process took it already (a round that stopped early); False: a live
+        process's (it drains its own)."""
+        me = os.getpid()
+        stem, _, suffix = path.name.partition(".")
+        if suffix == "jsonl":
+            return int(stem) == me or not alive(int(stem))
+        drainer = suffix.removeprefix("replay-").partition("-")[0]
+        if not drainer.isdigit():
+            return False
+        if int(drainer) == me:
+            return None
+        return not alive(int(drainer))  # a drainer that died mid-round left it
+
     def claim(self) -> list[Path]:
         """Rename our own pending file and those of processes that are gone to `.replay-<pid>`; return them."""
         if not self.dir.is_dir():
@@ -229,22 +264,14 @@ class Journal:
         claimed = []
         with self.locked():
             for path in self._pending_files():
+                whose = self._claimable(path)
+                if whose is None:
+                    claimed.append(path)
+                    continue
+                if not whose:
+                    continue
                 stem, _, suffix = path.name.partition(".")
-                if suffix == "jsonl":
-                    if int(stem) != me and alive(int(stem)):
-                        continue  # a live process's file: it drains it itself
-                    target = path.with_name(f"{stem}.replay-{me}")
-                else:
-                    rest = suffix.removeprefix("replay-")
-                    drainer = rest.partition("-")[0]
-                    if not drainer.isdigit():
-                        continue
-                    if int(drainer) == me:
-                        claimed.append(path)  # ours from a round that stopped early
-                        continue
-                    if alive(int(drainer)):
-                        continue  # another drainer's round
-                    target = path.with_name(f"{stem}.replay-{me}-{rest}")  # a drainer that died mid-round
+                target = path.with_name(f"{stem}.replay-{me}" if suffix == "jsonl" else f"{stem}.replay-{me}-{suffix[7:]}")
                 if target.exists():  # ours from a round that stopped early holds the same name: keep both
                     target = target.with_name(f"{target.name}-{time.monotonic_ns()}")
                 try:
@@ -258,18 +285,78 @@ class Journal:
                     state.unlink(missing_ok=True)
         return claimed
 
-    def settle(self, claimed: Sequence[Path], keep: list[dict[str, Any]], aside: list[dict[str, Any]]) -> tuple[list, list]:
-        """End a round: `keep` goes back to the journal, `aside` to the quarantine, the claimed files
-        go. An entry a forget removed from the claimed files meanwhile is dropped from both."""
+    def peek(self) -> dict[str, Any] | None:
+        """The oldest entry this process would take, read in place (each file is in journal order):
+        a drainer asks memory with it whether an outage is over before it touches the journal."""
+        heads = []
+        with self.locked(exclusive=False):
+            for path in self._pending_files():
+                if self._claimable(path) is False:
+                    continue
+                with contextlib.suppress(OSError), open(path, encoding="utf-8") as f:
+                    for line in f:
+                        with contextlib.suppress(ValueError):
+                            entry = json.loads(line)
+                            if isinstance(entry, dict):
+                                heads.append(entry)
+                                break
+        return min(heads, key=lambda e: float(e.get("spooled_at") or 0), default=None)
+
+    def take(self, n: int, held: Callable[[dict[str, Any]], float | None] = lambda e: None) -> Taken | None:
+        """Claim what is pending and read the `n` oldest entries that are due (in journal order); the
+        rest stay lines as they are, so a long journal costs its size on disk, not in memory. `held`
+        tells when an entry waiting on its own timer is due (None: now)."""
+        files = self.claim()
+        if not files:
+            return None
+        stamps = {p: _stamp(p) for p in files}
+        kept: list[tuple[float, int, str, dict[str, Any]]] = []  # a heap of the n oldest, newest on top
+        rest: list[str] = []
+        seq, more, next_due = 0, False, None
+        for path in files:
+            with contextlib.suppress(FileNotFoundError), open(path, encoding="utf-8") as f:
+                for line in f:
+                    line = line.rstrip("\n")
+                    try:
+                        entry = json.loads(line)
+                        if not isinstance(entry, dict):
+                            raise ValueError
+                    except ValueError:  # a line cut short by a crash: nothing to recover
+                        log.warning("amber spool: unreadable line skipped in %s", path.name)
+                        continue
+                    due = held(entry)
+                    if due is not None:
+                        rest.append(line)
+                        next_due = due if next_due is None else min(next_due, due)
+                        continue
+                    seq += 1
+                    item = (-float(entry.get("spooled_at") or 0), -seq, line, entry)
+                    if len(kept) < n:
+                        heapq.heappush(kept, item)
+                        continue
+                    more = True
+                    rest.append(heapq.heapreplace(kept, item)[2] if item > kept[0] else line)
+        ordered = sorted(kept, reverse=True)
+        return Taken(files, stamps, [e for *_, e in ordered], {id(e): line for _, _, line, e in ordered}, rest, more, next_due)
+
+    def settle(self, taken: Taken, keep: list[dict[str, Any]], aside: list[dict[str, Any]]) -> tuple[list, list]:
+        """End a round: `keep` and the lines not taken go back to the journal ahead of what arrived
+        meanwhile (so it stays in order), `aside` to the quarantine, the claimed files go. An entry a
+        forget removed from the claimed files meanwhile is dropped."""
+        rest = taken.rest
         with self.locked():
-            present = {entry_key(e) for e in self.read(claimed)}
-            keep = [e for e in keep if entry_key(e) in present]
-            aside = [e for e in aside if entry_key(e) in present]
+            if any(_stamp(p) != taken.stamps[p] for p in taken.files):  # a forget rewrote them meanwhile
+                present = {hash(line) for p in taken.files if p.exists() for line in p.read_text(encoding="utf-8").splitlines()}
+                keep = [e for e in keep if hash(taken.lines[id(e)]) in present]
+                aside = [e for e in aside if hash(taken.lines[id(e)]) in present]
+                rest = [line for line in rest if hash(line) in present]
             if aside:
                 _append(self.quarantine_path, [dumps(e) for e in aside])
-            if keep:
-                _append(self._own(), [dumps(e) for e in keep])  # outside the budget: it was journaled already
-            for path in claimed:
+            if keep or rest:  # outside the budget: it was journaled already
+                own = self._own()
+                arrived = own.read_text(encoding="utf-8").splitlines() if own.exists() else []
+                _replace(own, [*(dumps(e) for e in keep), *rest, *arrived])
+            for path in taken.files:
                 path.unlink(missing_ok=True)
         return keep, aside
 

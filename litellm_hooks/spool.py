@@ -3,15 +3,18 @@
 LiteLLM gives a success callback about 20 s before it cancels it, and embedding a long answer can
 take longer than that on a busy machine. So capture only appends the exchange to the journal
 (`core.Journal`: flushed and fsynced, so once the callback returns the turn survives a crash) and
-wakes the drainer. The drainer (`Spool.drain`, one task per proxy process) takes everything
-pending, groups it by user and hands it to memory in batches, so many turns share one embedding call.
+wakes the drainer. The drainer (`Spool.drain`, one task per proxy process) takes the oldest
+entries pending (up to `round_max` a round; the next round follows at once), groups them by user
+and hands them to memory in batches, so many turns share one embedding call.
 
 A turn the user was answered for is never given up because memory was away:
 
 - Memory unreachable (connection refused, 5xx, 503, timeouts, Redis down: a round stores nothing
   and something failed): the drainer backs off, 1 s doubling to 30 s. New chats during the backoff
   are journaled and only mark work as pending; the next round waits for the timer. Entries wait
-  for as long as the outage lasts, however many rounds that takes.
+  for as long as the outage lasts, however many rounds that takes. While it lasts, a round asks
+  memory with the oldest turn alone and leaves the journal untouched (every 4th tries the journal,
+  so one turn that always fails cannot hide memory's return).
 - One entry failing while others are stored (the entry, or its user's host, is the problem): it
   waits on its own timer (1 s doubling to 30 s) and the rest go on in batches.
 - Set aside in the quarantine (`amber spool status`, `amber spool replay`) only for a reason that
@@ -42,6 +45,7 @@ log = logging.getLogger("amber.litellm")
 FIRST_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0
 PURGE_EVERY_S = 3600.0
+FULL_ROUND_EVERY = 4  # while memory is away, every 4th round tries the journal, the others one turn
 Store = Callable[[str, Sequence[dict[str, Any]]], Awaitable[None]]  # (user, entries) -> None; raises if not stored
 
 REFUSED = (InvalidInput, Immutable, Conflict)  # memory names the entry as the problem: retrying the same bytes cannot help
@@ -68,6 +72,10 @@ def kind_of(err: BaseException) -> str:
     return "other"
 
 
+def _key(entry: dict[str, Any]) -> tuple:
+    return str(entry.get("user")), tuple(str(m.get("id")) for m in entry.get("messages") or [] if isinstance(m, dict))
+
+
 def _why(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
@@ -82,6 +90,7 @@ class Spool(Journal):
         max_mb: float | None = None,
         retention_days: float | None = None,
         redact: Callable[[str], str] | None = None,
+        round_max: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], float] = time.time,
     ):
@@ -101,6 +110,9 @@ class Spool(Journal):
         self.next_due: float | None = None  # wall time an entry waiting on its own timer is due
         self._purged_at: float | None = None
         self._written: list[Any] = [None, None]  # the state last written for `amber spool status`
+        self.round_max = round_max or batch_max * 64  # entries a round takes; more wait for the next round, at once
+        self.more = False  # the last round left due entries behind
+        self.failed_rounds = 0  # in a row
 
     # ---- writing ---------------------------------------------------------------------------
 
@@ -166,19 +178,24 @@ class Spool(Journal):
 
     async def drain_once(self, store: Store) -> bool:
         """One round: store what is due. Returns False when memory seems away (back off)."""
-        claimed = await asyncio.to_thread(self.claim)
-        if not claimed:
+        self.more = False
+        probed = None
+        if self.delay > 0 and self.failed_rounds % FULL_ROUND_EVERY:  # now and then a full round: a poison turn cannot hide memory's return
+            ok, probed = await self._probe(store)
+            if not ok:
+                return False
+        wall = self.now()
+        taken = await asyncio.to_thread(self.take, self.round_max, lambda e: e["retry_at"] if self._waiting(e, wall) else None)
+        if taken is None:
             self.next_due = None
             return True
-        entries = await asyncio.to_thread(self.read, claimed)
-        wall = self.now()
-        entries.sort(key=lambda e: e.get("spooled_at") or 0)  # each user's turns (and commands) in order
-        keep = [e for e in entries if self._waiting(e, wall)]
-        by_user: dict[str, list[dict[str, Any]]] = {}
-        for e in entries:
-            if not self._waiting(e, wall):
-                by_user.setdefault(str(e.get("user")), []).append(e)
         landed, failed, untried, away = 0, [], [], []
+        by_user: dict[str, list[dict[str, Any]]] = {}
+        for e in taken.entries:  # each user's turns (and commands) in journal order
+            if probed is not None and _key(e) == probed:
+                landed += 1  # the probe stored it
+                continue
+            by_user.setdefault(str(e.get("user")), []).append(e)
         for user, group in by_user.items():
             if len(away) >= 2 and not landed:  # two users' memory away and nothing stored: an outage
                 untried += group
@@ -188,10 +205,12 @@ class Spool(Journal):
             if not n and any(kind_of(err) != "refused" for _, err in fails):
                 away.append(user)
         outage = not landed and any(kind_of(err) != "refused" for _, err in failed)
+        keep: list[dict[str, Any]] = []
         aside: list[dict[str, Any]] = []
         for e, err in failed:
             e["attempts"] = int(e.get("attempts") or 0) + 1
-            e.setdefault("failing_since", wall)
+            # failing since its first failure, or since it began waiting through this run of failures
+            e.setdefault("failing_since", max(float(e.get("spooled_at") or wall), self.down_since or wall))
             e["error"] = self.redact(_why(err))
             kind = kind_of(err)
             if kind == "refused" or (kind == "other" and wall - float(e["failing_since"]) >= self.retry_s):
@@ -205,10 +224,32 @@ class Spool(Journal):
                 self._hold(e, wall)
             keep.append(e)
         aside = [self._set_aside(e, wall) for e in aside]
-        keep, aside = await asyncio.to_thread(self.settle, claimed, keep, aside)
+        keep, aside = await asyncio.to_thread(self.settle, taken, keep, aside)
         self._report(outage, landed, keep, aside, failed)
-        self.next_due = min((e["retry_at"] for e in keep if self._waiting(e, wall)), default=None)
+        self.more = taken.more and not outage
+        self.next_due = min([e["retry_at"] for e in keep if self._waiting(e, wall)] + ([taken.next_due] if taken.next_due else []), default=None)
         return not outage
+
+    async def _probe(self, store: Store) -> tuple[bool, tuple | None]:
+        """After a failed round: store the oldest entry alone before touching the journal (a long
+        journal is not read and rewritten every 30 s of an outage). (True, its key): memory stored
+        it, go on with a round that leaves it out; (True, None): memory answers (a refusal by name,
+        or an error that is not an outage and has lasted `retry_hours`, whose entries a round may
+        now set aside); (False, None): still away, back off."""
+        probe = await asyncio.to_thread(self.peek)
+        if probe is None:
+            return True, None
+        try:
+            await store(str(probe.get("user")), [probe])
+            return True, _key(probe)  # the round leaves it out
+        except Exception as e:
+            kind = kind_of(e)
+            if kind == "refused" or (kind == "other" and self.down_since is not None and self.now() - self.down_since >= self.retry_s):
+                return True, None
+            self._backoff(e)
+            log.info("amber capture waiting: memory is still away; next try in %.0fs (%s)", self.delay, self.last_error)
+            self._save_state()
+            return False, None
 
     def _set_aside(self, entry: dict[str, Any], wall: float) -> dict[str, Any]:
         """What goes into the quarantine: redacted again (a journal line from an older version, an
@@ -230,24 +271,33 @@ class Spool(Journal):
             log.error("amber spool: exchange of user=%s set aside after %d attempt(s) over %.0fs: %s (`amber spool replay` "
                       "stores it again)", user_hash(str(e.get("user", ""))), e["attempts"], wall - float(e["failing_since"]), e["error"])
         if outage:
-            self.delay = min(MAX_BACKOFF_S, max(FIRST_BACKOFF_S, self.delay * 2))
-            self.until = self.clock() + self.delay
-            self.last_error = self.redact(_why(failed[0][1]))
-            if self.down_since is None:
-                self.down_since = wall
+            first = self.down_since is None
+            self._backoff(next(err for _, err in failed if kind_of(err) != "refused"))
+            if first:
                 log.warning("amber capture waiting: memory is unreachable (%s); %d exchange(s) kept in the journal and "
                             "retried with backoff (up to %.0fs) until it is back", self.last_error, len(keep), MAX_BACKOFF_S)
             else:
                 log.info("amber capture waiting: %d exchange(s) kept for later; next try in %.0fs (%s)", len(keep), self.delay, self.last_error)
         else:
             if self.down_since is not None:
-                log.warning("amber capture resumed after %.0fs: %d exchange(s) stored, %d still waiting", wall - self.down_since, landed, len(keep))
+                log.warning("amber capture resumed after %.0fs: memory is back (%d exchange(s) stored in this round)", wall - self.down_since, landed)
             kept = {id(e) for e in keep}
             waiting = [e for e, err in failed if kind_of(err) != "refused" and id(e) in kept]
             if waiting:
                 log.warning("amber capture waiting: %d exchange(s) kept for later while others are stored (%s)", len(waiting), waiting[0]["error"])
-            self.delay, self.until, self.down_since = 0.0, 0.0, None
+            self.delay, self.until, self.down_since, self.failed_rounds = 0.0, 0.0, None, 0
             self.last_error = waiting[0]["error"] if waiting else None
+        self._save_state()
+
+    def _backoff(self, err: BaseException) -> None:
+        self.failed_rounds += 1
+        self.delay = min(MAX_BACKOFF_S, max(FIRST_BACKOFF_S, self.delay * 2))
+        self.until = self.clock() + self.delay
+        self.last_error = self.redact(_why(err))
+        if self.down_since is None:
+            self.down_since = self.now()
+
+    def _save_state(self) -> None:
         state = self._state()
         if [state[k] for k in ("backing_off_until", "last_error")] != self._written:  # an fsync only on a change
             self._written = [state[k] for k in ("backing_off_until", "last_error")]
@@ -277,6 +327,8 @@ class Spool(Journal):
             pause = self.until - self.clock()
             if pause > 0:
                 await asyncio.sleep(pause)  # a wake meanwhile leaves the event set: the work is pending
+            elif self.more:
+                await asyncio.sleep(0)  # the last round left due entries behind: the next one at once
             else:
                 timer = idle_s if self.next_due is None else max(0.05, min(idle_s, self.next_due - self.now()))
                 try:
@@ -290,8 +342,7 @@ class Spool(Journal):
                 raise
             except Exception as e:  # the drainer must outlive anything (a full disk while writing back)
                 log.warning("amber spool: drain round failed: %s", _why(e))
-                self.delay = min(MAX_BACKOFF_S, max(FIRST_BACKOFF_S, self.delay * 2))
-                self.until = self.clock() + self.delay
+                self._backoff(e)
             await self._purge()
 
     async def _purge(self) -> None:

@@ -116,7 +116,8 @@ async def test_a_steady_chat_through_a_60s_outage_loses_nothing_and_waits_for_th
     assert max(delays) == MAX_BACKOFF_S
     # 1, 2, 4, 8, 16, 30 s: 7 rounds in 60 s, where waking on every chat gave 180
     assert rounds_down <= 8, rounds_down
-    assert store.calls_down <= 8 * 6  # per round: at most two users' batch and two singles
+    # a full round tries two users (a batch and two singles each), a probe one turn
+    assert store.calls_down <= 2 * 6 + 6, store.calls_down
 
 
 async def test_the_real_drain_loop_rides_out_an_outage_with_wakes_every_300ms(tmp_path):
@@ -153,6 +154,54 @@ async def test_the_real_drain_loop_rides_out_an_outage_with_wakes_every_300ms(tm
     assert stored(store) == Counter(sent)
     assert quarantine(tmp_path) == [] and not spool.pending()
     assert rounds.count(True) <= 3, rounds  # at 0, 1 and 3 s: 9 wakes, 3 rounds
+
+
+async def test_a_long_journal_is_stored_in_bounded_rounds_oldest_first(tmp_path):
+    spool, store = Spool(tmp_path, batch_max=2, round_max=4), Store()
+    for n in range(10):
+        spool.append(entry("ann", n))
+    assert await spool.drain_once(store)
+    assert [i for _, ids in store.batches for i in ids] == ["ann-0", "ann-1", "ann-2", "ann-3"] and spool.more
+    while spool.more:  # the drain loop runs the next round at once
+        await spool.drain_once(store)
+    assert [i for _, ids in store.batches for i in ids] == [f"ann-{n}" for n in range(10)] and not spool.pending()
+
+
+async def test_during_an_outage_a_round_asks_with_one_turn_and_leaves_the_journal_alone(tmp_path):
+    spool, clock = fake_time_spool(tmp_path)
+    store = Store()
+    store.down = True
+    for n in range(50):
+        spool.append(entry(f"u{n % 5}", n))
+    assert not await spool.drain_once(store)
+    journal = sorted((p.name, p.stat().st_mtime_ns) for p in tmp_path.iterdir() if p.suffix == ".jsonl")
+    calls = store.calls
+    for _ in range(3):
+        clock.t += MAX_BACKOFF_S
+        assert not await spool.drain_once(store)
+    assert store.calls == calls + 3
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in tmp_path.iterdir() if p.suffix == ".jsonl") == journal
+    store.down = False
+    clock.t += MAX_BACKOFF_S
+    assert await spool.drain_once(store)
+    assert stored(store) == Counter(f"u{n % 5}-{n}" for n in range(50)) and not spool.pending()
+
+
+async def test_a_poison_turn_at_the_head_cannot_hide_the_end_of_an_outage(tmp_path):
+    spool, clock = fake_time_spool(tmp_path)
+    store = Store(poison={"ann-0"})
+    store.down = True
+    for n in range(5):
+        spool.append(entry("ann", n))
+    for _ in range(3):
+        assert not await spool.drain_once(store)
+        clock.t += MAX_BACKOFF_S
+    store.down = False  # back, but the oldest turn still fails like an outage
+    for _ in range(4):
+        if await spool.drain_once(store):
+            break
+        clock.t += MAX_BACKOFF_S
+    assert set(stored(store)) == {f"ann-{n}" for n in range(1, 5)} and spool.delay == 0
 
 
 async def test_a_poison_entry_waits_on_its_own_timer_and_is_never_set_aside(tmp_path):
@@ -222,7 +271,7 @@ async def test_a_setup_refusal_is_retried_for_capture_retry_hours_then_set_aside
     clock.t += 3601
     await spool.drain_once(store)
     q = quarantine(tmp_path)
-    assert [x["messages"][0]["id"] for x in q] == ["ann-0"] and q[0]["attempts"] == 3 and "Forbidden" in q[0]["error"]
+    assert [x["messages"][0]["id"] for x in q] == ["ann-0"] and q[0]["attempts"] == 2 and "Forbidden" in q[0]["error"]
 
 
 async def test_waiting_turns_keep_their_order(tmp_path):
@@ -237,8 +286,8 @@ async def test_waiting_turns_keep_their_order(tmp_path):
         clock.t += 1
     store.down = False
     clock.t += MAX_BACKOFF_S
-    await spool.drain_once(store)
-    assert store.batches == [("ann", [f"ann-{n}" for n in range(6)])]
+    await spool.drain_once(store)  # the oldest alone (is memory back?), then the rest in one batch
+    assert store.batches == [("ann", ["ann-0"]), ("ann", [f"ann-{n}" for n in range(1, 6)])]
 
 
 async def test_status_says_what_waits_why_and_until_when(tmp_path):
