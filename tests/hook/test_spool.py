@@ -22,6 +22,7 @@ import pytest
 from core import EmbedderUnavailable, Forbidden, InvalidInput, Redactor, Settings, StoreUnavailable, Timeout
 from litellm_hooks.spool import MAX_BACKOFF_S, Spool
 from mcp_server.cli import main as amber
+from tests.kit.servers import free_port
 
 
 def entry(user: str, n: int, text: str | None = None) -> dict:
@@ -449,7 +450,6 @@ async def test_doctor_names_set_aside_turns_and_the_fix(tmp_path, monkeypatch, c
     spool.append(entry("ann", 0))
     await spool.drain_once(Store(refuse={"ann-0"}))
     monkeypatch.setenv("AMBER_DATA_DIR", str(tmp_path / "data"))
-    port = httpx.URL(f"http://127.0.0.1:{__import__('tests.fakes.upstreams', fromlist=['free_port']).free_port()}")
-    amber(["--config", str(tmp_path / "none.yaml"), "doctor", "--url", str(port), "--no-llm"])
+    amber(["--config", str(tmp_path / "none.yaml"), "doctor", "--url", f"http://127.0.0.1:{free_port()}", "--no-llm"])
     out = capsys.readouterr().out
     assert "1 captured exchange(s) set aside" in out and "InvalidInput" in out and "amber spool replay" in out
