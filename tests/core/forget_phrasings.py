@@ -9,7 +9,9 @@ and NOT_REMEMBER must produce no command at all.
 
 The corpus was written before the grammar was tuned against it (DESIGN §11). Each list is split
 deterministically: every third item (index 2, 5, 8, ...) is "held_out" and must not be used for
-tuning; the rest is "tune". Report the two splits separately (bench/commands.py does).
+tuning; the rest is "tune". Report the two splits separately (bench/commands.py does). The rows
+marked "second round" were written after the grammar's first version and measured once, blind,
+before it was changed (bench/README.md gives those figures).
 
 Decisions the corpus encodes:
 - A polite question that asks for the act is a request ("Can you forget my passport number?",
@@ -188,6 +190,42 @@ _FORGET_ROWS: list[tuple[str, str, str]] = [
     ("zh", "請把我的電話號碼忘掉", "我的電話號碼"),
     ("zh", "別再記著我的地址了", "我的地址"),
     ("zh", "從你的記憶中刪除我的地址", "我的地址"),
+    # --- second round, written after the grammar's first version and measured once, blind
+    ("en", "Could you forget my son's school name?", "my son's school name"),
+    ("en", "please forget that my mother has dementia", "my mother has dementia"),
+    ("en", "Amber, forget my wife's phone number.", "my wife's phone number"),
+    ("en", "I'd prefer you forget my home address.", "my home address"),
+    ("en", "Can you not remember my weight?", "my weight"),
+    ("en", "Forget my pin code please", "my pin code"),
+    ("en", "Kindly forget my date of birth.", "my date of birth"),
+    ("en", "would you please forget about my surgery", "my surgery"),
+    ("en", "Scratch my old address from your memory.", "my old address"),
+    ("en", "Forget anything I said about my landlord.", "my landlord"),
+    ("en", "Forget my old office address, it's wrong now.", "my old office address"),
+    ("en", "Can you forget where I work?", "where I work"),
+    ("en", "Please remove my health info from memory.", "my health info"),
+    ("en", "Don't remember my license plate, please.", "my license plate"),
+    ("en", "Could you erase the memory of my ex's address?", "my ex's address"),
+    ("en", "Forget my email, thanks!", "my email"),
+    ("en", "Please stop keeping track of my location.", "my location"),
+    ("en", "just forget my last name", "my last name"),
+    ("en", "hey amber can you forget my work schedule", "my work schedule"),
+    ("en", "Forget that my brother is in prison.", "my brother is in prison"),
+    ("zh", "请忘掉我的生日", "我的生日"),
+    ("zh", "能把我的邮箱地址忘了吗", "我的邮箱地址"),
+    ("zh", "忘掉我在哪上班吧", "我在哪上班"),
+    ("zh", "麻烦把我的住址从记忆里删除", "我的住址"),
+    ("zh", "别再记我的手机号了", "我的手机号"),
+    ("zh", "请你不要记住我的体重", "我的体重"),
+    ("zh", "你把我的车牌号忘了吧", "我的车牌号"),
+    ("zh", "帮我忘记我儿子的学校", "我儿子的学校"),
+    ("zh", "忘了我的工作地点吧，谢谢", "我的工作地点"),
+    ("zh", "请删掉关于我病情的记忆", "我病情"),
+    ("zh", "不要再保存我的地址了", "我的地址"),
+    ("zh", "把我的生日忘掉好不好", "我的生日"),
+    ("zh", "我的体重，请别记着", "我的体重"),
+    ("zh", "请忘记我说过我住在广州", "我住在广州"),
+    ("zh", "忘记我的前男友吧", "我的前男友"),
 ]
 
 # (lang, message): not a forget request; no command at all
@@ -295,6 +333,37 @@ _NOT_FORGET_ROWS: list[tuple[str, str]] = [
     ("zh", "删除这条微信消息"),
     ("zh", "从购物车里删掉这件衣服"),
     ("zh", "清除浏览器的缓存"),
+    # --- second round, written after the grammar's first version and measured once, blind
+    ("en", "I forgot to pay the electricity bill."),
+    ("en", "Don't forget to send the invoice."),
+    ("en", "Did you forget to include the link?"),
+    ("en", "Forget Paris, let's go to Rome."),
+    ("en", "forget the details, what's the big picture?"),
+    ("en", "Please delete the second bullet point."),
+    ("en", "Remove the background from my photo."),
+    ("en", "Erase the last line and try again."),
+    ("en", "Why do people forget their dreams?"),
+    ("en", "It's easy to forget my age sometimes."),
+    ("en", "Can I make you forget things?"),
+    ("en", "Forgetting my wallet was the worst part."),
+    ("en", "you forgot my name again"),
+    ("en", "Forget about my feelings, just answer the question."),
+    ("en", "Don't remember? That's fine."),
+    ("zh", "我又忘了带钥匙"),
+    ("zh", "别忘了交作业"),
+    ("zh", "忘了关灯了"),
+    ("zh", "你忘了回复我"),
+    ("zh", "不要忘记吃药"),
+    ("zh", "忘记他吧"),
+    ("zh", "把垃圾删掉"),
+    ("zh", "删除我的账号"),
+    ("zh", "从相册里删掉这张照片"),
+    ("zh", "你还记得我的地址吗"),
+    ("zh", "我忘了我的车停在哪"),
+    ("zh", "记得把门锁上"),
+    ("zh", "忘掉烦恼，好好休息"),
+    ("zh", "别记仇"),
+    ("zh", "能忘记过去吗？"),
 ]
 
 _REMEMBER_ROWS: list[tuple[str, str, str]] = [
@@ -335,6 +404,18 @@ _REMEMBER_ROWS: list[tuple[str, str, str]] = [
     ("zh", "麻烦记住我每周三晚上上课", "我每周三晚上上课"),
     ("zh", "嗨，记住我搬到深圳了", "我搬到深圳了"),
     ("zh", "請記住我對花生過敏", "我對花生過敏"),
+    # --- second round, written after the grammar's first version and measured once, blind
+    ("en", "Remember that I'm diabetic.", "I'm diabetic"),
+    ("en", "Please note that my flat number is 12B.", "my flat number is 12B"),
+    ("en", "Could you remember that my partner is called Sam?", "my partner is called Sam"),
+    ("en", "Keep in mind my budget is 500 euros.", "my budget is 500 euros"),
+    ("en", "Don't forget: my mum's birthday is June 2.", "my mum's birthday is June 2"),
+    ("en", "remember i hate coriander", "i hate coriander"),
+    ("zh", "请记住我住在成都", "我住在成都"),
+    ("zh", "记住，我不喝酒", "我不喝酒"),
+    ("zh", "帮我记一下我的车停在B2层", "我的车停在B2层"),
+    ("zh", "你能记住我喜欢喝绿茶吗", "我喜欢喝绿茶"),
+    ("zh", "记下来：下周二交报告", "下周二交报告"),
 ]
 
 _NOT_REMEMBER_ROWS: list[tuple[str, str]] = [
@@ -378,6 +459,14 @@ _NOT_REMEMBER_ROWS: list[tuple[str, str]] = [
     ("zh", "你记得我的生日吗"),
     ("zh", "记得上次我们聊的那本书吗"),
     ("zh", "记得早点睡"),
+    # --- second round, written after the grammar's first version and measured once, blind
+    ("en", "Do you remember my sister's name?"),
+    ("en", "remember to bring the charger"),
+    ("en", "I remember you told me about it."),
+    ("en", "Remember how cold it was last winter?"),
+    ("zh", "记得多喝水"),
+    ("zh", "你记得我叫什么吗？"),
+    ("zh", "记住这个单词的方法有哪些？"),
 ]
 
 FORGET: list[Case] = _requests("forget", _FORGET_ROWS)

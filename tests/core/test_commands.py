@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import random
+from pathlib import Path
+
 import pytest
 
-from core.commands import parse_command
+from core.commands import Command, parse_command
+
+from forget_phrasings import FORGET, NOT_FORGET, NOT_REMEMBER, REMEMBER
 
 
 @pytest.mark.parametrize(
@@ -35,6 +42,89 @@ def test_commands_are_recognised(text, action, body):
 )
 def test_questions_and_mentions_are_not_commands(text):
     assert parse_command(text) is None
+
+
+# Issue 26: each of these did nothing, silently, and the model answered "OK, forgotten".
+@pytest.mark.parametrize(
+    "text, body",
+    [
+        ("forget my address", "my address"),
+        ("Can you forget my passport number?", "my passport number"),
+        ("Forget my phone number please.", "my phone number"),
+        ("把我的地址忘掉", "我的地址"),
+        ("忘掉我的电话号码吧", "我的电话号码"),
+        ("Delete my car plate from your memory.", "my car plate"),
+        ("don't remember that I live in Beijing", "I live in Beijing"),
+        ("别再记着我的地址了", "我的地址"),
+        ("Hey, could you please forget my ex's name?", "my ex's name"),
+        ("能忘掉我的地址吗", "我的地址"),
+        ("请忘了我的地址好吗", "我的地址"),
+        ("把我的地址从记忆里删掉", "我的地址"),
+        ("Erase what I said about my divorce.", "my divorce"),
+        ("Please forget my address, I moved to Shanghai.", "my address"),  # Shanghai is not to be forgotten
+    ],
+)
+def test_the_ways_people_say_forget(text, body):
+    assert parse_command(text) == Command("forget", body)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I forgot my keys", "don't forget to call mum", "忘了带伞", "Did you forget what I said?", "forget it, let's move on",
+     "delete the file from the repo", "remove the item from my cart", "Remember to buy milk", "我忘记密码了", "别忘了明天开会",
+     "你忘了我的生日吗？", "Forget about my feelings, just answer the question.", "忘记过去才能向前看"],
+)
+def test_statements_reminders_and_dismissals_are_not_forgets(text):
+    assert parse_command(text) is None
+
+
+def _right(case) -> bool:
+    cmd = parse_command(case.text)
+    return cmd is not None and (cmd.action, cmd.text) == (case.action, case.subject)
+
+
+def test_the_phrasing_corpus_is_acted_on():
+    """DESIGN §11 and issue 26: ≥ 95 % of the ways to ask are acted on, with the right subject, and
+    no statement that is not a request is (bench/commands.py reports tune and held-out apart)."""
+    for asks in (FORGET, REMEMBER):
+        missed = [c.text for c in asks if not _right(c)]
+        assert len(missed) <= 0.05 * len(asks), missed
+    acted = [(c.text, parse_command(c.text)) for c in NOT_FORGET + NOT_REMEMBER if parse_command(c.text) is not None]
+    assert acted == []
+
+
+def test_the_grammar_stays_linear_on_long_and_odd_input():
+    """No timing assertion: patterns that backtrack badly would make this test hang for minutes."""
+    rng = random.Random(26)
+    alphabet = "forget rememb my 我的把忘掉记住别从记忆 ,.?!:，。？吧了'’-\n\t\u200b\u202e\U0001f600\ufdfa\ud800"
+    long = 100_000
+    texts = [
+        "forget my " + " " * long + "x", "把" + "我" * long, "我" + "的" * long + "，请忘掉吧", "forget my address" + "." * long + "x",
+        "forget my address" + ", " * (long // 2), "forget my from" + " " * long + "x", "hey" + " " * long, "please " * (long // 7),
+        "forget " + "a" * long + "'s", "forget my address" + "?!" * (long // 2), "remember that " + "x y " * (long // 4),
+        "删除关于" + "的" * long + "的记忆", "forget " + "about " * (long // 6) + "my x", "别再记着" + "我" * long + "了" * long,
+    ]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.choice([10, 1_000, long]))) for _ in range(12)]
+    for text in texts:
+        cmd = parse_command(text)
+        assert cmd is None or (cmd.action in ("forget", "remember") and cmd.text)
+
+
+def test_the_bench_reports_both_splits():
+    path = Path(__file__).resolve().parents[2] / "bench" / "commands.py"
+    spec = importlib.util.spec_from_file_location("bench_commands", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.main(["--corpus-only"])  # no evaluation data in tests (DESIGN §11)
+    assert json.loads(json.dumps(result)) == result
+    for action in ("forget", "remember"):
+        for split in ("tune", "held_out"):
+            r = result[action][split]
+            assert r["requests"]["n"] and r["non_requests"]["n"]
+            assert r["non_requests"]["acted_on"] == 0
+        asked = sum(result[action][s]["requests"]["n"] for s in ("tune", "held_out"))
+        right = sum(result[action][s]["requests"]["right_subject"] for s in ("tune", "held_out"))
+        assert right >= 0.95 * asked
 
 
 def test_remember_then_forget_through_the_service(service, alice):
