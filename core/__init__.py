@@ -27,12 +27,14 @@ from .errors import (
     NotFound,
     PermanentError,
     StoreLocked,
+    StoreTooNew,
     StoreUnavailable,
     Timeout,
     TransientError,
     Unauthenticated,
 )
 from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
+from .forgetting import forget_request
 from .journal import Journal
 from .user_overview import active_memories, kind_counts, vector_health
 from .jobs.runner import RunRecord, arun_job, list_runs, register_jobs, run_job
@@ -122,6 +124,7 @@ __all__ = [
     "Settings",
     "Status",
     "StoreLocked",
+    "StoreTooNew",
     "StoreUnavailable",
     "SyncMemory",
     "SystemClock",
@@ -145,6 +148,7 @@ __all__ = [
     "fenced",
     "fingerprint",
     "fingerprints",
+    "forget_request",
     "json_too_deep",
     "kind_counts",
     "list_runs",

@@ -14,6 +14,7 @@ from .redact import Redactor
 from .repair import repair_all
 from .service import MemoryService
 from .store import ChromaStore
+from .store.format import ensure_format
 
 log = logging.getLogger("amber")
 
@@ -55,6 +56,11 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         embedder_id=embedder.id,
         dim=embedder.dim,
     )
+    try:
+        ensure_format(store)  # refuses a store from a newer Amber; seals an older one's records
+    except BaseException:
+        store.close()
+        raise
     log.info("amber store %s, embedder %s", store.location, embedder.id)
     service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url),

@@ -7,7 +7,8 @@
     │   ├── Forbidden           the key or actor may not do this
     │   ├── Immutable           precious records are append-only
     │   ├── EmbedderMismatch    collection was built by another embedder: run `amber reindex`
-    │   └── StoreLocked         another process owns the embedded store
+    │   ├── StoreLocked         another process owns the embedded store
+    │   └── StoreTooNew         the store was written by a newer Amber (core/store/format.py)
     └── TransientError          may succeed later; retry or degrade (chat goes on without memory)
         ├── StoreUnavailable
         ├── EmbedderUnavailable
@@ -94,6 +95,10 @@ class EmbedderMismatch(PermanentError):
 class StoreLocked(PermanentError):
     # permanent for this process (another one owns the store), yet "try later" for an HTTP caller
     code, status = "store_locked", 503
+
+
+class StoreTooNew(PermanentError):
+    code, status = "store_too_new", 409
 
 
 class TransientError(AmberError):

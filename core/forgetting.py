@@ -1,9 +1,17 @@
-"""Forgetting and raw turns: what a "forget X" removes (shown before it does), and captured turns
+"""Forgetting and raw turns: what a "forget X" erases (shown before it does), and captured turns
 deleted by id, by conversation or by time.
 
-A collaborator of MemoryService. A preview and the forget itself use one plan, so what a person is
-shown is what goes: the memories `matching` names (precious quotes stay: they are append-only) and
-the turns `turns_saying` finds, plus the turns those memories were taken from.
+A collaborator of MemoryService. Two verbs: *delete* moves a memory to a trash it can be restored
+from until retention purges it; *forget* erases at once. A forget removes for good every record
+that states the thing, in every status and namespace: the live memories `matching` names
+(precious quotes and glossary terms included: append-only holds against jobs and models, never
+against their owner), the older versions each of them superseded, candidates, trashed, archived,
+expired and superseded records that say it, and the turns that say it or that those memories came
+from. The digest and daily logs are rewritten without the sentences that say it, and a digest's
+previous version is erased rather than kept. Each erased record leaves a tombstone without words
+(core/tombstones.py), so nothing forgotten comes back by restore, a replayed turn or an import;
+the audit says `forget` with ids and counts. A preview and the forget itself use one plan, so what
+a person is shown is what goes.
 """
 
 from __future__ import annotations
@@ -20,7 +28,8 @@ from .errors import InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Status, normalize_text
 from .recall.lexical import tokenize
 from .reads import Reads
-from .scope import Scope, memory_where, message_collection, message_where
+from .scope import Scope, memory_collection, memory_where, message_collection, message_where
+from .tombstones import Tombstones
 from .write_path import WritePath
 
 FORGET_MAX_CHARS = 2000
@@ -28,8 +37,8 @@ FORGET_MAX_CHARS = 2000
 
 @dataclass
 class ForgetPlan:
-    """What a forget removes. `done` is False for a preview; after the forget, `memories` are the
-    deleted versions and `message_ids` the turns that were deleted."""
+    """What a forget erases. `done` is False for a preview; after the forget, `memories` are the
+    records erased (as they were) and `message_ids` the turns that were erased."""
 
     what: str
     memories: list[Memory] = field(default_factory=list)
@@ -51,16 +60,18 @@ class Forgetting:
         writes: WritePath,
         recaller: Any,
         *,
-        delete: Callable[[Scope, str], Memory],
         update: Callable[[Scope, str, MemoryPatch], Memory],
         digest_set: Callable[[Scope, str], Memory],
+        tombstones: Tombstones,
+        now: Callable[[], datetime],
     ):
         self._reads = reads
         self._writes = writes
         self._recaller = recaller
-        self._delete = delete
         self._update = update
         self._digest_set = digest_set
+        self.tombstones = tombstones
+        self._now = now
 
     def forget_preview(self, scope: Scope, what: str) -> ForgetPlan:
         """What `forget(scope, what)` would remove now; removes nothing."""
@@ -71,14 +82,16 @@ class Forgetting:
         return self.forget_subject(scope, _subject(what))
 
     def _plan(self, scope: Scope, what: str) -> ForgetPlan:
-        # active facts and candidates still in the review queue; the digest and daily logs are
-        # written from many facts, so they are rewritten without what they say of this one
-        memories = [m for m in self.matching(scope, what) if m.kind not in (Kind.precious, *STANDING)]
-        phrases = [what, *(m.content for m in memories)]
+        every = self._reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))
+        live = [m for m in every if m.status == Status.active and m.kind not in STANDING]
+        named = _named(live, what)
+        phrases = [what, *(m.content for m in named)]
         wanted = [w for w in map(words_of, phrases) if w]
-        waiting = self._reads.memories(scope, memory_where(scope, statuses=[Status.candidate]))
-        memories += [m for m in waiting if any(says(w, m.content) for w in wanted)]
-        standing = self._reads.memories(scope, memory_where(scope, kinds=[k.value for k in STANDING]))
+        # records no longer live (the review queue, the trash, old versions, the archive) that say it
+        taken = {m.id for m in named}
+        resting = [m for m in every if m.id not in taken and m.status != Status.active and any(says(w, m.content) for w in wanted)]
+        memories = _with_older_versions(named + resting, every)
+        standing = [m for m in every if m.kind in STANDING and m.status == Status.active]
         rewrites = [(m, new) for m in standing if (new := without_saying(m.content, phrases)) != m.content]
         said = self.turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
         # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
@@ -90,32 +103,40 @@ class Forgetting:
 
     def forget_subject(self, scope: Scope, what: str) -> ForgetPlan:
         """`forget` of a subject already read out of its command (a "forget ..." turn)."""
-        # planned under the user's write lock, so a turn captured between plan and delete cannot escape it
+        # planned under the user's write lock, so a turn captured between plan and erase cannot escape it
         with self._writes.lock(scope):
             plan = self._plan(scope, what)
-            deleted = [self._delete(scope, m.id) for m in plan.memories]
-            if plan.message_ids:
-                self.delete_messages(scope, plan.message_ids)
+            erased = list(plan.memories)
             for m, text in plan.rewrites:
                 if not text:
-                    self._delete(scope, m.id)
+                    erased.append(m)
                 elif m.kind == Kind.digest:
                     self._digest_set(scope, text)
+                    erased.append(m)  # its previous version would keep the sentence as "superseded"
                 else:
                     self._update(scope, m.id, MemoryPatch(content=text))
-            return ForgetPlan(what=what, memories=deleted, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites)
+            self.erase(scope, erased, plan.message_ids)
+            return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites)
+
+    def erase(self, scope: Scope, memories: Sequence[Memory], message_ids: Sequence[str] = ()) -> None:
+        """Remove records for good and leave wordless tombstones; the audit says `forget` with ids
+        and counts. The caller holds the user's lock."""
+        turns = sorted(self._reads.existing_turn_ids(scope, list(message_ids))) if message_ids else []
+        ids = list(dict.fromkeys(m.id for m in memories))
+        if not ids and not turns:
+            return
+        now = self._now()
+        self.tombstones.bury(scope.user_id, [
+            *({"id": m.id, "kind": m.kind.value, "status": m.status.value, "created_at": m.created_at} for m in memories),
+            *({"id": i, "kind": "turn"} for i in turns),
+        ], now)
+        self._writes.delete_records(scope, memory_collection(scope), ids)
+        self._writes.delete_records(scope, message_collection(scope), turns)
+        self._writes.audit(scope, "forget", ids, message_ids=turns, memories=len(ids), turns=len(turns))
 
     def matching(self, scope: Scope, text: str) -> list[Memory]:
-        """Active memories a "forget" names: those containing the words, else the closest near-match."""
-        needle = normalize_text(text)
-        mems = self._reads.memories(scope, memory_where(scope))
-        exact = [m for m in mems if needle in normalize_text(m.content)]
-        if exact:
-            return exact
-        want = set(tokenize(text))
-        scored = [(len(want & set(tokenize(m.content))) / max(1, len(want | set(tokenize(m.content)))), m) for m in mems]
-        best = max(scored, key=lambda x: x[0], default=(0.0, None))
-        return [best[1]] if best[1] is not None and best[0] >= 0.5 else []
+        """Live memories a "forget" names: those containing the words, else the closest near-match."""
+        return _named(self._reads.memories(scope, memory_where(scope)), text)
 
     def turns_saying(self, scope: Scope, text: str) -> set[str]:
         """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
@@ -194,6 +215,32 @@ class Forgetting:
 
 
 STANDING = (Kind.digest, Kind.daily_log)
+
+
+def _named(memories: Sequence[Memory], text: str) -> list[Memory]:
+    """The memories a forget names: those containing its words, else the one closest near-match
+    (at least half the words shared): a forget acts on what it is sure of."""
+    needle = normalize_text(text)
+    exact = [m for m in memories if needle in normalize_text(m.content)]
+    if exact:
+        return exact
+    want = set(tokenize(text))
+    scored = [(len(want & set(tokenize(m.content))) / max(1, len(want | set(tokenize(m.content)))), m) for m in memories]
+    best = max(scored, key=lambda x: x[0], default=(0.0, None))
+    return [best[1]] if best[1] is not None and best[0] >= 0.5 else []
+
+
+def _with_older_versions(memories: Sequence[Memory], every: Sequence[Memory]) -> list[Memory]:
+    """`memories` and every version each of them superseded, back to the first: "I live in
+    Shanghai" forgotten takes "I live in Beijing" with it. Newer versions are not followed: to
+    forget an old value is not to forget the current one."""
+    by_id = {m.id: m for m in every}
+    out: dict[str, Memory] = {}
+    for m in memories:
+        while m is not None and m.id not in out:
+            out[m.id] = m
+            m = by_id.get(m.supersedes) if m.supersedes else None
+    return list(out.values())
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 
 
@@ -209,6 +256,18 @@ def says(words: set[str], text: str) -> bool:
         return False
     need = max(min(2, len(words)), math.ceil(0.6 * len(words)))
     return len(words & set(tokenize(text))) >= need
+
+
+def forget_request(text: str) -> Callable[[str], bool] | None:
+    """For a user turn that asks to forget something: a test of whether another text says it (the
+    matcher a forget uses on turns), for stores outside the service that hold turns too (the proxy's
+    journal). None for any other turn."""
+    cmd = parse_command(text or "")
+    if cmd is None or cmd.action != "forget":
+        return None
+    wanted = words_of(cmd.text)
+    needle = normalize_text(cmd.text)
+    return lambda other: bool(other) and (needle in normalize_text(other) or says(wanted, other))
 
 
 def without_saying(text: str, phrases: Sequence[str]) -> str:

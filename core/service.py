@@ -18,9 +18,10 @@ from .forgetting import ForgetPlan, Forgetting
 from .portability import Portability
 from .reads import Reads
 from .registry import Registry
+from .tombstones import Tombstones
 from .repair import keyed_actives
 from .review import ReviewQueue
-from .errors import Conflict, Immutable, InvalidInput
+from .errors import Conflict, Immutable, InvalidInput, NotFound
 from .model import (
     FACT_KEY_RE,
     Category,
@@ -44,7 +45,7 @@ from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .redact import Redactor
-from .scope import Scope, memory_where, message_collection, message_where, validate_namespace
+from .scope import Scope, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, one_active_per_key, require_current
 from .turns import unsaved
@@ -77,8 +78,9 @@ class MemoryService:
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
         self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
         self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
-        self._forgetting = Forgetting(self.reads, self.writes, self.recaller, delete=self.delete, update=self.update,
-                                      digest_set=self._curated.digest_set)
+        self.tombstones = Tombstones(self.registry)  # what was forgotten, without its words
+        self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,
+                                      digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now)
         self._access = AccessCounts(self.writes, clock)  # recall hits, written in the background
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
         self.recall_budget: int | None = None  # the operator's budget for the configured preset (compose)
@@ -105,7 +107,12 @@ class MemoryService:
     # ---- reads -------------------------------------------------------------------------------
 
     def get(self, scope: Scope, memory_id: str) -> Memory:
-        return self.writes.get(scope, memory_id)
+        try:
+            return self.writes.get(scope, memory_id)
+        except NotFound:
+            if self.tombstones.get(scope.user_id, memory_id) is not None:
+                raise NotFound(f"memory {memory_id!r} was forgotten: its words are gone, and nothing forgotten can be restored") from None
+            raise
 
     def list(
         self,
@@ -262,13 +269,25 @@ class MemoryService:
     def archive(self, scope: Scope, memory_id: str) -> Memory:
         return self.writes.set_status(scope, memory_id, Status.archived, "archive")
 
+    def purge_trash(self, scope: Scope, ids: Sequence[str] | None = None) -> list[str]:
+        """Empty the trash now (or only these ids from it): deleted memories are removed for good,
+        their keys destroyed (core/store/sealing.py). Returns the ids purged. Records not in the
+        trash are left alone: purging is for what a person already deleted."""
+        with self.writes.lock(scope):
+            trash = self.reads.memories(scope, memory_where(scope, statuses=[Status.deleted], all_namespaces=True))
+            chosen = [m.id for m in trash if ids is None or m.id in set(ids)]
+            if chosen:
+                self.writes.delete_records(scope, memory_collection(scope), chosen)
+                self.writes.audit(scope, "purge", chosen, count=len(chosen))
+            return chosen
+
     def restore(self, scope: Scope, memory_id: str) -> Memory:
         """Bring back a deleted, archived or expired memory (a deleted one until retention removes it
         for good, 30 days on). A past TTL is cleared, or it would expire again. Restoring an active
         memory changes nothing. Refused: a superseded version or a candidate (each error names the
         way back), and a keyed value whose key another active memory now holds (Conflict)."""
         with self.writes.lock(scope):
-            mem = self.get(scope, memory_id)
+            mem = self.get(scope, memory_id)  # a forgotten one is NotFound, saying so
             if mem.status == Status.active:
                 return mem
             if mem.status == Status.superseded:
@@ -360,6 +379,9 @@ class MemoryService:
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
         col = message_collection(scope)
         new, _ = unsaved(self.reads, scope, messages)
+        # a turn the person made Amber forget stays forgotten when a journal or queue replays it
+        buried = self.tombstones.buried(scope.user_id, [m.id for m in new])
+        new = [m for m in new if m.id not in buried]
         if not new:
             return 0
         vectors = self.embed_background(self._index_texts(scope, new))

@@ -36,6 +36,7 @@ from core import (
     build_service,
     config_file,
     entry_messages,
+    forget_request,
     register_jobs,
     user_hash,
 )
@@ -210,6 +211,13 @@ class Host:
         started = time.perf_counter()
         await memory.capture(Actor(user, client=client, via="litellm"), entries)
         log.info("amber capture user=%s exchanges=%d stored in %.0fms", user_hash(user), len(entries), (time.perf_counter() - started) * 1000)
+        # a forget carried out: turns still waiting here (or set aside) that say it go too
+        for e in entries:
+            says_it = forget_request(str(e.get("command") or ""))
+            if says_it is not None:
+                removed = await asyncio.to_thread(self.spool.forget, user, says_it)
+                if removed:
+                    log.info("amber capture user=%s: %d journaled exchanges removed by a forget", user_hash(user), removed)
 
     async def _watch_hosts(self, every_s: float = 10.0) -> None:
         """Several memory hosts: probe each one's /health now and then, so a host that went down is

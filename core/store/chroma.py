@@ -22,12 +22,15 @@ from ..filters import Eq, In, Range, Where
 from ..model import Memory, Message
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .lock import DirectoryLock
+from .sealing import PREFIX as SEALED
+from .sealing import RecordKeys, Sealer
 
 log = logging.getLogger("amber.store")
 
 REGISTRY = "amber_registry"
 _UNIT = [1.0]  # registry and audit rows carry no meaningful vector
 _MAX_BATCH = 5000  # Chroma caps a batch at 5461
+_WORD_FIELDS = ("content_hash", "title")  # flat fields derived from a record's words
 
 
 class ChromaStore:
@@ -35,6 +38,8 @@ class ChromaStore:
         self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
         tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
     ):
+        # embedded: each record's words sealed under a key of its own (sealing.py); server: plain
+        self.sealer: Sealer | None = None
         self.embedder_id = embedder_id
         self.dim = dim
         self._lock: DirectoryLock | None = None
@@ -64,6 +69,7 @@ class ChromaStore:
                     path=str(path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
                 )
                 self.location = str(path)
+                self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3"))
         except Exception as e:
             if self._lock:
                 self._lock.release()
@@ -73,6 +79,8 @@ class ChromaStore:
 
     def close(self) -> None:
         self._cols.clear()
+        if self.sealer is not None:
+            self.sealer.keys.close()
         if self._lock:
             self._lock.release()
             self._lock = None
@@ -114,11 +122,14 @@ class ChromaStore:
             col = self.client.get_collection(name, embedding_function=None)
         except Exception:
             return []
-        return list(col.get(include=["metadatas"])["metadatas"])
+        r = col.get(include=["metadatas"])
+        return [m for m in (self._opened(name, i, m) for i, m in zip(r["ids"], r["metadatas"])) if m is not None]
 
     def drop(self, name: str) -> None:
         with self._mutex:
             self._cols.pop(name, None)
+            if self.sealer is not None:
+                self.sealer.keys.destroy_collection(name)
             try:
                 self.client.delete_collection(name)
             except Exception:
@@ -134,10 +145,11 @@ class ChromaStore:
         c = self._collection(col, vectors=True)
         for i in range(0, len(memories), _MAX_BATCH):
             batch = memories[i : i + _MAX_BATCH]
-            ids, metas = [m.id for m in batch], [memory_metadata(m) for m in batch]
+            ids, metas = [m.id for m in batch], self._sealed(col, [m.id for m in batch], [memory_metadata(m) for m in batch])
             if embeddings is not None:
                 vectors = [list(v) for v in embeddings[i : i + _MAX_BATCH]]
-                c.upsert(ids=ids, documents=[m.content for m in batch], metadatas=metas, embeddings=vectors)
+                docs = self._seal_texts(col, ids, [m.content for m in batch])
+                c.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors)
             else:
                 c.update(ids=ids, metadatas=metas)  # content unchanged: document and vector stay
 
@@ -145,17 +157,18 @@ class ChromaStore:
         if not ids:
             return []
         r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
-        by_id = {i: memory_from(m) for i, m in zip(r["ids"], r["metadatas"])}
+        by_id = {i: memory_from(m) for i, m in self._open_all(col, r["ids"], r["metadatas"])}
         return [by_id[i] for i in ids if i in by_id]
 
     def find_memories(self, col: str, where: Where | None, *, limit: int | None = None) -> list[Memory]:
-        r = _get_paged(self._collection(col, vectors=True), chroma_where(where), ["metadatas"], limit)
-        return [memory_from(m) for m in r["metadatas"]]
+        r = _get_paged(self._collection(col, vectors=True), self._where(col, where), ["metadatas"], limit)
+        return [memory_from(m) for _, m in self._open_all(col, r["ids"], r["metadatas"])]
 
     def query_memories(self, col: str, embedding: Sequence[float], k: int, where: Where | None) -> list[tuple[Memory, float]]:
         c = self._collection(col, vectors=True)
-        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=chroma_where(where), include=["metadatas", "distances"])
-        return [(memory_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
+        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=self._where(col, where), include=["metadatas", "distances"])
+        dist = dict(zip(r["ids"][0], r["distances"][0]))
+        return [(memory_from(m), 1.0 - dist[i]) for i, m in self._open_all(col, r["ids"][0], r["metadatas"][0])]
 
     def memory_embeddings(self, col: str, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored vectors by id; {} when the store cannot read them (after a crash, embedded Chroma can
@@ -175,6 +188,8 @@ class ChromaStore:
         self.fence()
         if ids:
             self._collection(col, vectors=vectors).delete(ids=list(ids))
+            if self.sealer is not None:  # removed for good: every copy Chroma still holds goes unreadable
+                self.sealer.destroy(col, ids)
 
     def count(self, col: str, *, vectors: bool = True) -> int:
         return self._collection(col, vectors=vectors).count()
@@ -186,10 +201,11 @@ class ChromaStore:
         c = self._collection(col, vectors=True)
         for i in range(0, len(messages), _MAX_BATCH):
             batch = messages[i : i + _MAX_BATCH]
+            ids = [m.id for m in batch]
             c.upsert(
-                ids=[m.id for m in batch],
-                documents=list(texts[i : i + _MAX_BATCH]),
-                metadatas=[message_metadata(m) for m in batch],
+                ids=ids,
+                documents=self._seal_texts(col, ids, list(texts[i : i + _MAX_BATCH])),
+                metadatas=self._sealed(col, ids, [message_metadata(m) for m in batch]),
                 embeddings=[list(v) for v in embeddings[i : i + _MAX_BATCH]],
             )
 
@@ -203,18 +219,91 @@ class ChromaStore:
         if not ids:
             return {}
         r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
-        return {i: message_from(m) for i, m in zip(r["ids"], r["metadatas"])}
+        return {i: message_from(m) for i, m in self._open_all(col, r["ids"], r["metadatas"])}
 
     def find_messages(self, col: str, where: Where | None) -> list[tuple[Message, str]]:
         r = _get_paged(self._collection(col, vectors=True), chroma_where(where), ["metadatas", "documents"], None)
-        out = [(message_from(m), d) for m, d in zip(r["metadatas"], r["documents"])]
+        docs = dict(zip(r["ids"], r["documents"]))
+        out = [(message_from(m), self._open_text(col, i, docs[i]) or "") for i, m in self._open_all(col, r["ids"], r["metadatas"])]
         out.sort(key=lambda x: (x[0].created_at, x[0].id))
         return out
 
     def query_messages(self, col: str, embedding: Sequence[float], k: int, where: Where | None = None) -> list[tuple[Message, float]]:
         c = self._collection(col, vectors=True)
         r = c.query(query_embeddings=[list(embedding)], n_results=k, where=chroma_where(where), include=["metadatas", "distances"])
-        return [(message_from(m), 1.0 - d) for m, d in zip(r["metadatas"][0], r["distances"][0])]
+        dist = dict(zip(r["ids"][0], r["distances"][0]))
+        return [(message_from(m), 1.0 - dist[i]) for i, m in self._open_all(col, r["ids"][0], r["metadatas"][0])]
+
+    # ---- sealing (embedded stores) -------------------------------------------------------------
+
+    def _sealed(self, col: str, ids: Sequence[str], metas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Records with their words sealed; the flat fields that derive from words (a digest of the
+        content, a glossary term) become keyed digests, so leftover bytes confirm no guess either."""
+        if self.sealer is None:
+            return metas
+        sealed = self.sealer.seal(col, ids, [m["record"] for m in metas])
+        out = []
+        for m, r in zip(metas, sealed):
+            m = {**m, "record": r}
+            for name in _WORD_FIELDS:
+                if m.get(name):
+                    m[name] = self.sealer.digest(col, str(m[name]))
+            out.append(m)
+        return out
+
+    def _where(self, col: str, where: Where | None) -> dict[str, Any] | None:
+        """A filter in Chroma's dialect, with values on word-derived fields keyed as stored."""
+        if where is None or self.sealer is None or not any(c.field in _WORD_FIELDS for c in where.clauses):
+            return chroma_where(where)
+        keyed: list[Any] = []
+        for c in where.clauses:
+            if isinstance(c, Eq) and c.field in _WORD_FIELDS and c.value:
+                c = Eq(c.field, self.sealer.digest(col, str(c.value)))
+            elif isinstance(c, In) and c.field in _WORD_FIELDS:
+                c = In(c.field, tuple(self.sealer.digest(col, str(v)) if v else v for v in c.values))
+            keyed.append(c)
+        return chroma_where(Where.of(*keyed))
+
+    def _seal_texts(self, col: str, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
+        return list(texts) if self.sealer is None else self.sealer.seal(col, ids, texts)
+
+    def _open_text(self, col: str, record_id: str, text: str | None) -> str | None:
+        return text if self.sealer is None else self.sealer.open(col, record_id, text)
+
+    def _opened(self, col: str, record_id: str, meta: dict[str, Any]) -> dict[str, Any] | None:
+        """The metadata with its record readable; None for a record erased meanwhile (its key is gone)."""
+        if self.sealer is None:
+            return meta
+        record = self.sealer.open(col, record_id, meta.get("record"))
+        return None if record is None else {**meta, "record": record}
+
+    def _open_all(self, col: str, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+        out = []
+        for i, m in zip(ids, metas):
+            opened = self._opened(col, i, m)
+            if opened is not None:
+                out.append((i, opened))
+        return out
+
+    def seal_existing(self) -> int:
+        """Seal every record still in the clear (a store from before sealing); vectors unchanged."""
+        if self.sealer is None:
+            return 0
+        sealed = 0
+        for name in self.list_collections():
+            if not name.startswith(("amber_mem_", "amber_msg_")):
+                continue
+            c = self._collection(name, vectors=True)
+            r = _get_paged(c, None, ["metadatas", "documents", "embeddings"], None)
+            todo = [n for n, m in enumerate(r["metadatas"]) if not str(m.get("record", "")).startswith(SEALED)]
+            for start in range(0, len(todo), _MAX_BATCH):
+                chunk = todo[start : start + _MAX_BATCH]
+                ids = [r["ids"][n] for n in chunk]
+                metas = self._sealed(name, ids, [dict(r["metadatas"][n]) for n in chunk])
+                docs = self._seal_texts(name, ids, [r["documents"][n] or "" for n in chunk])
+                c.update(ids=ids, metadatas=metas, documents=docs, embeddings=[list(r["embeddings"][n]) for n in chunk])
+            sealed += len(todo)
+        return sealed
 
     # ---- audit events ------------------------------------------------------------------------
 
@@ -281,7 +370,7 @@ def _get_paged(col: Any, where: dict[str, Any] | None, include: list[str], limit
         size = _MAX_BATCH if limit is None else min(_MAX_BATCH, limit - offset)
         r = col.get(where=where, limit=size, offset=offset, include=include)
         for k in out:
-            out[k].extend(r[k] or [])
+            out[k].extend(r[k] if r[k] is not None else [])  # embeddings come as an array
         if len(r["ids"]) < size:
             break
         offset += size

@@ -165,8 +165,17 @@ async def test_forget_preview_removes_nothing_then_forget_removes(port):
     done = await port.forget("my dentist")
     assert done["done"] is True and [x.id for x in done["memories"]] == [m.id] and done["message_ids"] == ["f1"]
     assert isinstance(done["memories"][0], Memory) and set(done) >= {"what", "rewritten"}
-    assert (await port.get(m.id)).status.value == "deleted"
+    # erased, not trashed: no status shows it, nobody can restore it, the export does not hold it
+    with pytest.raises(NotFound, match="forgotten"):
+        await port.get(m.id)
+    with pytest.raises(NotFound, match="forgotten"):
+        await port.restore(m.id)
+    assert (await port.list(status="any")).items == []
+    if hasattr(port, "export"):  # MCP has no export tool
+        assert "Okonkwo" not in str([r async for r in port.export()])
     assert await port.messages() == []
+    # a replayed turn that was forgotten stays forgotten
+    assert (await port.ingest([turn("f1", "my dentist is Dr. Okonkwo, appointment on Friday")]))["ingested"] == 0
 
 
 # ---- capture -----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core import NotFound
 from core.commands import Command, parse_command
 
 from forget_phrasings import FORGET, NOT_FORGET, NOT_REMEMBER, REMEMBER
@@ -173,8 +174,8 @@ def test_forget_reaches_the_raw_turns(service, alice, same_batch):
     for probe in PROBES:
         assert not any("99812345" in c.text for c in service.search(alice, probe)), probe
         assert "99812345" not in service.recall(alice, probe).text
-    events = [e for e in service.events(alice) if e.action == "delete_messages"]
-    assert events and "99812345" not in repr(events)  # the audit keeps ids, never words
+    events = [e for e in service.events(alice) if e.action == "forget"]
+    assert events and "99812345" not in repr(events)  # the audit says forget, with ids, never words
 
 
 def test_forget_in_chinese_reaches_the_raw_turns(service, alice):
@@ -209,5 +210,7 @@ def test_forget_rewrites_the_digest_and_daily_logs_and_drops_waiting_candidates(
     service.capture(alice, [_turn(0, "user", "Forget that I work at Acme on weekends")])
     assert service.digest_get(alice).content == "Alice is a nurse in Edinburgh. She loves cats."
     assert service.get(alice, log.id).content == "Planned a trip to Skye."
-    assert service.get(alice, cand.id).status == Status.deleted and service.get(alice, fact.id).status == Status.deleted
+    for gone in (cand.id, fact.id):  # erased, not trashed
+        with pytest.raises(NotFound, match="forgotten"):
+            service.get(alice, gone)
     assert not [c for c in service.search(alice, "Acme weekends job") if "Acme" in c.text]

@@ -453,3 +453,26 @@ async def test_doctor_names_set_aside_turns_and_the_fix(tmp_path, monkeypatch, c
     amber(["--config", str(tmp_path / "none.yaml"), "doctor", "--url", f"http://127.0.0.1:{free_port()}", "--no-llm"])
     out = capsys.readouterr().out
     assert "1 captured exchange(s) set aside" in out and "InvalidInput" in out and "amber spool replay" in out
+
+
+async def test_a_forget_carried_out_by_the_host_clears_what_the_journal_still_holds(tmp_path):
+    """The proxy's drainer stores a "forget …" turn; the turns still waiting in the journal and those
+    set aside that say it are removed there too (core.forget_request is the matcher)."""
+    from core import forget_request
+    from litellm_hooks.host import Host
+
+    spool = Spool(tmp_path)
+    spool.append(entry("ann", 0, "my locker code is in the blue notebook"))
+    await spool.drain_once(Store(refuse={"ann-0"}))  # set aside
+    assert len(quarantine(tmp_path)) == 1
+    spool.append(entry("ann", 1, "I keep the blue notebook under my bed"))
+
+    class Memory:
+        async def capture(self, actor, entries):
+            self.got = entries
+
+    host = Host()
+    host.spool, host.memory = spool, Memory()
+    await host._store_entries("ann", [entry("ann", 2, "forget my blue notebook")])
+    assert quarantine(tmp_path) == [] and not spool.pending()
+    assert forget_request("I forgot my keys") is None and forget_request("forget my blue notebook")("my BLUE notebook!")

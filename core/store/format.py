@@ -1,0 +1,97 @@
+"""The store's format version, and the migration from an older one.
+
+The registry holds `store:format`. A host refuses a store written by a newer Amber (it cannot know
+what that one changed) and migrates an older one when it opens it:
+
+- 1 (no record): records held their words in the clear.
+- 2: in an embedded store every record's words are sealed under a key of its own (sealing.py).
+  Migrating seals every record, then rebuilds chroma.sqlite3 once (VACUUM, secure_delete on) so
+  the clear copies Chroma kept in its log and free pages are gone from the file too. That costs a
+  full rewrite of the file, once, while nothing else uses the store. A server-mode store records
+  2 with `sealed: false` (the records of a shared Chroma server are not sealed).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreTooNew
+from .sealing import PREFIX as SEALED
+
+log = logging.getLogger("amber.store")
+
+FORMAT = 2
+KEY = "store:format"
+
+
+def ensure_format(store: Any) -> int:
+    """Check the store's format and migrate it to this Amber's; returns how many records were sealed."""
+    found = store.reg_get(KEY)
+    if found is None:
+        version = 1 if _holds_records(store) else FORMAT
+    else:
+        version = int(found.get("version") or 1)
+    if version > FORMAT:
+        raise StoreTooNew(
+            f"the store at {store.location} has format {version}, written by a newer Amber; this one understands "
+            f"up to {FORMAT}. Upgrade Amber, or point it at another data_dir"
+        )
+    sealed = 0
+    if version < 2 and store.sealer is not None:
+        sealed = store.seal_existing()
+        path = Path(store.location) / "chroma.sqlite3"
+        scrub_log(path)
+        vacuum(path)
+        log.info("amber store %s: format %d -> %d, %d records sealed, file rebuilt", store.location, version, FORMAT, sealed)
+    if found is None or version < FORMAT:
+        store.reg_put(KEY, {"version": FORMAT, "sealed": store.sealer is not None}, kind="store")
+    return sealed
+
+
+def _holds_records(store: Any) -> bool:
+    return any(name.startswith(("amber_mem_", "amber_msg_")) for name in store.list_collections())
+
+
+def scrub_log(path: Path) -> int:
+    """Blank the words in Chroma's write-ahead log rows written before sealing. Each such record
+    has been sealed by a later update in the same log, so replaying the log still ends with the
+    sealed record; only the clear copies go."""
+    if not path.is_file():
+        return 0
+    db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+    try:
+        db.execute("PRAGMA secure_delete=ON")
+        rows = db.execute("SELECT seq_id, metadata FROM embeddings_queue WHERE metadata IS NOT NULL").fetchall()
+        changed = []
+        for seq, raw in rows:
+            try:
+                meta = json.loads(raw)
+            except ValueError:
+                continue
+            blanked = {k: ("" if k in ("record", "chroma:document") and isinstance(v, str) and not v.startswith(SEALED) else v)
+                       for k, v in meta.items()}
+            if blanked != meta:
+                changed.append((json.dumps(blanked), seq))
+        if changed:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("UPDATE embeddings_queue SET metadata = ? WHERE seq_id = ?", changed)
+            db.execute("COMMIT")
+        return len(changed)
+    finally:
+        db.close()
+
+
+def vacuum(path: Path) -> None:
+    """Rebuild Chroma's SQLite file with deleted content overwritten (secure_delete)."""
+    if not path.is_file():
+        return
+    db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+    try:
+        db.execute("PRAGMA secure_delete=ON")
+        db.execute("VACUUM")
+    finally:
+        db.close()

@@ -1,0 +1,134 @@
+"""Sealed records: every record's words are encrypted under a key of its own, so erasing the key
+erases the words wherever copies of them lie.
+
+Chroma keeps more than the current record. Its write-ahead log (`embeddings_queue` in
+chroma.sqlite3) holds every version ever written, and SQLite leaves the bytes of deleted and
+overwritten rows in free space inside its pages; an access-count patch after a recall is enough
+to leave an old copy behind. Amber cannot reach into all of that without stopping everybody (a
+VACUUM rewrites the whole file under an exclusive lock). So the words never reach Chroma in the
+clear: the record JSON and the document of each record are sealed with AES-GCM under a random
+256-bit key for that record, and the keys live in a small SQLite file Amber owns
+(`<data_dir>/record_keys.sqlite3`, secure_delete on, rollback journal). Removing a record for good
+(a forget, a purge of the trash, a retention purge, a person erased) deletes its key, and every
+copy Chroma still holds, in its log, its free pages or its index files, is unreadable from then on.
+
+What stays readable in Chroma: the ids, the vectors, and the flat fields Amber filters on (status,
+kind, namespace, dates, the fact key's name, a content digest). With Chroma as a server
+(`chroma_url`) several hosts share records, so records are not sealed (a shared key table is the
+next step; README, "What forget erases").
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+PREFIX = "sealed1:"
+
+
+def _ref(col: str, record_id: str) -> str:
+    return f"{col}\x1f{record_id}"
+
+
+class RecordKeys:
+    """The key of each sealed record, in a file Amber owns; all of them cached in memory
+    (32 bytes a record: 100 000 records are 3 MB)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA secure_delete=ON")  # a deleted key's bytes are overwritten in the file
+        self._db.execute("PRAGMA journal_mode=DELETE")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS record_keys (ref TEXT PRIMARY KEY, key BLOB NOT NULL)")
+        self._lock = threading.Lock()
+        self._keys: dict[str, bytes] = dict(self._db.execute("SELECT ref, key FROM record_keys"))
+
+    def get(self, ref: str) -> bytes | None:
+        return self._keys.get(ref)
+
+    def ensure(self, refs: Sequence[str]) -> list[bytes]:
+        """The key of each ref, made (and durably written) for those that have none yet."""
+        missing = [r for r in dict.fromkeys(refs) if r not in self._keys]
+        if missing:
+            with self._lock:
+                fresh = [(r, os.urandom(32)) for r in missing if r not in self._keys]
+                if fresh:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    try:
+                        self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", fresh)
+                        self._db.execute("COMMIT")
+                    except BaseException:
+                        self._db.execute("ROLLBACK")
+                        raise
+                    self._keys.update(fresh)
+        return [self._keys[r] for r in refs]
+
+    def destroy(self, refs: Iterable[str]) -> int:
+        """Delete these keys for good; what they sealed can no longer be read anywhere."""
+        gone = [r for r in dict.fromkeys(refs) if r in self._keys]
+        if not gone:
+            return 0
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("DELETE FROM record_keys WHERE ref = ?", [(r,) for r in gone])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            for r in gone:
+                self._keys.pop(r, None)
+        return len(gone)
+
+    def destroy_collection(self, col: str) -> int:
+        return self.destroy([r for r in list(self._keys) if r.startswith(col + "\x1f")])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class Sealer:
+    """Seal and open the words of records by (collection, id)."""
+
+    def __init__(self, keys: RecordKeys):
+        self.keys = keys
+
+    def seal(self, col: str, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
+        keys = self.keys.ensure([_ref(col, i) for i in ids])
+        out = []
+        for i, key, text in zip(ids, keys, texts):
+            nonce = os.urandom(12)
+            box = AESGCM(key).encrypt(nonce, text.encode("utf-8"), _ref(col, i).encode("utf-8"))
+            out.append(PREFIX + base64.b64encode(nonce + box).decode("ascii"))
+        return out
+
+    def open(self, col: str, record_id: str, text: str | None) -> str | None:
+        """The words, or None when the record's key is gone (it was erased). Text written before
+        records were sealed is returned as it is."""
+        if text is None or not text.startswith(PREFIX):
+            return text
+        key = self.keys.get(_ref(col, record_id))
+        if key is None:
+            return None
+        raw = base64.b64decode(text[len(PREFIX):])
+        return AESGCM(key).decrypt(raw[:12], raw[12:], _ref(col, record_id).encode("utf-8")).decode("utf-8")
+
+    def destroy(self, col: str, ids: Iterable[str]) -> int:
+        return self.keys.destroy(_ref(col, i) for i in ids)
+
+    def digest(self, col: str, value: str) -> str:
+        """A keyed digest of a word-derived filter value, under a secret of the collection (one
+        person's records), which goes when the collection is dropped."""
+        key = self.keys.ensure([_ref(col, "\x00digest")])[0]
+        return "k1:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]

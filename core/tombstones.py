@@ -1,0 +1,85 @@
+"""What a person made Amber forget: ids and times, never words.
+
+A forget removes records for good. What is left is a tombstone per record in the registry, so that
+nothing forgotten comes back by another door: a turn replayed from the proxy's journal or the
+shared capture queue, a restore, an import of an old export. A tombstone keeps the record's kind,
+the status it had, when it was made and when it was forgotten; no text, no vector and no plain
+hash. Record ids can be derived from content (a memory's id is a digest of its words), so a
+tombstone is filed under an HMAC of the id, keyed by a random secret per person that is deleted
+with the person: whoever reads the registry cannot test a guess of the words against it without
+that secret, and once the person is erased nobody can.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import datetime
+from typing import Any, Iterable, Sequence
+
+from .registry import Registry
+
+KIND = "tombstone"
+SECRET_KIND = "tombstone-secret"
+
+
+class Tombstones:
+    def __init__(self, registry: Registry):
+        self._registry = registry
+
+    def _secret(self, user_id: str, *, create: bool) -> bytes | None:
+        found = self._registry.reg_get(f"tombkey:{user_id}")
+        if found is None and create:
+            found = secrets.token_hex(32)
+            self._registry.reg_put(f"tombkey:{user_id}", found, kind=SECRET_KIND, owner=user_id)
+        return bytes.fromhex(found) if found else None
+
+    @staticmethod
+    def _ref(secret: bytes, record_id: str) -> str:
+        return hmac.new(secret, record_id.encode(), hashlib.sha256).hexdigest()[:40]
+
+    def _key(self, user_id: str, ref: str) -> str:
+        return f"tomb:{user_id}:{ref}"
+
+    def bury(self, user_id: str, records: Sequence[dict[str, Any]], now: datetime) -> None:
+        """One tombstone per record: `records` hold `id` and optionally `kind`, `status` and
+        `created_at` (nothing else is kept)."""
+        if not records:
+            return
+        secret = self._secret(user_id, create=True)
+        for r in records:
+            ref = self._ref(secret, str(r["id"]))
+            value = {
+                "ref": ref,
+                "kind": str(r.get("kind") or ""),
+                "status": str(r.get("status") or ""),
+                "created_at": str(r.get("created_at") or ""),
+                "forgotten_at": now.isoformat(),
+            }
+            self._registry.reg_put(self._key(user_id, ref), value, kind=KIND, owner=user_id)
+
+    def buried(self, user_id: str, ids: Iterable[str]) -> set[str]:
+        """Which of `ids` were forgotten."""
+        wanted = set(ids)
+        if not wanted:
+            return set()
+        secret = self._secret(user_id, create=False)
+        if secret is None:
+            return set()
+        refs = {v["ref"] for v in self._registry.reg_find(KIND, user_id).values()}
+        return {i for i in wanted if self._ref(secret, i) in refs}
+
+    def get(self, user_id: str, record_id: str) -> dict[str, Any] | None:
+        """The tombstone of one record, if it was forgotten."""
+        secret = self._secret(user_id, create=False)
+        return self._registry.reg_get(self._key(user_id, self._ref(secret, record_id))) if secret else None
+
+    def count(self, user_id: str) -> int:
+        return len(self._registry.reg_find(KIND, user_id))
+
+    def remove_user(self, user_id: str) -> int:
+        """A person erased as a whole: their tombstones and the secret that files them go."""
+        keys = list(self._registry.reg_find(KIND, user_id))
+        self._registry.reg_delete([*keys, f"tombkey:{user_id}"])
+        return len(keys)

@@ -1,0 +1,158 @@
+"""Forget erases: for every kind of record, in every status, the words are gone from every way of
+reading memory and from every byte of the data directory (Chroma's SQLite file with its log and free
+pages, its index files, the key table), on a real embedded Chroma.
+
+Before sealing, a forgotten memory became `status: deleted` with its words, and every earlier
+version of every record stayed readable in chroma.sqlite3's log table and free pages.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core import Actor, Message, MemoryIn, NotFound, Settings, build_service, build_boot, scope_for
+from core.testing import FixedClock, HashEmbedder
+
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def files_holding(root: Path, word: str) -> list[str]:
+    needle = word.encode("utf-8")
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes())
+
+
+@pytest.fixture
+def world(tmp_path):
+    clock = FixedClock()
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=clock)
+    scope = scope_for(Actor("ines", client="tests"))
+    yield svc, scope, data, clock
+    svc.close()
+
+
+def readable_anywhere(svc, scope, word: str) -> list[str]:
+    """Every way a person, a model or an admin reads memory, that still shows `word`."""
+    where = []
+    if any(word in m.content for m in svc.list(scope, status=None, limit=500).items):
+        where.append("list")
+    if any(word in str(r) for r in svc.export(scope)):
+        where.append("export")
+    if word in (svc.recall(scope, word).text or ""):
+        where.append("recall")
+    if any(word in c.memory.content for c in svc.search(scope, word) if getattr(c, "memory", None)):
+        where.append("search")
+    if any(word in m.content for m in svc.messages(scope)):
+        where.append("messages")
+    if word in str(build_boot(svc, scope, "UTC")):
+        where.append("boot pack")
+    return where
+
+
+def churn(svc, scope, word: str) -> None:
+    """What happens to records in daily use and leaves old copies in Chroma's file: recalls (whose
+    access counts are written back as patches) and a flush of those writes."""
+    for _ in range(3):
+        svc.recall(scope, word)
+    svc.flush()
+
+
+def test_a_fact_and_every_version_it_superseded(world):
+    svc, scope, data, _ = world
+    old = svc.remember(scope, MemoryIn(content="I live in Zanzibarton", fact_key="profile.home")).memory
+    svc.remember(scope, MemoryIn(content="I live in Quixotia", fact_key="profile.home"))
+    assert svc.get(scope, old.id).status.value == "superseded"
+    churn(svc, scope, "Quixotia")
+    plan = svc.forget(scope, "I live in Quixotia")
+    assert {m.content for m in plan.memories} == {"I live in Quixotia", "I live in Zanzibarton"}
+    for word in ("Quixotia", "Zanzibarton"):
+        assert readable_anywhere(svc, scope, word) == []
+        assert files_holding(data, word) == []
+    with pytest.raises(NotFound, match="forgotten"):
+        svc.restore(scope, old.id)
+
+
+def test_forgetting_an_old_value_keeps_the_current_one(world):
+    svc, scope, data, _ = world
+    svc.remember(scope, MemoryIn(content="My bike is a Gazelletta", fact_key="profile.bike"))
+    svc.remember(scope, MemoryIn(content="My bike is a Bromptonia", fact_key="profile.bike"))
+    svc.forget(scope, "Gazelletta")
+    assert readable_anywhere(svc, scope, "Gazelletta") == [] and files_holding(data, "Gazelletta") == []
+    assert "list" in readable_anywhere(svc, scope, "Bromptonia")
+
+
+@pytest.mark.parametrize("kind", ["precious", "glossary", "candidate", "trash", "archived", "digest", "turn"])
+def test_each_kind_of_record_leaves_no_word_behind(world, kind):
+    svc, scope, data, _ = world
+    word = f"Vexillor{kind.capitalize()}"
+    svc.remember(scope, MemoryIn(content="I enjoy long walks by the sea"))  # a neighbour that must survive
+    if kind == "precious":
+        svc.precious_add(scope, f"You said {word} was the kindest thing anyone ever told me")
+    elif kind == "glossary":
+        svc.glossary_set(scope, word, "my grandmother's word for a rainy Sunday")
+    elif kind == "candidate":
+        svc.remember(scope, MemoryIn(content=f"Maybe my cousin is called {word}", status="candidate", confidence=0.5))
+    elif kind in ("trash", "archived"):
+        m = svc.remember(scope, MemoryIn(content=f"My old landlord was {word}")).memory
+        (svc.delete if kind == "trash" else svc.archive)(scope, m.id)
+    elif kind == "digest":
+        svc.digest_set(scope, f"Ines likes the sea. Her secret nickname is {word}.")
+        svc.digest_set(scope, f"Ines likes the sea and walks. Her secret nickname is {word}.")
+    elif kind == "turn":
+        svc.ingest(scope, [Message(id="t1", role="user", created_at=NOW, content=f"my secret nickname is {word}")])
+    churn(svc, scope, word)
+    svc.forget(scope, word)
+    assert readable_anywhere(svc, scope, word) == [], kind
+    assert files_holding(data, word) == [], kind
+    assert "list" in readable_anywhere(svc, scope, "long walks")  # nothing else went
+    if kind == "digest":
+        assert "likes the sea and walks" in svc.digest_get(scope).content  # rewritten, not dropped
+    events = [e for e in svc.events(scope) if e.action == "forget"]
+    assert events and word not in str(events)
+
+
+def test_a_forgotten_turn_does_not_come_back_when_replayed(world):
+    svc, scope, data, _ = world
+    turn = Message(id="lt_replayed", role="user", created_at=NOW, content="my locker is number Octavian-88")
+    svc.ingest(scope, [turn])
+    svc.forget(scope, "Octavian-88")
+    assert svc.ingest(scope, [turn]) == 0  # the journal or the capture queue replays it
+    assert svc.capture(scope, [turn])[0] == 0
+    assert readable_anywhere(svc, scope, "Octavian") == [] and files_holding(data, "Octavian") == []
+
+
+def test_a_store_from_before_sealing_is_sealed_and_rebuilt_when_opened(tmp_path):
+    """Format 1 stores held words in the clear: opening one seals every record and rebuilds
+    Chroma's file, so a forget afterwards erases the old copies too."""
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    svc.store.sealer = None  # what an Amber before sealing wrote
+    svc.store.reg_delete(["store:format"])
+    scope = scope_for(Actor("olaf", client="tests"))
+    svc.remember(scope, MemoryIn(content="My safe word is Pumpernickelo"))
+    svc.ingest(scope, [Message(id="o1", role="user", created_at=NOW, content="Pumpernickelo is what I say")])
+    svc.close()
+    assert files_holding(data, "Pumpernickelo")
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        assert svc.store.reg_get("store:format")["version"] == 2
+        assert "list" in readable_anywhere(svc, scope, "Pumpernickelo")  # still readable by its owner
+        svc.forget(scope, "Pumpernickelo")
+        assert files_holding(data, "Pumpernickelo") == []
+    finally:
+        svc.close()
+
+
+def test_a_store_from_a_newer_amber_is_refused(tmp_path):
+    from core import StoreTooNew
+
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    svc.store.reg_put("store:format", {"version": 99}, kind="store")
+    svc.close()
+    with pytest.raises(StoreTooNew, match="format 99"):
+        build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
