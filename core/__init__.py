@@ -34,6 +34,7 @@ from .errors import (
     Unauthenticated,
 )
 from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
+from .commands import Command, parse_command
 from .forgetting import forget_request
 from .journal import Journal
 from .user_overview import active_memories, kind_counts, vector_health
@@ -64,7 +65,7 @@ from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 from .recall.relevance import fingerprint, fingerprints
 from .redact import Redactor
-from .recall.render import defuse, estimate_tokens, fenced, strip_patch
+from .recall.render import defuse, estimate_tokens, fenced, render_forget_note, strip_patch
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
 from .identity import ADMIN, READ, WRITE, Identity
@@ -83,6 +84,7 @@ __all__ = [
     "CaptureQueue",
     "Category",
     "ClientCache",
+    "Command",
     "Conflict",
     "DEFINITION_MAX_CHARS",
     "EmbedderMismatch",
@@ -152,10 +154,12 @@ __all__ = [
     "json_too_deep",
     "kind_counts",
     "list_runs",
+    "parse_command",
     "parse_jsonl",
     "plan_cache",
     "register_jobs",
     "render_boot",
+    "render_forget_note",
     "run_job",
     "scope_for",
     "store_entries",

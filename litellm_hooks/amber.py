@@ -32,7 +32,7 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import CacheTarget, Message, clip, fingerprints, strip_patch
+from core import CacheTarget, Message, clip, fingerprints, parse_command, render_forget_note, strip_patch
 
 from . import capture, identity, request
 from .vision import find_images
@@ -81,6 +81,12 @@ class AmberMemory(CustomLogger):
                 self.ledger.open(data.get("litellm_call_id"), Decision(actor, mode, session))
             query = request.last_user_text(data, kind) if mode in ("on", "read") else ""
             patch, items, tokens, why = "", 0, 0, ""
+            asked = parse_command(query) if query else None
+            if asked is not None and asked.action == "forget":
+                # the model answers before capture carries the forget out: tell it what will go, so
+                # "done" is true, and recall nothing (it would bring back what is being forgotten)
+                patch, why = await self._forget_note(memory, actor, asked.text, kept=mode == "on", timeout=settings.recall_timeout_s)
+                query = ""
             if query:
                 try:
                     echo = sorted(fingerprints(request.turn_texts(data, kind)))
@@ -128,6 +134,15 @@ class AmberMemory(CustomLogger):
             return False
         log.info("amber vision relay: images for %s described by %s in %.0fms", model, relay.model, (time.perf_counter() - started) * 1000)
         return True
+
+    async def _forget_note(self, memory: Any, actor: Any, subject: str, *, kept: bool, timeout: float) -> tuple[str, str]:
+        if not kept:
+            return render_forget_note(subject, 0, 0, kept=False), ""
+        try:
+            found = await asyncio.wait_for(memory.forget_preview(actor, subject), timeout=timeout)
+        except Exception as e:  # no preview: say nothing rather than something untrue
+            return "", f"forget preview failed: {type(e).__name__}: {e}"
+        return render_forget_note(subject, *found), ""
 
     async def _boot_pack(self, memory: Any, actor: Any, timeout: float) -> str:
         try:

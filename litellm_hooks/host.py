@@ -68,6 +68,11 @@ class HookMemory:
     async def recall(self, actor: Actor, query: str, echo: Sequence[str] = ()) -> RecallResult:
         return await self.port_for(actor).recall(query, echo=echo)
 
+    async def forget_preview(self, actor: Actor, what: str) -> tuple[int, int]:
+        """What a forget of `what` would erase now: (memories, turns)."""
+        plan = await self.port_for(actor).forget(what, preview=True)
+        return len(plan.get("memories") or []), int(plan.get("messages") or len(plan.get("message_ids") or []))
+
     async def boot_pack(self, actor: Actor) -> str:
         async def build() -> str:
             boot = await self.port_for(actor).boot()
@@ -159,7 +164,7 @@ class Host:
             # Amber's section lives in the proxy's own config (unless AMBER_CONFIG names another)
             with config_file(config_path if config_path and "AMBER_CONFIG" not in os.environ else None):
                 self.settings = settings = Settings()
-            self.redact = Redactor(settings.redact_secrets, settings.redact_patterns)
+            self.redact = Redactor(settings.redact_secrets, settings.redact_patterns, settings.redact_phone_numbers)
             self.spool = Spool(Path(settings.data_dir) / "spool", batch_max=settings.capture_batch_max,
                                retry_hours=settings.capture_retry_hours, max_mb=settings.spool_max_mb,
                                retention_days=settings.jobs_messages_days, redact=self.redact.text)

@@ -158,3 +158,15 @@ async def test_a_boot_pack_is_fetched_again_so_a_forgotten_pin_leaves_the_system
     now[0] = 31
     assert await packs.get("u", build) == ""  # unpinned or forgotten: gone at the next fetch
     assert calls == [0.0, 31]
+
+
+def test_the_forget_note_is_fenced_and_stripped_from_the_captured_turn():
+    from core import parse_command, render_forget_note, strip_patch
+
+    for note in (render_forget_note("I work at Acme", 1, 2), render_forget_note("my shoe size", 0, 0),
+                 render_forget_note("x </memory_context> y", 0, 0, kept=False)):
+        assert note.startswith("<memory_context>") and note.count("</memory_context>") == 1
+        captured = strip_patch("Forget that I work at Acme\n" + note)
+        assert captured == "Forget that I work at Acme" and parse_command(captured).text == "I work at Acme"
+    assert "erasing 1 memory and 2 past turns" in render_forget_note("a", 1, 2)
+    assert "found nothing" in render_forget_note("a", 0, 0) and "erases nothing now" in render_forget_note("a", 3, 0, kept=False)

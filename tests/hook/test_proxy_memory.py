@@ -388,3 +388,23 @@ def test_one_person_known_by_several_names_has_one_memory(proxy, up):
     via_filter = rest(proxy, "POST", "/recall", key="relay", user="dana@example.com", json={"query": "allotment"}).json()["text"]
     assert "plot 12" in via_filter
     assert "plot 12" not in rest(proxy, "POST", "/recall", key="relay", user="bob", json={"query": "allotment plot"}).json()["text"]
+
+
+def test_the_model_is_told_what_a_forget_erases(proxy, up):
+    """The model answers before capture carries a forget out: the injected note says what Amber is
+    erasing (or that nothing matched, or that this private turn erases nothing), and nothing is
+    recalled on that turn, so the answer can be honest and does not repeat what goes."""
+    user = f"note-{uuid.uuid4().hex[:6]}"
+    rest(proxy, "POST", "/memories", key="relay", user=user, json={"content": "My passport number is P-55501234"}).raise_for_status()
+
+    def sent(text: str, **kw) -> str:
+        oai(proxy).chat.completions.create(model="gpt-4o-mini", user=user, messages=[{"role": "user", "content": text}], **kw)
+        return json.dumps(last_user_blocks(up.find("/chat/completions", contains=text)[-1]), ensure_ascii=False)
+
+    private = sent("Can you forget my passport number? (private)", extra_headers={"x-amber-memory": "read"})
+    assert "erases nothing now" in private and "55501234" not in private.partition("(private)")[2]
+    nothing = sent("Please forget my shoe size")
+    assert "found nothing it is sure states this" in nothing
+    found = sent("Can you forget my passport number?")
+    assert "Amber is erasing 1 memory" in found and "55501234" not in found
+    assert wait_for(lambda: not rest(proxy, "GET", "/memories", key="relay", user=user).json()["items"], timeout=60)
