@@ -35,6 +35,7 @@ from .errors import (
 )
 from .hosts import Host, HostPool
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
+from .ports import PurgeResult
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 
@@ -323,6 +324,11 @@ class RemoteMemory:
 
     async def delete(self, memory_id: str) -> Memory:
         return Memory.model_validate(await self._json("DELETE", f"/v1/memories/{memory_id}"))
+
+    async def purge_trash(self, ids: Sequence[str] | None = None) -> PurgeResult:
+        """Remove deleted memories for good now: the whole trash, or only these ids among it."""
+        d = await self._json("POST", "/v1/trash/purge", json={"ids": list(ids)} if ids is not None else {})
+        return {"purged": list(d["purged"]), "count": int(d["count"])}
 
     async def restore(self, memory_id: str) -> Memory:
         return Memory.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/restore"))

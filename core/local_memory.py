@@ -19,6 +19,7 @@ from .config import Settings
 from .errors import InvalidInput, NotFound
 from .identity import ADMIN, READ, WRITE, Identity
 from .model import Category, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
+from .ports import PurgeResult
 from .recall.pipeline import RecallResult
 from .recall.render import strip_patch
 from .scope import Actor, Scope, scope_for
@@ -174,6 +175,12 @@ class LocalMemory:
                     f"DELETE /v1/messages/{memory_id} (MCP: messages_delete)"
                 ) from None
             raise
+
+    async def purge_trash(self, ids: Sequence[str] | None = None) -> PurgeResult:
+        """Remove deleted memories for good now: the whole trash, or only these ids among it (an id
+        not in the trash is left alone, so a live memory is never purged by mistake)."""
+        gone = await self.amem.purge_trash(self._scope(WRITE), list(ids) if ids is not None else None)
+        return {"purged": gone, "count": len(gone)}
 
     async def restore(self, memory_id: str) -> Memory:
         return await self.amem.restore(self._scope(WRITE), memory_id)

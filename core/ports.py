@@ -7,7 +7,7 @@ Built-in parts implement these Protocols exactly as third-party ones would;
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Protocol, Sequence, TypedDict, runtime_checkable
 
 if TYPE_CHECKING:  # the port speaks the domain models of core/model.py, declared once there
     from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
@@ -51,6 +51,13 @@ class Reranker(Protocol):
     """Scores (query, document) pairs; higher is more relevant."""
 
     async def rerank(self, query: str, documents: Sequence[str]) -> list[float]: ...
+
+
+class PurgeResult(TypedDict):
+    """What `MemoryPort.purge_trash` removed: the ids, and how many."""
+
+    purged: list[str]
+    count: int
 
 
 @runtime_checkable
@@ -100,7 +107,7 @@ class MemoryPort(Protocol):
         """Delete the turns meeting every criterion given (`everything` alone: all): {"deleted", "ids"}."""
 
     async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
-        """Forget what states `what` (or only say what would go): {"what", "done", "memories", "messages", "message_ids", "rewritten"}."""
+        """Erase for good what states `what`, in every status (or only say what would go): {"what", "done", "memories", "messages", "message_ids", "rewritten"}."""
 
     async def remember(self, data: MemoryIn) -> WriteResult:
         """Store a memory; a new value for a fact_key supersedes the old one."""
@@ -125,7 +132,10 @@ class MemoryPort(Protocol):
         """Apply a patch; returns the memory as it now is."""
 
     async def delete(self, memory_id: str) -> Memory:
-        """Soft-delete a memory (never recalled again); returns it."""
+        """Move a memory to the trash (never recalled again, restorable until purged); returns it."""
+
+    async def purge_trash(self, ids: Sequence[str] | None = None) -> PurgeResult:
+        """Remove deleted memories for good now: the whole trash, or only these ids among it (others are left alone)."""
 
     async def restore(self, memory_id: str) -> Memory:
         """Bring back a deleted, archived or expired memory; returns it (Conflict if its key is taken)."""

@@ -86,6 +86,11 @@ class TurnIn(BaseModel):
     session: str | None = Field(None, max_length=200, description="Conversation id")
 
 
+class PurgeView(BaseModel):
+    purged: list[str] = Field(description="The deleted memories removed for good (no longer restorable)")
+    count: int
+
+
 class AmberToolError(ToolError):
     """A tool's anticipated failure: the text the model reads, and the Amber error it stands for
     (its code and field travel in the answer's structured content)."""
@@ -228,26 +233,41 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
 
     @mcp.tool(title="Restore a memory", annotations=ADDITIVE, structured_output=True)
     async def memory_restore(id: MemoryId) -> MemoryView:
-        """Bring back a memory deleted, archived or expired by mistake (find it with memory_list status "any")."""
+        """Bring back a memory deleted, archived or expired by mistake (find it with memory_list status "any").
+        A forgotten memory, or one purged from the trash, is gone for good and cannot come back."""
         return view(await _call(port_for_request().restore(id)))  # type: ignore[return-value]
 
     @mcp.tool(title="Delete a memory", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_delete(id: MemoryId) -> MemoryView:
-        """Delete one memory that is wrong or unwanted, by id. It is never recalled again and is removed for
-        good after the retention period; the conversation turns it came from are not touched (use
-        memory_forget when the user wants something forgotten everywhere, messages_delete for a turn).
-        Precious quotes cannot be deleted."""
+        """Delete one memory that is wrong or unwanted, by id: it goes to the trash, is never recalled
+        again, and can be restored until the trash is purged (after the retention period, or now with
+        memory_purge_trash); the conversation turns it came from are not touched (use memory_forget when
+        the user wants something forgotten everywhere, messages_delete for a turn). Precious quotes
+        cannot be deleted, only forgotten."""
         return view(await _call(port_for_request().delete(id)))  # type: ignore[return-value]
+
+    @mcp.tool(title="Empty the trash now", annotations=DESTRUCTIVE, structured_output=True)
+    async def memory_purge_trash(
+        ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+                       Field(max_length=200, description="Only these deleted memories (ids from memory_list with status 'deleted'); omit for the whole trash")] = None,
+    ) -> PurgeView:
+        """When the user wants what they deleted gone for good now ("empty the trash", "purge the memories
+        I deleted"): removes deleted memories, all of them or only the ids given, so they can no longer be
+        restored. Memories that are not deleted are never touched; to erase something everywhere, use
+        memory_forget."""
+        r = await _call(port_for_request().purge_trash(ids))
+        return PurgeView(purged=r["purged"], count=r["count"])
 
     @mcp.tool(title="Forget something everywhere", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_forget(
         what: Annotated[str, Field(min_length=1, max_length=2000, description="What to forget, in the user's words, e.g. 'my passport number'")],
         preview: Annotated[bool, Field(description="true (default): only say what would be removed; false: remove it")] = True,
     ) -> ForgetView:
-        """When the user asks you to forget something ("forget my passport number"): removes the memories
-        that state it and the captured conversation turns that still say it, so it is never recalled
-        again. Call with preview=true first and tell the user what will go, then with preview=false to
-        forget; nothing is removed until then. Precious quotes are kept."""
+        """When the user asks you to forget something ("forget my passport number"): erases for good the
+        memories that state it, in every state and version (precious quotes and glossary terms
+        included), and the captured conversation turns that still say it; nothing forgotten can be
+        restored. Call with preview=true first and tell the user what will go, then with preview=false
+        to forget; nothing is removed until then."""
         r = await _call(port_for_request().forget(what, preview=preview))
         return ForgetView(what=r["what"], done=r["done"], memories=views(r["memories"]), messages=r["messages"],
                           message_ids=r["message_ids"], rewritten=r["rewritten"])

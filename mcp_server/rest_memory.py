@@ -1,11 +1,13 @@
-"""REST: recall, search, captured turns (capture, list, delete), forget, and memories (list, create/upsert, get, edit, lifecycle)."""
+"""REST: recall, search, captured turns (capture, list, delete), forget, memories (list, create/upsert, get, edit,
+lifecycle), the trash (purge now), and whose memory a key reaches."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from pydantic import BaseModel, Field
 
 from core import Category, Kind, Memory, MemoryIn, MemoryPatch, Page, WriteResult
 
@@ -25,6 +27,7 @@ from .schemas import (
     RecallOut,
     SearchIn,
     SearchOut,
+    Strict,
     item,
 )
 
@@ -33,6 +36,25 @@ Port = Annotated[LocalMemory, Depends(port)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=200, description="Memory id")]
 MessageIdPath = Annotated[str, Path(min_length=1, max_length=200, description="Captured turn id")]
 StatusFilter = Literal["active", "candidate", "superseded", "archived", "expired", "deleted", "any"]
+IdItem = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+# the shapes of the two routes below live with them (schemas.py holds the rest)
+class PurgeIn(Strict):
+    ids: list[IdItem] | None = Field(None, max_length=1000, description="Only these deleted memories; absent: the whole trash. "
+                                     "An id that is not in the trash is left alone")
+
+
+class PurgeOut(BaseModel):
+    purged: list[str] = Field(description="The memories removed for good (no longer restorable)")
+    count: int
+
+
+class WhoOut(BaseModel):
+    user: str = Field(description="The user whose memory this request reaches")
+    key: str = Field(description="The name of the key used ('local' without keys)")
+    scopes: list[str]
+    admin: bool
 
 
 @router.post("/recall", response_model=RecallOut, tags=["recall"], summary="The memory block to inject for a query")
@@ -80,13 +102,14 @@ async def delete_messages(body: MessagesDeleteIn, p: Port) -> dict:
 
 
 @router.post("/forget/preview", response_model=ForgetOut, tags=["forget"],
-             summary="What forgetting this would remove: memories and captured turns (nothing is removed)")
+             summary="What forgetting this would erase: memories and captured turns (nothing is removed)")
 async def forget_preview(body: ForgetIn, p: Port) -> dict:
     return await p.forget(body.what, preview=True)
 
 
 @router.post("/forget", response_model=ForgetOut, tags=["forget"],
-             summary="Forget: delete the memories that state it and the captured turns that say it")
+             summary="Forget: erase for good every memory that states it (any status, precious quotes included) "
+                     "and the captured turns that say it; nothing forgotten can be restored")
 async def forget(body: ForgetIn, p: Port) -> dict:
     return await p.forget(body.what)
 
@@ -120,9 +143,16 @@ async def patch_memory(memory_id: MemoryId, body: MemoryPatch, p: Port) -> Memor
     return await p.update(memory_id, body)
 
 
-@router.delete("/memories/{memory_id}", response_model=Memory, tags=["memories"], summary="Soft delete")
+@router.delete("/memories/{memory_id}", response_model=Memory, tags=["memories"],
+               summary="Move to the trash: never recalled, restorable until the trash is purged")
 async def delete_memory(memory_id: MemoryId, p: Port) -> Memory:
     return await p.delete(memory_id)
+
+
+@router.post("/trash/purge", response_model=PurgeOut, tags=["memories"],
+             summary="Empty the trash now: deleted memories removed for good (all, or only the ids given)")
+async def purge_trash(p: Port, body: Annotated[PurgeIn | None, Body()] = None) -> dict:
+    return await p.purge_trash(body.ids if body else None)
 
 
 @router.post("/memories/{memory_id}/archive", response_model=Memory, tags=["memories"])
@@ -162,3 +192,9 @@ async def events(
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> EventsOut:
     return EventsOut(events=await p.events(memory_id, limit))
+
+
+@router.get("/whoami", response_model=WhoOut, tags=["auth"], summary="Whose memory this key reaches, and what it may do")
+async def whoami(p: Port) -> WhoOut:
+    who = p.identity
+    return WhoOut(user=who.user(), key=who.key_name, scopes=sorted(who.scopes), admin=who.is_admin)

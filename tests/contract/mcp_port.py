@@ -137,6 +137,9 @@ class McpPort:
     async def delete(self, memory_id: str) -> Memory:
         return self._memory(await self._tool("memory_delete", id=memory_id))
 
+    async def purge_trash(self, ids: Sequence[str] | None = None) -> dict[str, Any]:
+        return await self._tool("memory_purge_trash", ids=list(ids) if ids is not None else None)
+
     async def restore(self, memory_id: str) -> Memory:
         return self._memory(await self._tool("memory_restore", id=memory_id))
 

@@ -21,7 +21,7 @@ TOOLS = {
     "memory_search", "memory_recall", "memory_list", "memory_get", "memory_upsert", "memory_supersede", "memory_archive",
     "memory_update", "memory_delete", "memory_pin", "glossary_set", "glossary_get", "digest_get", "digest_set", "memory_boot",
     "memory_ingest", "memory_export", "namespaces_list", "candidates_review", "memory_forget", "messages_list",
-    "messages_delete", "memory_restore",
+    "messages_delete", "memory_restore", "memory_purge_trash",
 }
 
 
@@ -68,6 +68,7 @@ async def test_tool_contract(app):
     assert tools["memory_archive"].annotations.destructive_hint is True
     assert tools["memory_forget"].annotations.destructive_hint is True
     assert tools["messages_delete"].annotations.destructive_hint is True
+    assert tools["memory_purge_trash"].annotations.destructive_hint is True
     assert tools["memory_upsert"].annotations.destructive_hint is False
     assert tools["memory_restore"].annotations.destructive_hint is False
     assert tools["memory_upsert"].annotations.idempotent_hint is True
