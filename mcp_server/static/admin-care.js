@@ -10,13 +10,17 @@
     const list = clear($("precious-list"));
     if (!data.items.length) list.appendChild(el("li", { class: "empty" }, "No precious words kept yet. Say \u201ckeep this verbatim\u201d in a chat, or let consolidation find them."));
     for (const m of data.items) {
+      // a quote is append-only, never deleted: the way to remove one is to forget it (admin-forget.js)
+      const slot = el("div", { class: "forget-slot" });
       list.appendChild(el("li", { class: "card precious", dataset: { id: m.id } },
         el("blockquote", { class: "content" }, m.content),
         el("div", { class: "meta" }, m.source_client ? badge(m.source_client, "ns") : null, el("span", { class: "when" }, when(m.created_at)),
           el("button", { type: "button", class: "link", onclick: () => attempt(async () => {
             window.Amber.showView("memories");
             await window.Amber.openDetail(m.id);
-          }) }, "details"))));
+          }) }, "details"),
+          el("button", { type: "button", class: "link danger", onclick: () => attempt(() => window.Amber.forgetInto(slot, m.content, { onDone: loadPrecious })) }, "forget\u2026")),
+        slot));
     }
   }
 
@@ -24,7 +28,7 @@
     const tbody = el("tbody");
     for (const u of vh.users) {
       const cell = (c) => el("td", { class: c.ok ? "" : "bad" }, (c.count === null ? "?" : String(c.count)) + (c.ok ? "" : " (built by " + c.embedder + ")"));
-      tbody.appendChild(el("tr", { dataset: { user: u.user_id } }, el("td", {}, u.user_id), cell(u.memories), cell(u.messages),
+      tbody.appendChild(el("tr", { dataset: { user: u.user_id } }, el("td", { class: "user-id" }, u.user_id), cell(u.memories), cell(u.messages),
         el("td", {}, u.ok ? "ok" : "reindex needed")));
     }
     return el("table", { class: "events" },

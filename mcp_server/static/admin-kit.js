@@ -105,7 +105,9 @@
     }
   }
 
+  let errorsShown = 0;  // counts banners shown, so an action can tell whether it raised one
   function showError(err) {
+    errorsShown++;
     const box = $("error");
     box.textContent = typeof err === "string" ? err : explain(err);
     box.hidden = false;
@@ -122,10 +124,15 @@
     noticeTimer = setTimeout(() => { box.hidden = true; }, 6000);
   }
 
-  // Run an action: errors go to the banner, never to an unhandled rejection.
+  // Run an action: errors go to the banner, never to an unhandled rejection. An action that ends
+  // well takes down the banner an earlier one left, unless an error was shown while it ran (its
+  // own refusal, or another action's failure meanwhile): that one is still news.
   async function attempt(fn) {
+    const before = errorsShown;
     try {
-      return await fn();
+      const out = await fn();
+      if (errorsShown === before) $("error").hidden = true;
+      return out;
     } catch (err) {
       showError(err);
       return undefined;

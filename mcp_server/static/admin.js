@@ -37,12 +37,14 @@
   }
 
   async function connect() {
-    // one cheap read proves the key (and the user it may act for) before the page opens
-    await api("GET", "v1/namespaces");
+    // one cheap read proves the key (and the user it may act for) before the page opens, and says
+    // whose memory the page shows: the user the key acts for, or the one an admin key acts for
+    const me = await api("GET", "v1/whoami");
     $("login").hidden = true;
     $("app").hidden = false;
     $("error").hidden = true;
-    $("who").textContent = state.user ? "acting as " + state.user : state.key ? "connected with your key" : "local mode";
+    const how = me.key === "local" && !state.key ? "local mode" : (me.admin ? "admin key \u201c" : "key \u201c") + me.key + "\u201d";
+    clear($("who")).append("Memory of ", el("strong", { "data-testid": "who-user" }, me.user), " \u00b7 " + how);
     await Promise.all([loadNamespaces(), loadMemories(true), refreshReviewCount()]);
   }
 
@@ -129,10 +131,13 @@
     return li;
   }
 
+  let listAsked = 0;
   async function loadMemories(reset) {
     if (reset) state.cursors = [null];
     const cursor = state.cursors[state.cursors.length - 1];
+    const mine = ++listAsked;
     const page = await api("GET", "v1/memories?" + filterQuery(cursor));
+    if (mine !== listAsked) return;  // filters changed while this was asked (or a write reloaded): the newer answer wins
     const list = clear($("memory-list"));
     if (!page.items.length) list.appendChild(el("li", { class: "empty" }, "No memories match these filters."));
     for (const m of page.items) list.appendChild(memoryRow(m));
@@ -140,6 +145,7 @@
     $("next-page").disabled = !state.nextCursor;
     $("prev-page").disabled = state.cursors.length <= 1;
     $("page-info").textContent = "page " + state.cursors.length + " · " + page.items.length + " shown";
+    window.Amber.trashBar();  // "Purge now" while the list shows the trash
   }
 
   // ---- one memory: detail, edit, lifecycle, audit trail, supersede chain --------------------
@@ -171,15 +177,15 @@
       api("GET", "v1/memories/" + enc(id)),
       api("GET", "v1/events?memory_id=" + enc(id) + "&limit=100"),
     ]);
-    const chain = await supersedeChain(m);
+    const [chain, holder] = await Promise.all([supersedeChain(m), window.Amber.keyHolder(m)]);
     state.selected = m.id;
     for (const li of document.querySelectorAll("#memory-list .row-item")) li.classList.toggle("selected", li.dataset.id === m.id);
-    renderDetail(m, events.events || [], chain);
+    renderDetail(m, events.events || [], chain, holder);
     // on narrow screens the detail sits below the list: bring it into view
     if (window.matchMedia("(max-width: 999px)").matches) $("detail").scrollIntoView({ block: "start" });
   }
 
-  function renderDetail(m, events, chain) {
+  function renderDetail(m, events, chain, holder) {
     const box = clear($("detail"));
     box.hidden = false;
     box.appendChild(el("div", { class: "detail-head" },
@@ -196,36 +202,17 @@
         notice(m.pinned ? "Unpinned." : "Pinned: chats will always see it.");
         await Promise.all([openDetail(m.id), loadMemories(false)]);
       }) }, m.pinned ? "Unpin" : "Pin"));
-    actions.appendChild(el("button", { type: "button", disabled: m.status !== "active",
+    actions.appendChild(el("button", { type: "button", disabled: m.status !== "active" || m.kind === "precious",
       onclick: () => attempt(async () => {
         await api("POST", "v1/memories/" + enc(m.id) + "/archive");
         notice("Archived: kept, but no longer recalled.");
         await Promise.all([openDetail(m.id), loadMemories(false)]);
       }) }, "Archive"));
-    if (["deleted", "archived", "expired"].includes(m.status)) {
-      actions.appendChild(el("button", { type: "button", class: "primary",
-        onclick: () => attempt(async () => {
-          await api("POST", "v1/memories/" + enc(m.id) + "/restore");
-          notice("Restored: recalled again.");
-          await Promise.all([openDetail(m.id), loadMemories(false)]);
-        }) }, "Restore"));
-    }
-    const del = el("button", { type: "button", class: "danger", disabled: m.status === "deleted" }, "Delete…");
-    del.addEventListener("click", () => {
-      // confirm inside the page: no native dialog, and the choice is next to what it deletes
-      clear(actions);
-      actions.appendChild(el("span", { class: "confirm" }, "Delete this memory? It is removed from recall now and purged later."));
-      actions.appendChild(el("button", { type: "button", class: "danger", onclick: () => attempt(async () => {
-        await api("DELETE", "v1/memories/" + enc(m.id));
-        notice("Deleted.");
-        $("detail").hidden = true;
-        state.selected = null;
-        await loadMemories(false);
-      }) }, "Yes, delete"));
-      actions.appendChild(el("button", { type: "button", onclick: () => renderDetail(m, events, chain) }, "Cancel"));
-    });
-    actions.appendChild(del);
+    // restore, delete, purge, forget (admin-forget.js); a confirm asks inside the page, next to
+    // what it removes, and its Cancel draws this detail again
+    const forgetSlot = window.Amber.lifecycleButtons(m, actions, holder, () => renderDetail(m, events, chain, holder));
     box.appendChild(actions);
+    box.appendChild(forgetSlot);
     box.appendChild(el("div", { id: "edit-slot" }));
 
     box.appendChild(el("dl", { class: "fields" },
@@ -478,7 +465,7 @@
   }
 
   // for the views in other files: open a tab, open one memory
-  Object.assign(window.Amber, { showView, openDetail });
+  Object.assign(window.Amber, { showView, openDetail, loadMemories, filterQuery });
   // after every file has registered its views and wiring (scripts are deferred, so in order)
   document.addEventListener("DOMContentLoaded", () => { attempt(start); });
 })();

@@ -29,7 +29,7 @@ def test_under_a_prefix_in_local_mode(mounted, page_for):
     assert page.url == f"{base}/admin"
     # local mode: no key to paste, the page connects by itself
     expect(page.get_by_test_id("health")).to_contain_text("local mode")
-    expect(page.locator("#who")).to_have_text("local mode")
+    expect(page.get_by_test_id("who")).to_have_text("Memory of me \u00b7 local mode")  # whose memory: the local user
     item = page.locator("#memory-list li.row-item", has_text="I keep my notes in a paper diary")
     expect(item).to_have_count(1)
     # a write from the page passes the local mode's same-origin check
@@ -46,7 +46,7 @@ def test_under_a_prefix_in_local_mode(mounted, page_for):
 def test_the_browser_enforces_the_pages_csp_and_refuses_to_frame_it(mounted, page_for):
     page, watch = page_for()
     page.goto(f"{mounted}/memory/admin")
-    expect(page.locator("#who")).to_have_text("local mode")
+    expect(page.get_by_test_id("who")).to_have_text("Memory of me \u00b7 local mode")  # whose memory: the local user
     # second line of defence: even HTML injected by a bug could not run inline code on this page
     page.evaluate(
         """() => { const s = document.createElement('script'); s.textContent = 'window.__pwned = 1'; document.body.append(s);

@@ -200,7 +200,7 @@ def test_edit_and_delete(host, page_for):
     detail.get_by_role("button", name="Cancel").click()
     assert get(url, mem["delete"]["id"])["status"] == "active"
     detail.get_by_role("button", name="Delete…").click()
-    expect(detail).to_contain_text("Delete this memory?")
+    expect(detail).to_contain_text("Move this memory to the trash?")
     shot(page, "delete-confirm")
     detail.get_by_role("button", name="Yes, delete").click()
     expect(page.get_by_test_id("notice")).to_contain_text("Deleted")
@@ -331,7 +331,7 @@ def test_an_admin_key_acting_for_alice(host, page_for):
     url, _ = host
     page, watch = page_for()
     login(page, url, KEYS["admin"], user="alice")
-    expect(page.locator("#who")).to_have_text("acting as alice")
+    expect(page.get_by_test_id("who")).to_have_text("Memory of alice \u00b7 admin key \u201cadmin\u201d")
     expect(row(page, "Alice lives in Porto")).to_have_count(1)
     assert "Bob" not in page.get_by_test_id("memory-list").inner_text()
     # the key survives a reload (session storage) and the page reconnects by itself
