@@ -23,7 +23,7 @@ from ..model import Memory, Message
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
-from .sealing import RecordKeys, Sealer
+from .sealing import RecordKeys, Sealer, scrub_freed_memory
 
 log = logging.getLogger("amber.store")
 
@@ -70,6 +70,8 @@ class ChromaStore:
                 )
                 self.location = str(path)
                 self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3"))
+                if not scrub_freed_memory():
+                    log.warning("amber: this C library cannot scrub freed memory; Chroma's index files may hold stray bytes of opened records")
         except Exception as e:
             if self._lock:
                 self._lock.release()
@@ -132,6 +134,10 @@ class ChromaStore:
                 self.sealer.keys.destroy_collection(name)
             try:
                 self.client.delete_collection(name)
+                if self.sealer is not None:  # Chroma leaves a dropped collection's index files behind
+                    from .format import remove_orphan_segments
+
+                    remove_orphan_segments(Path(self.location))
             except Exception:
                 pass
 
@@ -286,23 +292,33 @@ class ChromaStore:
         return out
 
     def seal_existing(self) -> int:
-        """Seal every record still in the clear (a store from before sealing); vectors unchanged."""
+        """Seal every record of a store from before sealing, rebuilding every collection: Chroma's
+        index files of that time can hold stray bytes of the old process's memory (clear text), and
+        only new files are free of them. Vectors are kept as they are. Returns the records sealed."""
         if self.sealer is None:
             return 0
         sealed = 0
         for name in self.list_collections():
-            if not name.startswith(("amber_mem_", "amber_msg_")):
-                continue
-            c = self._collection(name, vectors=True)
-            r = _get_paged(c, None, ["metadatas", "documents", "embeddings"], None)
-            todo = [n for n, m in enumerate(r["metadatas"]) if not str(m.get("record", "")).startswith(SEALED)]
-            for start in range(0, len(todo), _MAX_BATCH):
-                chunk = todo[start : start + _MAX_BATCH]
-                ids = [r["ids"][n] for n in chunk]
-                metas = self._sealed(name, ids, [dict(r["metadatas"][n]) for n in chunk])
-                docs = self._seal_texts(name, ids, [r["documents"][n] or "" for n in chunk])
-                c.update(ids=ids, metadatas=metas, documents=docs, embeddings=[list(r["embeddings"][n]) for n in chunk])
-            sealed += len(todo)
+            words = name.startswith(("amber_mem_", "amber_msg_"))
+            old = self.client.get_collection(name, embedding_function=None)
+            r = _get_paged(old, None, ["metadatas", "documents", "embeddings"], None)
+            ids = list(r["ids"])
+            metas = [dict(m) if m else None for m in r["metadatas"]]
+            docs = list(r["documents"])
+            if words and ids:
+                metas = self._sealed(name, ids, metas)
+                docs = self._seal_texts(name, ids, [d or "" for d in docs])
+                sealed += len(ids)
+            vectors = [list(map(float, v)) for v in r["embeddings"]]
+            meta = dict(old.metadata or {})
+            with self._mutex:
+                self._cols.pop(name, None)
+                self.client.delete_collection(name)
+                c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
+            for i in range(0, len(ids), _MAX_BATCH):
+                part = slice(i, i + _MAX_BATCH)
+                c.add(ids=ids[part], metadatas=metas[part], embeddings=vectors[part],
+                      documents=docs[part] if any(d is not None for d in docs[part]) else None)
         return sealed
 
     # ---- audit events ------------------------------------------------------------------------

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import sqlite3
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ def ensure_format(store: Any) -> int:
         path = Path(store.location) / "chroma.sqlite3"
         scrub_log(path)
         vacuum(path)
+        remove_orphan_segments(Path(store.location))
         log.info("amber store %s: format %d -> %d, %d records sealed, file rebuilt", store.location, version, FORMAT, sealed)
     if found is None or version < FORMAT:
         store.reg_put(KEY, {"version": FORMAT, "sealed": store.sealer is not None}, kind="store")
@@ -83,6 +86,33 @@ def scrub_log(path: Path) -> int:
         return len(changed)
     finally:
         db.close()
+
+
+def remove_orphan_segments(chroma_dir: Path) -> int:
+    """Delete the index folders of collections Chroma has dropped: it leaves them on disk, with
+    whatever they held (a rebuilt or erased collection's old vectors and stray heap bytes)."""
+    path = chroma_dir / "chroma.sqlite3"
+    if not path.is_file():
+        return 0
+    db = sqlite3.connect(str(path), timeout=60)
+    try:
+        live = {row[0] for row in db.execute("SELECT id FROM segments")}
+    finally:
+        db.close()
+    removed = 0
+    for d in chroma_dir.iterdir():
+        if d.is_dir() and _is_uuid(d.name) and d.name not in live:
+            shutil.rmtree(d, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True
 
 
 def vacuum(path: Path) -> None:

@@ -32,6 +32,25 @@ from typing import Iterable, Sequence
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 PREFIX = "sealed1:"
+_M_PERTURB = -6  # glibc mallopt: fill freed and newly allocated heap blocks with a byte pattern
+
+
+def scrub_freed_memory() -> bool:
+    """Have the C allocator overwrite memory when it is freed and before it is handed out again.
+
+    Chroma's native code writes index files (`length.bin`, ...) from buffers it does not fully
+    initialise, so stray bytes of this process's heap, which holds opened records' words, can land
+    in them (seen in tests). With glibc's M_PERTURB every block is filled on malloc and on free, so a
+    buffer holds a pattern, never old words. Python's own small-object pools are separate from the
+    C heap. Returns whether it could be set (glibc only)."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(_M_PERTURB, 0xA5))
+    except (OSError, AttributeError):
+        return False
 
 
 def _ref(col: str, record_id: str) -> str:
