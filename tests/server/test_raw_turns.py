@@ -166,7 +166,9 @@ def test_forget_preview_shows_what_goes_and_the_forget_removes_just_that(http):
 
     forgot = http.post("/v1/forget", json={"what": f"my passport number is {PASSPORT}"}, headers=h).json()
     assert forgot["done"] is True and forgot["message_ids"] == p["message_ids"]
-    assert [m["id"] for m in forgot["memories"]] == [mem_id] and forgot["memories"][0]["status"] == "deleted"
+    assert [m["id"] for m in forgot["memories"]] == [mem_id]
+    gone = http.get(f"/v1/memories/{mem_id}", headers=h)  # erased: not in the trash, not restorable
+    assert gone.status_code == 404 and "forgotten" in gone.text
     assert ids(http, h) == ["p3"]
     for probe in ("What is my passport number?", "passport", PASSPORT):
         assert PASSPORT not in http.post("/v1/recall", json={"query": probe}, headers=h).text
@@ -192,7 +194,9 @@ async def test_remote_memory_has_the_same_operations(host):
         assert preview["done"] is False and preview["message_ids"] == ["r1", "r2"] and preview["memories"][0].content
         assert len(await r2.messages()) == 4
         done = await r2.forget("my locker is number 42")
-        assert done["done"] is True and done["memories"][0].status.value == "deleted"
+        assert done["done"] is True
+        with pytest.raises(NotFound, match="forgotten"):
+            await r2.get(done["memories"][0].id)
         assert (await r2.delete_message("r3")) == {"deleted": 1, "ids": ["r3"]}
         with pytest.raises(NotFound):
             await r2.delete_message("r3")
@@ -252,7 +256,7 @@ async def test_mcp_turns_list_delete_and_forget(app):
         assert preview["done"] is False and preview["messages"] == 2 and len(preview["memories"]) == 1
         assert (await call(c, "messages_list"))["total"] == 4
         done = await call(c, "memory_forget", what=f"my passport number is {PASSPORT}", preview=False)
-        assert done["done"] is True and done["memories"][0]["status"] == "deleted"
+        assert done["done"] is True and len(done["memories"]) == 1
         assert (await call(c, "messages_list"))["total"] == 2
         assert PASSPORT not in str(await call(c, "memory_recall", query="what is my passport number"))
 

@@ -147,7 +147,7 @@ def test_ingest_is_idempotent_and_runs_commands(http):
 
     forget = http.post("/v1/messages", json={"messages": [msg("m4", "user", "forget that my sister is called Inès", 4)]}, headers=h).json()
     assert forget["commands"] == [{"action": "forget", "memory_id": mem["id"]}]
-    assert http.get(f"/v1/memories/{mem['id']}", headers=h).json()["status"] == "deleted"
+    assert http.get(f"/v1/memories/{mem['id']}", headers=h).status_code == 404  # erased, not trashed
 
     quiet = http.post("/v1/messages", json={"messages": [msg("m5", "user", "remember that I own a red bike", 5)], "commands": False}, headers=h).json()
     assert quiet == {"ingested": 1, "commands": []}
