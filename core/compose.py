@@ -64,7 +64,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     log.info("amber store %s, embedder %s", store.location, embedder.id)
     service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url),
-        coordination=coordination_for(settings, store), redact=Redactor(settings.redact_secrets, settings.redact_patterns),
+        coordination=coordination_for(settings, store), redact=Redactor(settings.redact_secrets, settings.redact_patterns, settings.redact_phone_numbers),
     )
     service.owns_embedder = owns_embedder
     # a preset carries its own budget; `recall_budget_tokens` replaces it only when the operator set it

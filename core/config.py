@@ -111,6 +111,7 @@ class Settings(BaseSettings):
     # redact_patterns adds the operator's own regexes (named group `secret`, else group 1, else all)
     redact_secrets: bool = True
     redact_patterns: list[str] = []
+    redact_phone_numbers: bool = False  # phone numbers are personal, not secret: redacted only when asked
 
     # memory server
     host: str = "127.0.0.1"

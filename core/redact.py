@@ -1,24 +1,32 @@
-"""Secrets never stored: find API keys, tokens, private keys, passwords, card numbers and IBANs
-in a text and replace each with a placeholder such as `[redacted: api key]`. Pure: text in,
-text and findings out; nothing is read or written.
+"""Secrets never stored: find API keys, tokens, private keys, passwords, access codes, card
+numbers, IBANs and national id numbers in a text (and phone numbers, when the operator asks) and
+replace each with a placeholder such as `[redacted: api key]`. Pure: text in, text and findings
+out; nothing is read or written.
 
 Where a maintained detector exists it does the work: Yelp's detect-secrets plugins recognise
 provider token formats (AWS, GitHub, GitLab, Slack, Stripe, JWT, private key headers, ...) and
 supply the Shannon entropy used on `key=value` values; python-stdnum checks card numbers (Luhn)
 and IBANs (ISO 13616 mod 97 and each country's layout). Amber adds only what those libraries
 cannot know because they scan code, not conversation: current OpenAI and Anthropic key formats,
-passwords stated in words ("my password is hunter2!", "密码：Abc12345"), access codes
-("my locker code is ALPHA-7731") and assignments whose value looks random.
+assignments whose value looks random, and (core/redact_chat.py) secrets as people say them:
+"wifi name HomeNet, password HomeNet2024!", "my netflix login: jane / sunshine42", "密码：Abc12345",
+"the code to my safe is 2468", "mot de passe: soleil123".
 
-What counts as a secret, decided for chat text (the seeded corpus in tests/core/test_redact.py
-holds examples of each, and bench/redaction.py measures what ordinary turns lose):
-- a password, passphrase, passcode, PIN, one-time code or access code (door, gate, locker, safe,
-  alarm) stated with its value: yes, whatever the value looks like, unless it is a word that
-  describes the password rather than being it ("my password is wrong", "密码是我的生日");
+What counts as a secret, decided for chat text (tests/core/redact_corpus.py and
+tests/core/redaction_corpus.py hold examples of each; bench/redaction.py measures both the
+corpus and what ordinary turns lose):
+- a password, passphrase, passcode, PIN, one-time, 2FA or recovery code, CVV or access code (door,
+  gate, locker, safe, alarm) stated with its value, or the password of a login pair: yes, whatever
+  the value looks like, unless it is a word that describes the password rather than being it
+  ("my password is wrong", "das Passwort ist falsch", "密码是我的生日");
 - zip, area, promo, error and dress codes: no (they unlock nothing);
 - a value after a secret-sounding key (`api_key=`, `token:`, `client secret is`): when it looks
   random (long enough, entropy high enough), so "Secret: be kind" is left alone;
-- a 13-19 digit number passing Luhn with a card network's first digit; an IBAN passing its check.
+- a number with a card network's length and first digits passing Luhn, unless the words before
+  it say it is something else (IMEI, serial, tracking, order); an IBAN passing its check;
+- a China resident id passing its MOD 11-2 check with a real birth date; a US social security
+  number written 123-45-6789, or spaced or run together after "SSN" or "social security";
+- a phone number: only with `Redactor(phones=True)` (Settings.redact_phone_numbers).
 Findings carry the kind and place of each secret, never its value, so they can be logged.
 """
 
@@ -27,7 +35,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Any, Iterable, Iterator, Sequence
+
+from .redact_chat import MASK, labelled, national_ids, phone_numbers, said_in_words
 
 PLACEHOLDER = "[redacted: {kind}]"
 _PLACEHOLDER_RE = re.compile(r"\[redacted: [a-z ]+\]")
@@ -37,7 +48,9 @@ _PLACEHOLDER_RE = re.compile(r"\[redacted: [a-z ]+\]")
 class Finding:
     """One secret found: what kind, which detector, where it was in the original text."""
 
-    kind: str  # api key, token, private key, password, access code, card number, iban, secret
+    # api key, token, private key, password, access code, card number, iban, national id,
+    # phone number, secret
+    kind: str
     detector: str
     start: int
     end: int
@@ -130,12 +143,39 @@ def _grow(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_BLANKS = re.compile(r"[ \t]{2,}")
+_SEGMENT = 2000
+# npm's pattern (`//.+/:_authToken=`) is quadratic on a line of slashes; it cannot match without this
+_NEEDS = {"NpmDetector": "_authtoken"}
+
+
+def _segments(text: str) -> list[str]:
+    """The text as detect-secrets reads a file, line by line, with runs of blanks squeezed and long
+    lines cut (at a blank where there is one): some of its patterns backtrack polynomially on a
+    long line (` *` around ` +` in its assignment regex, `//.+/` in npm's). A found value is looked
+    up again in the original text, and a token cut in two grows back to its whole (_grow)."""
+    out = []
+    for line in text.splitlines():
+        line = _BLANKS.sub(" ", line)
+        while len(line) > _SEGMENT:
+            cut = line.rfind(" ", _SEGMENT // 2, _SEGMENT)
+            cut = cut if cut > 0 else _SEGMENT
+            out.append(line[:cut])
+            line = line[cut:]
+        if line.strip():
+            out.append(line)
+    return out
+
+
 def _library_tokens(text: str) -> Iterator[Finding]:
+    segments = _segments(text)
     for plugin, kind in _plugins():
         name = type(plugin).__name__
-        for value in set(plugin.analyze_string(text)):
-            if kind == "private key":
-                continue  # the header alone is found here; the block is cut out below
+        if kind == "private key":
+            continue  # the plugin finds the header alone; the block is cut out below
+        needs = _NEEDS.get(name)
+        found = {v for seg in segments if not needs or needs in seg.lower() for v in plugin.analyze_string(seg)}
+        for value in found:
             if not value or _PLACEHOLDER_RE.fullmatch(value):
                 continue
             for start, end in _occurrences(text, value):
@@ -208,94 +248,49 @@ def _assignments(text: str) -> Iterator[Finding]:
             yield Finding("token", "bearer", m.start("value"), m.end("value"))
 
 
-# ---- passwords and access codes in words ----------------------------------------------------------
-
-# Words that describe a password instead of being one: "my password is wrong", "the PIN is the
-# same", "the door code is on the fridge".
-_NOT_A_VALUE = frozenset(
-    """a an the my your his her their our its this that these those what which who how why when where
-    not no never still also now just only really very too so quite pretty rather same different
-    wrong incorrect correct right invalid valid expired required needed necessary optional strong
-    weak long short simple easy hard complex secure safe unsafe new old changed reset saved stored
-    set written hidden secret private unknown forgotten lost empty blank protected encrypted case
-    sensitive generated managed attached below above here there in on at for to of with from by
-    and or but if as something nothing anything everything somewhere same one two mine yours
-    working broken fine ok okay good bad great""".split()
-)
-
-_PASSWORD_WORDS = (
-    r"pass(?:word|phrase|code)s?|passwd|pwd|pw|pass(?=\s*[:=：])|(?-i:PIN)(?:\s*(?:code|number))?|pin\s*(?:code|number)"
-    r"|one[- ]time\s+(?:code|password)|otp|verification\s+code|cvv2?|cvc2?|security\s+code"
-    r"|(?:locker|door|gate|alarm|safe|garage|entry|entrance|access|building|lock(?:\s*screen)?|keypad|padlock|unlock)"
-    r"\s+(?:code|combination|combo|pin)|(?:lock|safe|locker|padlock)\s+combination"
-)
-_PASSWORD_EN = re.compile(
-    rf"\b(?P<key>{_PASSWORD_WORDS})\b"
-    r"(?:\s+(?:for|to|of|on|at)\s+(?:[\w'.-]+\s+){0,3}?[\w'.-]+)?"  # "password for my bank account"
-    r"(?P<op>\s*(?:=|:|：)\s*|\s+(?:is|was|is now|has been|is set to|will be|should be|changed to|becomes)\s*[:：]?\s*)"
-    r"(?P<q>[\"'`“‘]?)(?P<value>[!-~]+)",
-    re.IGNORECASE,
-)
-# "I set the garage code to 7319", "changed my password to Tr1cky!"
-_PASSWORD_SET = re.compile(
-    rf"\b(?:set|changed?|reset|updated?|switched)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+)?(?:[\w-]+\s+)?"
-    rf"(?P<key>{_PASSWORD_WORDS})\s+to\s+(?P<q>[\"'`“‘]?)(?P<value>[!-~]+)",
-    re.IGNORECASE,
-)
-_PASSWORD_ZH = re.compile(
-    r"(?P<key>(?:支付|登录|登錄|银行卡|銀行卡|开机|開機|开锁|開鎖|门禁|門禁|管理员|管理員)?(?:密码|密碼|口令)|PIN码|PIN碼"
-    r"|(?-i:pin)码|验证码|驗證碼|动态码|動態碼)"
-    r"(?P<op>\s*(?:(?:是|为|為|设为|設為|设成|設成|改成|改为|改為|换成|換成|变成|變成)了?)?\s*[:：=]?\s*)"
-    r"(?P<q>[\"'“‘「]?)(?P<value>[!-~]+)",
-    re.IGNORECASE,
-)
-_TRAILING = ".,;:?)]}>\"'`”’」"
-
-
-def _passwords(text: str) -> Iterator[Finding]:
-    for rx in (_PASSWORD_EN, _PASSWORD_SET, _PASSWORD_ZH):
-        for m in rx.finditer(text):
-            value = m.group("value").rstrip(_TRAILING)
-            if len(value) < 3 or value.casefold().rstrip("!") in _NOT_A_VALUE or value.startswith("[redacted"):
-                continue
-            key = m.group("key").casefold()
-            code = re.search(r"code|combination|combo|pin|cvv|cvc|otp|码|碼", key) and not re.search(r"pass|密|口令", key)
-            # a code word ("combination", "security code") counts only with digits in its value
-            if code and not re.search(r"\d", value):
-                continue
-            # "pass" and "pw" are also ordinary words ("a pass: free entry"): only a value that
-            # does not read as a plain word counts
-            if key in ("pass", "pw") and value.isalpha() and (value.islower() or value.istitle()):
-                continue
-            kind = "access code" if code else "password"
-            yield Finding(kind, "password", m.start("value"), m.start("value") + len(value))
-
-
 # ---- card numbers and IBANs ----------------------------------------------------------------------
 
 _CARD = re.compile(r"(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])")
 
 
-def _numbers(text: str) -> Iterator[Finding]:
-    if any(ch.isdigit() for ch in text):
-        from stdnum import iban, luhn
+def _card_shaped(d: str) -> bool:
+    """Length and leading digits of a card network (ISO/IEC 7812 issuer ranges), so a 15-digit
+    IMEI starting 35 or 49 is no card."""
+    n = len(d)
+    if d[0] == "4":
+        return n in (13, 16, 19)  # Visa
+    if d[:2] in ("34", "37"):
+        return n == 15  # American Express
+    if "51" <= d[:2] <= "55" or "2221" <= d[:4] <= "2720":
+        return n == 16  # Mastercard
+    if d[:2] in ("36", "38", "39") or "300" <= d[:3] <= "305":
+        return 14 <= n <= 19  # Diners
+    return d[0] in "356" and 16 <= n <= 19  # JCB, Maestro, Discover, UnionPay
 
-        # digits inside an IBAN-shaped string belong to that account number, valid or not
-        shaped = [(m.start(), m.end()) for m in _IBAN.finditer(text)]
-        for m in _CARD.finditer(text):
-            digits = re.sub(r"[ -]", "", m.group())
-            if any(s <= m.start() < e for s, e in shaped):
-                continue
-            if 13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 1 and luhn.is_valid(digits):
-                yield Finding("card number", "luhn", m.start(), m.end())
-        for m in _IBAN.finditer(text):
-            # the pattern may run on into the next word ("DE89 3704 … 00 ok"): shorten to a valid IBAN
-            candidate = m.group()
-            while len(candidate) >= 15 and not iban.is_valid(candidate.upper()):
-                candidate = candidate[: candidate.rfind(" ")] if " " in candidate[4:] else ""
-            if len(candidate) >= 15:
-                yield Finding("iban", "iban", m.start(), m.start() + len(candidate))
+
+def _numbers(text: str) -> Iterator[Finding]:
+    if not any(ch.isdigit() for ch in text):
+        return
+    from stdnum import iban, luhn
+
+    # digits inside an IBAN-shaped string belong to that account number, valid or not
+    shaped = [(m.start(), m.end()) for m in _IBAN.finditer(text)]
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"[ -]", "", m.group())
+        # a check digit says a number was typed right, not what it is: an IMEI or a parcel number
+        # passes Luhn too, so the words before it count ("IMEI 3569…", "serial number 4539…")
+        if any(s <= m.start() < e for s, e in shaped) or labelled(text, m.start()):
+            continue
+        if _card_shaped(digits) and len(set(digits)) > 1 and luhn.is_valid(digits):
+            yield Finding("card number", "luhn", m.start(), m.end())
+    for m in _IBAN.finditer(text):
+        # the pattern may run on into the next word ("DE89 3704 … 00 ok"): shorten to a valid IBAN
+        candidate = m.group()
+        while len(candidate) >= 15 and not iban.is_valid(candidate.upper()):
+            candidate = candidate[: candidate.rfind(" ")] if " " in candidate[4:] else ""
+        if len(candidate) >= 15:
+            yield Finding("iban", "iban", m.start(), m.start() + len(candidate))
 
 
 # ---- putting it together -------------------------------------------------------------------------
@@ -325,30 +320,35 @@ def _apply(text: str, findings: Sequence[Finding]) -> str:
 
 
 class Redactor:
-    """Redaction as configured: on or off, plus the operator's own patterns (a regex whose named
-    group `secret`, else its first group, else its whole match is replaced)."""
+    """Redaction as configured: on or off, phone numbers or not, plus the operator's own patterns
+    (a regex whose named group `secret`, else its first group, else its whole match is replaced)."""
 
-    def __init__(self, enabled: bool = True, patterns: Sequence[str] = ()):
+    def __init__(self, enabled: bool = True, patterns: Sequence[str] = (), phones: bool = False):
         self.enabled = enabled
         self.patterns = tuple(compile_pattern(p) for p in patterns)
+        self.phones = phones  # phone numbers are the operator's choice (Settings.redact_phone_numbers)
 
     def find(self, text: str) -> list[Finding]:
         if not (self.enabled and text):
             return []
+        # a placeholder from an earlier pass is never redacted again, and its words are no context
+        # either ("[redacted: card number] 4242 …" is not a number said after "number"): the
+        # detectors see it as a run of one letter (MASK), bounding its neighbours as the secret did
+        held = [(m.start(), m.end()) for m in _PLACEHOLDER_RE.finditer(text)]
+        scan = _PLACEHOLDER_RE.sub(lambda m: MASK * len(m.group()), text) if held else text
         found: list[Finding] = [
-            *_library_tokens(text),
-            *_extra_tokens(text),
-            *_assignments(text),
-            *_passwords(text),
-            *_numbers(text),
+            *_library_tokens(scan),
+            *_extra_tokens(scan),
+            *_assignments(scan),
+            *_numbers(scan),
+            *(Finding(*span) for span in chain(said_in_words(scan), national_ids(scan))),
+            *(Finding(*span) for span in (phone_numbers(scan) if self.phones else ())),
         ]
         for n, rx in enumerate(self.patterns):
-            for m in rx.finditer(text):
+            for m in rx.finditer(scan):
                 group = "secret" if "secret" in rx.groupindex else (1 if rx.groups else 0)
                 if m.start(group) >= 0:
                     found.append(Finding("secret", f"pattern {n + 1}", m.start(group), m.end(group)))
-        # a placeholder from an earlier pass is never redacted again
-        held = [(m.start(), m.end()) for m in _PLACEHOLDER_RE.finditer(text)]
         found = [f for f in found if not any(s <= f.start and f.end <= e for s, e in held)]
         return _merge(found)
 

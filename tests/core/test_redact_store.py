@@ -51,3 +51,18 @@ def test_redaction_can_be_turned_off_and_extended(tmp_path):
         assert "B-1234" not in svc.remember(me, MemoryIn(content="my badge B-1234 opens the lab")).memory.content
     finally:
         svc.close()
+
+
+def test_secrets_as_people_say_them_are_in_no_stored_record_or_export(service, alice):
+    from redaction_corpus import SECRETS, leaked
+
+    turns = [Message(id=f"s{i}", role="user", content=c.text, session="s", created_at=T0 + timedelta(minutes=i))
+             for i, c in enumerate(SECRETS)]
+    service.capture(alice, turns)
+    for i, case in enumerate(SECRETS[:20]):
+        service.remember(alice, MemoryIn(content=case.text, title=f"note {i}"))
+    stored = {m.id: m.content for m in service.messages(alice)}
+    assert [c.text for i, c in enumerate(SECRETS) if leaked(c, stored[f"s{i}"])] == []
+    exported = _stored_text(service, alice)
+    # long secrets anywhere in the export; short ones (a PIN, a CVV) could match an id or a time stamp
+    assert [s for c in SECRETS for s in c.secrets if len(s) >= 8 and s in exported] == []
