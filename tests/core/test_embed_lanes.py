@@ -1,10 +1,10 @@
 """The local embedder can neither crash nor stall the process that serves chat.
 
-- Every text is prepared (NFKC, surrogates, controls, length) before native code sees it; a fuzz
+- Every text is prepared (NFKC, surrogates, controls, length) before the engine sees it; a fuzz
   corpus of adversarial Unicode runs through the real engine in a child process, so a crash fails
-  the test instead of the run.
-- The engine runs in worker processes: a worker killed mid-request costs that request only, and
-  the next one is served by a fresh worker.
+  the test instead of the run (tests/core/test_embed_engine.py also fuzzes the engine unprepared).
+- The engine runs in worker processes: a worker that aborts or is killed mid-request costs that
+  request only, and the next one is served by a fresh worker.
 - Queries and interactive writes have their own lane: background batches do not hold them up.
 """
 
@@ -117,11 +117,15 @@ def test_a_crashing_worker_costs_one_request_and_is_replaced(embedder):
     lane = embedder.document_lane
     embedder.embed_background(["warm up"])
     before = lane.starts
-    # bypass `prepare` on purpose: raw U+FDFA corrupts the engine's heap and aborts the worker
+    pid = lane.proc.pid
+    # the worker aborts in the middle of a request, as a native crash would end it
+    long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(64)]
+    killer = threading.Timer(0.3, os.kill, (pid, signal.SIGABRT))
     with pytest.raises(EmbedderUnavailable):
         with lane.lock:
-            for _ in range(3):  # heap corruption may take more than one request to abort
-                lane.request("passage", ["ﷺ" * 40] * 4, 30)
+            killer.start()
+            lane.request("passage", long_docs, 120)
+    killer.join()
     assert lane.starts == before  # the host is still here; the worker is replaced on next use
     assert _unit(embedder.embed_background(["my cat is called Miso"])[0])
     assert lane.starts == before + 1 and lane.failures >= 1
@@ -140,7 +144,7 @@ def test_a_killed_worker_is_replaced(embedder):
 
 def test_a_query_and_a_saved_memory_do_not_wait_behind_background_work(embedder):
     embedder.embed_query("warm")
-    long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(16)]
+    long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(24)]
     done = threading.Event()
     errors: list[Exception] = []
 
@@ -197,8 +201,10 @@ def test_concurrent_writers_share_batches_and_get_their_own_vectors(embedder):
     for t in threads:
         t.join()
     assert embedder.document_lane.requests - before < 24  # combined
-    for i in range(3):
-        assert results[i] == pytest.approx(alone[i], abs=1e-4)  # each caller got its own text's vector
+    cos = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
+    for i in range(3):  # each caller got its own text's vector (int8 activations move it a little with its batch)
+        assert cos(results[i], alone[i]) > 0.99
+        assert max(range(3), key=lambda j: cos(results[i], alone[j])) == i
 
 
 def test_worker_pipes_past_file_descriptor_1024():

