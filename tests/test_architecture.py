@@ -20,6 +20,8 @@ PURE = [
     "core/jobs/extraction/decide.py",
     "core/recall/relevance.py",
     "core/redact.py",
+    "core/redact_chat.py",
+    "litellm_hooks/identity.py",
     "core/filters.py",
 ]
 IO_MODULES = {"chromadb", "httpx", "litellm", "requests", "socket", "sqlite3", "subprocess", "aiohttp", "urllib", "os", "anyio", "asyncio"}
