@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from dataclasses import dataclass
 
 import pytest
 
@@ -16,6 +15,7 @@ from core import Actor
 from litellm_hooks import identity
 from litellm_hooks.amber import AmberMemory
 from litellm_hooks.ledger import Decision, RequestLedger
+from tests.hook.test_hook_units import Key  # LiteLLM's key fields, as the proxy hands them over
 
 # ---- the ledger --------------------------------------------------------------------------------
 
@@ -144,14 +144,6 @@ def test_scrub_removes_every_amber_name_but_the_switch():
 
 
 # ---- the hook: nothing is recorded for a request that may keep nothing ------------------------------
-
-
-@dataclass
-class Key:
-    end_user_id: str | None = None
-    user_id: str | None = None
-    team_id: str | None = None
-    key_alias: str | None = None
 
 
 class Settings:
