@@ -6,13 +6,22 @@ per user in process, and job leases as rows in the store's registry (core/jobs/r
 Several hosts on one Chroma server (`redis_url` set) use `RedisCoordination`:
 
 - **Per-user write lock**: `SET lock NX PX` holding a fencing token (`INCR` of the user's
-  counter). It is reentrant within a thread, taken once per process (threads of one host queue on
-  a local lock first), renewed by a watchdog while held, released only by its holder (compare and
-  delete). Before every store write the holder checks its token is still the lock's value
-  (`check_fence`, one round trip): a host that stalled past the lock's lifetime and lost it gets
-  `Busy` instead of writing beside the new holder. Chroma cannot compare tokens itself, so a write
-  that left between the check and the store is the remaining window (milliseconds against a
-  30 s lifetime).
+  counter, then `:` and this process's random id, so tokens stay unique when Redis restarts empty
+  and its counters start again). It is reentrant within a thread, taken once per process (threads
+  of one host queue on a local lock first), renewed by a watchdog while held, released only by its
+  holder (compare and delete). Before every store write the holder checks its token is still the
+  lock's value (`check_fence`, one round trip): a host that stalled past the lock's lifetime and
+  lost it gets `Busy` instead of writing beside the new holder. Chroma cannot compare tokens
+  itself, so a write that left between the check and the store is the remaining window
+  (milliseconds against the lifetimes below).
+- **Holders that are gone**: each process keeps `amber:alive:<its id>` alive (`alive_ttl_s`, 5 s,
+  refreshed every second by the watchdog). A host that finds a user's lock held by a process whose
+  key has expired (it died, or was cut off from Redis past that time) takes the lock over at once
+  (one script: the holder's key is checked and the lock replaced atomically) instead of waiting
+  out its 30 s lifetime; fencing makes that safe: should the old holder still be running, its next
+  write is refused. A release Redis did not answer (Redis down or restarting) is retried by the
+  watchdog until Redis answers, so a lock does not outlive its holder past Redis's return.
+  (Tokens from hosts of an older version carry no id: they are waited out, as before.)
 - **Job leases**: `SET NX PX`, renewed and released by compare-and-set scripts.
 - **Scheduled runs**: every host's scheduler fires at the same cron time; the first host to claim
   `(job, fire time)` runs it, the others do nothing.
@@ -23,9 +32,11 @@ turns wait in their queue), recall never touches Redis.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
+import uuid
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -91,6 +102,19 @@ class LocalCoordination:
 # compare-and-set scripts: act on KEYS[1] only while it still holds ARGV[1]
 _EXTEND = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 _DELETE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+# take KEYS[1] for ARGV[1] (px ARGV[2]) and say this process is alive (KEYS[2], px ARGV[3]); a lock whose
+# holder's alive key (ARGV[4] .. its id) has expired is taken over. 1: taken, 2: taken over, 0: held
+_TAKE = """
+redis.call('set', KEYS[2], '1', 'PX', ARGV[3])
+if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+local holder = redis.call('get', KEYS[1])
+local id = holder and string.match(holder, '^%d+:(%w+)$')
+if id and redis.call('exists', ARGV[4] .. id) == 0 then
+  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+return 0
+"""
 
 
 class _RedisUserLock:
@@ -130,16 +154,22 @@ class RedisCoordination:
 
     shared = True
 
-    def __init__(self, url: str, *, prefix: str = "amber:", lock_ttl_s: float = 30.0, lock_wait_s: float = 20.0, client: Any = None):
+    def __init__(self, url: str, *, prefix: str = "amber:", lock_ttl_s: float = 30.0, lock_wait_s: float = 20.0,
+                 alive_ttl_s: float = 5.0, client: Any = None):
         import redis
 
         self.prefix = prefix
         self.lock_ttl_ms = int(lock_ttl_s * 1000)
         self.lock_wait_s = lock_wait_s
+        self.alive_ttl_ms = int(alive_ttl_s * 1000)
+        self.id = uuid.uuid4().hex[:16]  # this process, in its tokens and its alive key
+        self.alive_key = self.key("alive", self.id)
         self.r = client or redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=3, health_check_interval=30)
         self._redis_error = redis.RedisError
         self._extend = self.r.register_script(_EXTEND)
         self._delete = self.r.register_script(_DELETE)
+        self._take_script = self.r.register_script(_TAKE)
+        self._unreleased: dict[str, tuple[str, float]] = {}  # lock key -> (token, when it expires anyway): releases to retry
         self._locks: dict[str, _RedisUserLock] = {}
         self._guard = threading.Lock()
         self._held: set[_RedisUserLock] = set()  # every lock this process holds, renewed by the watchdog
@@ -179,20 +209,28 @@ class RedisCoordination:
         self._give_back(lock.key, token)
 
     def _take(self, key: str, fence_key: str) -> str:
-        token = str(self._call("taking a write lock", self.r.incr, fence_key))
+        token = f"{self._call('taking a write lock', self.r.incr, fence_key)}:{self.id}"
         deadline, pause = time.monotonic() + self.lock_wait_s, 0.002
-        while not self._call("taking a write lock", self.r.set, key, token, nx=True, px=self.lock_ttl_ms):
+        args = [token, self.lock_ttl_ms, self.alive_ttl_ms, self.key("alive", "")]
+        while not (got := self._call("taking a write lock", self._take_script, keys=[key, self.alive_key], args=args)):
             if time.monotonic() > deadline:
                 raise Busy(f"this user's memory is held by another host for more than {self.lock_wait_s:.0f} s; try again")
             time.sleep(pause)
             pause = min(0.1, pause * 2)
+        if got == 2:
+            log.warning("write lock %s taken over from a holder that is gone (its alive key expired)", key)
+        with self._guard:
+            self._unreleased.pop(key, None)
         return token
 
     def _give_back(self, key: str, token: str | None) -> None:
         try:
             self._delete(keys=[key], args=[token])
-        except self._redis_error as e:  # it expires by itself
-            log.warning("write lock %s not released (%s); it expires in %d ms", key, e, self.lock_ttl_ms)
+        except self._redis_error as e:  # the watchdog tries again until Redis answers; at worst it expires
+            log.warning("write lock %s not released (%s); released as soon as Redis answers", key, e)
+            if token is not None:
+                with self._guard:
+                    self._unreleased[key] = (token, time.monotonic() + self.lock_ttl_ms / 1000)
 
     def _held_add(self, lock: _RedisUserLock) -> None:
         with self._guard:
@@ -217,15 +255,39 @@ class RedisCoordination:
                 raise Busy("this host lost the user's write lock (it stalled past the lock's lifetime); nothing was written")
 
     def _renew_loop(self) -> None:
-        while not self._stop.wait(self.lock_ttl_ms / 3000):
+        """Every second: this process is alive (while it holds or took a lock lately), releases Redis
+        did not answer are tried again; every third of a lock's lifetime: held locks are renewed."""
+        tick = min(1.0, self.alive_ttl_ms / 3000, self.lock_ttl_ms / 3000)
+        renew_at, alive_until, down = 0.0, 0.0, False
+        while not self._stop.wait(tick):
+            now = time.monotonic()
             with self._guard:
                 held = [(lock.key, lock.token) for lock in self._held if lock.token]
-            for key, token in held:
-                try:
-                    if not self._extend(keys=[key], args=[token, self.lock_ttl_ms]):
-                        log.warning("write lock %s was lost while held; the holder's next write is refused", key)
-                except self._redis_error as e:
-                    log.warning("write lock %s not renewed: %s", key, e)
+                unreleased = dict(self._unreleased)
+            try:
+                if held:
+                    alive_until = now + self.lock_ttl_ms / 1000  # and for a lock's lifetime after: a release may be pending
+                if now < alive_until or unreleased:
+                    self.r.set(self.alive_key, "1", px=self.alive_ttl_ms)
+                for key, (token, expires) in unreleased.items():
+                    if now < expires:
+                        self._delete(keys=[key], args=[token])
+                        log.info("write lock %s released now that Redis answers", key)
+                    with self._guard:
+                        if self._unreleased.get(key, (None,))[0] == token:
+                            del self._unreleased[key]
+                if now >= renew_at:
+                    renew_at = now + self.lock_ttl_ms / 3000
+                    for key, token in held:
+                        if not self._extend(keys=[key], args=[token, self.lock_ttl_ms]):
+                            log.warning("write lock %s was lost while held; the holder's next write is refused", key)
+                if down:
+                    log.info("write locks: Redis answers again")
+                down = False
+            except self._redis_error as e:
+                if not down:
+                    log.warning("write locks not renewed: Redis unreachable (%s); retried every %.0f s", e, tick)
+                down = True
 
     # ---- job leases and scheduled runs -----------------------------------------------------
 
@@ -256,6 +318,9 @@ class RedisCoordination:
 
     def close(self) -> None:
         self._stop.set()
+        self._watchdog.join(timeout=5)
+        with contextlib.suppress(self._redis_error):
+            self.r.delete(self.alive_key)  # gone: locks it left are taken over at once
         self.r.close()
 
 
