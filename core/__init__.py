@@ -12,7 +12,7 @@ from .client import RemoteMemory
 from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
-from .compose import build_embedder, build_service
+from .compose import build_embedder, build_service, rotate_master_key
 from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
     AmberError,
@@ -160,6 +160,7 @@ __all__ = [
     "register_jobs",
     "render_boot",
     "render_forget_note",
+    "rotate_master_key",
     "run_job",
     "scope_for",
     "store_entries",

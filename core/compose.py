@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from .clock import SystemClock
@@ -15,6 +16,8 @@ from .repair import repair_all
 from .service import MemoryService
 from .store import ChromaStore
 from .store.format import ensure_format
+from .store.lock import DirectoryLock
+from .store.sealing import MasterKeyError, RecordKeys, load_master_key
 
 log = logging.getLogger("amber")
 
@@ -40,6 +43,38 @@ def build_embedder(name: str, settings: Settings | None = None, **kwargs: Any) -
     return LiteLLMEmbedder(name, **kwargs)
 
 
+def master_key(settings: Settings) -> bytes | None:
+    """The operator's master key (encryption at rest), or None; a malformed one is refused by name."""
+    try:
+        return load_master_key(settings.master_key, settings.master_key_file)
+    except MasterKeyError as e:
+        raise InvalidInput("master_key", str(e)) from None
+
+
+def rotate_master_key(settings: Settings, new_key: str | None) -> int:
+    """Wrap every record key of the embedded store under a new master key (None: store them
+    unwrapped, encryption at rest off). The store must not be open elsewhere (its lock is taken).
+    Returns how many keys were rewrapped; afterwards only the new key opens the store."""
+    if settings.chroma_url:
+        raise InvalidInput("chroma_url", "records in a Chroma server are not sealed: there is no key table to rotate")
+    try:
+        new = load_master_key(new_key) if new_key else None
+    except MasterKeyError as e:
+        raise InvalidInput("new master key", str(e)) from None
+    lock = DirectoryLock(Path(settings.data_dir))
+    lock.acquire()
+    try:
+        keys = RecordKeys(Path(settings.data_dir) / "record_keys.sqlite3", master_key(settings))
+    except MasterKeyError as e:
+        lock.release()
+        raise InvalidInput("master_key", str(e)) from None
+    try:
+        return keys.rotate(new)
+    finally:
+        keys.close()
+        lock.release()
+
+
 def build_service(settings: Settings | None = None, *, embedder: Embedder | None = None, clock: Clock | None = None) -> MemoryService:
     """Open the store and build the service. Raises StoreLocked if another process owns the store."""
     settings = settings or Settings()
@@ -55,6 +90,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         token=settings.chroma_token,
         embedder_id=embedder.id,
         dim=embedder.dim,
+        master_key=master_key(settings),
     )
     try:
         ensure_format(store)  # refuses a store from a newer Amber; seals an older one's records

@@ -42,6 +42,10 @@ class Settings(BaseSettings):
 
     # store
     data_dir: Path = Path("./data")
+    # encryption at rest: a master key (32 bytes, hex or base64) that wraps every record's key; from
+    # the environment (`os.environ/NAME` in config.yaml) or a file outside data_dir. Unset: off.
+    master_key: str | None = None
+    master_key_file: Path | None = None
     chroma_url: str | None = None  # client/server Chroma, e.g. http://127.0.0.1:8000
     # with chroma_url: where in that server Amber keeps its collections, and a token for a server
     # that asks for one (sent as `x-chroma-token`; `os.environ/NAME` in config.yaml)
@@ -168,6 +172,23 @@ class Settings(BaseSettings):
                             f"or remove {alias!r} from {person!r}'s aliases"
                         )
         return self
+
+    @model_validator(mode="after")
+    def _master_key_outside_the_data(self) -> "Settings":
+        """A key kept next to what it protects protects nothing against a copy of the directory."""
+        if self.master_key_file is not None:
+            key, data = Path(self.master_key_file).resolve(), Path(self.data_dir).resolve()
+            if key == data or data in key.parents:
+                raise ValueError(f"master_key_file {self.master_key_file} is inside data_dir {self.data_dir}: keep it elsewhere (and back it up)")
+        return self
+
+    def encryption(self) -> str:
+        """Where the master key comes from, or "off"."""
+        if self.master_key:
+            return "on (master key from the master_key setting / AMBER_MASTER_KEY)"
+        if self.master_key_file:
+            return f"on (master key from {self.master_key_file})"
+        return "off"
 
     def person(self, name: str) -> str:
         """The person a client's name for a user stands for (the name itself when it is nobody's alias)."""

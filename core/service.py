@@ -529,7 +529,10 @@ class MemoryService:
 
     def health(self) -> dict[str, Any]:
         """Store and embedder status. Embeds nothing: a probe must never queue behind real work."""
-        out: dict[str, Any] = {"store": {"ok": True, "location": self.store.location}, "embedder": {"ok": True, "id": self.embedder.id}}
+        sealer = getattr(self.store, "sealer", None)
+        at_rest = "off" if sealer is None else ("records sealed, keys under the master key" if sealer.keys.encrypted else "records sealed, no master key")
+        out: dict[str, Any] = {"store": {"ok": True, "location": self.store.location, "at_rest": at_rest},
+                               "embedder": {"ok": True, "id": self.embedder.id}}
         try:
             self.store.ping()
         except Exception as e:

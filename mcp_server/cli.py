@@ -89,6 +89,11 @@ def parser() -> argparse.ArgumentParser:
     kc.add_argument("--write", metavar="CONFIG", help="add the key to `amber: api_keys:` in this config.yaml (keeps CONFIG.bak)")
     kc.set_defaults(run=lazy("cli_keys", "keys_create"))
 
+    kr = ksub.add_parser("rotate-master", help="wrap the store's record keys under a new master key (the store must be stopped)")
+    kr.add_argument("--new-key-env", default="AMBER_NEW_MASTER_KEY", help="environment variable holding the new key (default: AMBER_NEW_MASTER_KEY)")
+    kr.add_argument("--off", action="store_true", help="store the record keys without a master key (encryption at rest off)")
+    kr.set_defaults(run=lazy("cli_keys", "keys_rotate_master"))
+
     j = sub.add_parser("jobs", help="background jobs")
     jsub = j.add_subparsers(dest="jobs_command", required=True, metavar="ACTION")
     jr = jsub.add_parser("run", help="run one job now")

@@ -51,6 +51,7 @@ def doctor(args: argparse.Namespace) -> int:
     if settings is not None:
         _check_keys(r, settings)
         _check_spool(r, settings)
+        _check_encryption(r, settings)
 
     key = args.key or os.environ.get("AMBER_KEY") or (settings.server_key if settings else None)
     if args.url:
@@ -86,6 +87,18 @@ def _candidates(url: str, r: Report) -> list[str]:
         return [url]
     # a proxy's address or a memory host's: the proxy's mount first
     return [f"{url}/memory", url]
+
+
+def _check_encryption(r: Report, settings: Settings) -> None:
+    """Whether memory is encrypted at rest in this configuration, and where the key comes from."""
+    state = settings.encryption()
+    if settings.chroma_url:
+        r.note(f"encryption at rest: records in a Chroma server are not sealed (README, \"What forget erases on disk\"); master key: {state}")
+    elif state == "off":
+        r.note("encryption at rest: off (records sealed under per-record keys kept in the data directory; "
+               "set AMBER_MASTER_KEY or master_key_file to encrypt those keys)")
+    else:
+        r.ok(f"encryption at rest: {state}; back the key up: without it the memory cannot be read")
 
 
 def _check_keys(r: Report, settings: Settings) -> None:

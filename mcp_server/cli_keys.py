@@ -128,3 +128,21 @@ def _insert(lines: list[str], entry: dict[str, Any], *, has_amber: bool, has_key
     item_indent = next((re.match(r"\s*", lines[i]).group() for i in range(at + 1, last + 1) if lines[i].lstrip().startswith("- ")),
                        " " * (key_indent + 2))
     return [*lines[: last + 1], *_item_lines(entry, item_indent), *lines[last + 1:]]
+
+
+def keys_rotate_master(args: argparse.Namespace) -> int:
+    """Rewrap every record key: the current master key comes from the settings, the new one from
+    the environment variable named by --new-key-env (never from the command line, where `ps` and
+    the shell history would show it)."""
+    import os
+
+    from core import Settings, rotate_master_key
+
+    new = None if args.off else os.environ.get(args.new_key_env)
+    if not args.off and not new:
+        print(f"amber: set {args.new_key_env} to the new master key (`openssl rand -hex 32`), or pass --off", file=sys.stderr)
+        return 2
+    count = rotate_master_key(Settings(), new)
+    where = "without a master key" if args.off else f"under the key in {args.new_key_env}"
+    print(f"{count} record keys now stored {where}. Set AMBER_MASTER_KEY to it before starting Amber, and back it up.")
+    return 0

@@ -17,13 +17,13 @@ from urllib.parse import urlparse
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
-from ..errors import AmberError, EmbedderMismatch, StoreUnavailable
+from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
 from ..filters import Eq, In, Range, Where
 from ..model import Memory, Message
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
-from .sealing import RecordKeys, Sealer, scrub_freed_memory
+from .sealing import MasterKeyError, RecordKeys, Sealer, scrub_freed_memory
 
 log = logging.getLogger("amber.store")
 
@@ -37,6 +37,7 @@ class ChromaStore:
     def __init__(
         self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
         tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
+        master_key: bytes | None = None,
     ):
         # embedded: each record's words sealed under a key of its own (sealing.py); server: plain
         self.sealer: Sealer | None = None
@@ -69,7 +70,7 @@ class ChromaStore:
                     path=str(path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
                 )
                 self.location = str(path)
-                self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3"))
+                self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3", master_key))
                 if not scrub_freed_memory():
                     log.warning("amber: this C library cannot scrub freed memory; Chroma's index files may hold stray bytes of opened records")
         except Exception as e:
@@ -77,6 +78,8 @@ class ChromaStore:
                 self._lock.release()
             if isinstance(e, AmberError):
                 raise
+            if isinstance(e, MasterKeyError):  # the operator's to fix, not an outage to wait out
+                raise InvalidInput("master_key", str(e)) from None
             raise StoreUnavailable(f"cannot open Chroma at {chroma_url or data_dir}: {e}") from e
 
     def close(self) -> None:

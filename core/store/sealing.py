@@ -57,11 +57,44 @@ def _ref(col: str, record_id: str) -> str:
     return f"{col}\x1f{record_id}"
 
 
+class MasterKeyError(ValueError):
+    """The key table and the master key do not go together (missing, wrong or malformed)."""
+
+
+def load_master_key(value: str | None = None, path: str | Path | None = None) -> bytes | None:
+    """The operator's master key: 32 bytes as 64 hex characters or base64, from a setting (the
+    environment) or a file; None when neither is set (encryption at rest off)."""
+    raw = value
+    if raw is None and path:
+        try:
+            raw = Path(path).read_text().strip()
+        except OSError as e:
+            raise MasterKeyError(f"master_key_file {path}: {e}") from None
+    if not raw:
+        return None
+    raw = raw.strip()
+    try:
+        key = bytes.fromhex(raw) if len(raw) == 64 else base64.b64decode(raw, validate=True)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise MasterKeyError("the master key must be 32 bytes, as 64 hex characters or base64 (make one: `openssl rand -hex 32`)")
+    return key
+
+
+_CHECK = b"amber record keys"
+
+
 class RecordKeys:
     """The key of each sealed record, in a file Amber owns; all of them cached in memory
-    (32 bytes a record: 100 000 records are 3 MB)."""
+    (32 bytes a record: 100 000 records are 3 MB).
 
-    def __init__(self, path: Path):
+    With a master key (encryption at rest on) every record key is stored wrapped by it (AES-GCM),
+    so the file alone opens nothing; a check value tells a wrong master key from a right one, and
+    a table written without a master key is wrapped the first time one is given. Without the
+    master key a wrapped table does not open: losing it loses the encrypted memory."""
+
+    def __init__(self, path: Path, master: bytes | None = None):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
@@ -69,8 +102,52 @@ class RecordKeys:
         self._db.execute("PRAGMA journal_mode=DELETE")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("CREATE TABLE IF NOT EXISTS record_keys (ref TEXT PRIMARY KEY, key BLOB NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS key_table (name TEXT PRIMARY KEY, value BLOB)")
         self._lock = threading.Lock()
-        self._keys: dict[str, bytes] = dict(self._db.execute("SELECT ref, key FROM record_keys"))
+        self.master = master
+        check = self._db.execute("SELECT value FROM key_table WHERE name = 'check'").fetchone()
+        stored = dict(self._db.execute("SELECT ref, key FROM record_keys"))
+        if check is not None and master is None:
+            self._db.close()
+            raise MasterKeyError(f"{self.path} is encrypted with a master key: set AMBER_MASTER_KEY (or master_key_file) to open it")
+        if check is not None:
+            try:
+                _unwrap(master, check[0], b"check")
+            except Exception:
+                self._db.close()
+                raise MasterKeyError(f"the master key given does not open {self.path}") from None
+            self._keys = {r: _unwrap(master, k, r.encode()) for r, k in stored.items()}
+        else:
+            self._keys = stored
+            if master is not None:  # encryption switched on: wrap what is there
+                self._rewrite(master)
+
+    @property
+    def encrypted(self) -> bool:
+        return self.master is not None
+
+    def _stored(self, ref: str, key: bytes) -> bytes:
+        return _wrap(self.master, key, ref.encode()) if self.master is not None else key
+
+    def _rewrite(self, master: bytes | None) -> None:
+        """Store every key again under `master` (None: in the clear), in one transaction."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self.master = master
+                self._db.executemany("UPDATE record_keys SET key = ? WHERE ref = ?", [(self._stored(r, k), r) for r, k in self._keys.items()])
+                self._db.execute("DELETE FROM key_table WHERE name = 'check'")
+                if master is not None:
+                    self._db.execute("INSERT INTO key_table (name, value) VALUES ('check', ?)", (_wrap(master, _CHECK, b"check"),))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def rotate(self, new_master: bytes | None) -> int:
+        """Wrap every record key under a new master key (or none); returns how many."""
+        self._rewrite(new_master)
+        return len(self._keys)
 
     def get(self, ref: str) -> bytes | None:
         return self._keys.get(ref)
@@ -84,7 +161,7 @@ class RecordKeys:
                 if fresh:
                     self._db.execute("BEGIN IMMEDIATE")
                     try:
-                        self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", fresh)
+                        self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh])
                         self._db.execute("COMMIT")
                     except BaseException:
                         self._db.execute("ROLLBACK")
@@ -115,6 +192,15 @@ class RecordKeys:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _wrap(master: bytes, key: bytes, ad: bytes) -> bytes:
+    nonce = os.urandom(12)
+    return nonce + AESGCM(master).encrypt(nonce, key, ad)
+
+
+def _unwrap(master: bytes, blob: bytes, ad: bytes) -> bytes:
+    return AESGCM(master).decrypt(blob[:12], blob[12:], ad)
 
 
 class Sealer:

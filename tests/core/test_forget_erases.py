@@ -156,3 +156,72 @@ def test_a_store_from_a_newer_amber_is_refused(tmp_path):
     svc.close()
     with pytest.raises(StoreTooNew, match="format 99"):
         build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+
+
+def test_with_a_master_key_the_key_table_opens_nothing_on_its_own(tmp_path):
+    """Encryption at rest: the record keys are wrapped by the operator's master key. A store opened
+    without it, or with another, is refused by name; the same store sealed without a master key is
+    wrapped when one is first given; with the key everything reads as before; a forgotten record's
+    bytes stay unreadable even with the live master key."""
+    import secrets
+    import sqlite3
+
+    from core import InvalidInput
+
+    data, master = tmp_path / "data", secrets.token_hex(32)
+    scope = scope_for(Actor("maud", client="tests"))
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    svc.remember(scope, MemoryIn(content="My bank PIN hint is Marzipantoffel"))
+    svc.remember(scope, MemoryIn(content="I grow Tomatillos on the balcony"))
+    svc.close()
+    svc = build_service(Settings(data_dir=data, master_key=master), embedder=HashEmbedder(), clock=FixedClock())
+    assert svc.health()["store"]["at_rest"] == "records sealed, keys under the master key"
+    svc.forget(scope, "Marzipantoffel")
+    assert [m.content for m in svc.list(scope).items] == ["I grow Tomatillos on the balcony"]
+    svc.close()
+    for wrong in (None, secrets.token_hex(32)):
+        with pytest.raises(InvalidInput, match="master key"):
+            build_service(Settings(data_dir=data, master_key=wrong), embedder=HashEmbedder(), clock=FixedClock())
+    # the key table holds no usable key without the master key: every stored key is a wrapped blob
+    keys = sqlite3.connect(data / "record_keys.sqlite3").execute("SELECT key FROM record_keys").fetchall()
+    assert keys and all(len(k) == 12 + 32 + 16 for (k,) in keys)
+    assert files_holding(data, "Marzipantoffel") == [] and files_holding(data, "Tomatillos") == []
+    svc = build_service(Settings(data_dir=data, master_key=master), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        assert "Tomatillos" in svc.recall(scope, "what grows on my balcony?").text
+    finally:
+        svc.close()
+
+
+def test_the_master_key_file_lives_outside_the_data(tmp_path):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="inside data_dir"):
+        Settings(data_dir=tmp_path / "data", master_key_file=tmp_path / "data" / "master.key")
+
+
+def test_the_master_key_rotates(tmp_path, monkeypatch, capsys):
+    import secrets
+
+    from core import InvalidInput
+    from mcp_server.cli import main
+
+    data, old, new = tmp_path / "data", secrets.token_hex(32), secrets.token_hex(32)
+    scope = scope_for(Actor("rhea", client="tests"))
+    svc = build_service(Settings(data_dir=data, master_key=old), embedder=HashEmbedder(), clock=FixedClock())
+    svc.remember(scope, MemoryIn(content="My allotment is plot 12"))
+    svc.close()
+    for name in [n for n in __import__("os").environ if n.startswith("AMBER_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AMBER_CONFIG", str(tmp_path / "none.yaml"))
+    monkeypatch.setenv("AMBER_DATA_DIR", str(data))
+    monkeypatch.setenv("AMBER_MASTER_KEY", old)
+    monkeypatch.setenv("AMBER_NEW_MASTER_KEY", new)
+    assert main(["keys", "rotate-master"]) == 0 and "record keys now stored" in capsys.readouterr().out
+    with pytest.raises(InvalidInput, match="does not open"):
+        build_service(Settings(data_dir=data, master_key=old), embedder=HashEmbedder(), clock=FixedClock())
+    svc = build_service(Settings(data_dir=data, master_key=new), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        assert [m.content for m in svc.list(scope).items] == ["My allotment is plot 12"]
+    finally:
+        svc.close()
