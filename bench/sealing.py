@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> dict:
     for _ in range(args.rounds):
         for mode in ("plain", "sealed"):
             out = subprocess.run([sys.executable, __file__, "--child", mode, "--memories", str(args.memories), "--recalls",
-                                  str(args.recalls), "--batches", str(args.batches)], capture_output=True, text=True, env=env, check=True)
+                                  str(args.recalls), "--batches", str(args.batches)], capture_output=True, text=True, env=env)
+            if out.returncode != 0:
+                raise SystemExit(f"the {mode} run failed:\n{out.stderr[-3000:]}")
             runs[mode].append(json.loads(out.stdout.strip().splitlines()[-1]))
     med = {mode: {k: round(statistics.median(r[k] for r in rs), 2) for k in rs[0]} for mode, rs in runs.items()}
     result = {

@@ -104,7 +104,7 @@ class Settings(BaseSettings):
     # lasts; a turn memory refuses by name is set aside at once, one failing for another reason (a
     # key refused, an unknown error) after capture_retry_hours (litellm_hooks/spool.py)
     capture_batch_max: int = Field(64, ge=1, le=1000)  # turns per background batch
-    capture_max_attempts: int = Field(5, ge=1)  # the shared Redis queue's deliveries (capture_queue.py)
+    capture_max_attempts: int = Field(5, ge=1)  # no longer used: turns are retried by time (capture_retry_hours); kept so old configs load
     capture_retry_hours: float = Field(72.0, gt=0)
     spool_max_mb: float = Field(256.0, gt=0)  # the journal's disk budget; past it new turns are not kept (logged)
     # with redis_url: a captured turn a host took but did not store within this time (the host

@@ -114,7 +114,8 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
         queue = None
         if settings.redis_url:
             queue = CaptureConsumer(service, settings.redis_url, claim_idle_s=settings.capture_claim_idle_s,
-                                    batch_max=settings.capture_batch_max, max_attempts=settings.capture_max_attempts).start()
+                                    batch_max=settings.capture_batch_max, retry_hours=settings.capture_retry_hours,
+                                    retention_days=settings.jobs_messages_days).start()
         app.state.amber_capture_queue = queue
         try:
             async with session_manager.run():
