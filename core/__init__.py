@@ -12,7 +12,7 @@ from .client import RemoteMemory
 from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
-from .compose import build_embedder, build_service, rotate_master_key
+from .compose import build_embedder, build_service, erase_person, rotate_master_key
 from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
     AmberError,
@@ -146,6 +146,7 @@ __all__ = [
     "count_marks",
     "defuse",
     "entry_messages",
+    "erase_person",
     "estimate_tokens",
     "fenced",
     "fingerprint",

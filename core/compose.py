@@ -75,6 +75,18 @@ def rotate_master_key(settings: Settings, new_key: str | None) -> int:
         lock.release()
 
 
+def erase_person(settings: Settings, user_id: str) -> dict[str, int]:
+    """Erase one person from the store this configuration names (the store must not be held by a
+    running host: its lock is taken). Returns what went."""
+    from .scope import Actor, scope_for
+
+    service = build_service(settings)
+    try:
+        return service.erase_person(scope_for(Actor(settings.person(user_id), client=None, via="cli")))
+    finally:
+        service.close()
+
+
 def build_service(settings: Settings | None = None, *, embedder: Embedder | None = None, clock: Clock | None = None) -> MemoryService:
     """Open the store and build the service. Raises StoreLocked if another process owns the store."""
     settings = settings or Settings()

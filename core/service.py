@@ -45,7 +45,7 @@ from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .redact import Redactor
-from .scope import Scope, memory_collection, memory_where, message_collection, message_where, validate_namespace
+from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, one_active_per_key, require_current
 from .turns import unsaved
@@ -268,6 +268,20 @@ class MemoryService:
 
     def archive(self, scope: Scope, memory_id: str) -> Memory:
         return self.writes.set_status(scope, memory_id, Status.archived, "archive")
+
+    def erase_person(self, scope: Scope) -> dict[str, int]:
+        """Erase a person from Amber: every memory, turn and audit event, their tombstones and the
+        registry's records of them. In an embedded store each collection's record keys are destroyed
+        with it, so whatever Chroma still holds of them cannot be read. Returns what went."""
+        with self.writes.lock(scope):
+            gone = {"memories": len(self.reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))),
+                    "turns": len(self.reads.turns(scope, None))}
+            for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):
+                self.store.drop(col)
+                self.recaller.drop_indexes(col)
+            gone["tombstones"] = self.tombstones.remove_user(scope.user_id)
+            self.store.reg_delete([f"user:{scope.user_id}"])
+        return gone
 
     def purge_trash(self, scope: Scope, ids: Sequence[str] | None = None) -> list[str]:
         """Empty the trash now (or only these ids from it): deleted memories are removed for good,

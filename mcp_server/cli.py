@@ -94,6 +94,11 @@ def parser() -> argparse.ArgumentParser:
     kr.add_argument("--off", action="store_true", help="store the record keys without a master key (encryption at rest off)")
     kr.set_defaults(run=lazy("cli_keys", "keys_rotate_master"))
 
+    fu = sub.add_parser("forget-user", help="erase one person from the store: every memory, turn and record of them (the store must be stopped)")
+    fu.add_argument("user", help="the person's user id (an alias is mapped to its person)")
+    fu.add_argument("--yes", action="store_true", help="really erase; without it nothing is done")
+    fu.set_defaults(run=lazy("cli_maintenance", "forget_user"))
+
     j = sub.add_parser("jobs", help="background jobs")
     jsub = j.add_subparsers(dest="jobs_command", required=True, metavar="ACTION")
     jr = jsub.add_parser("run", help="run one job now")

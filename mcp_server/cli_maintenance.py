@@ -126,3 +126,15 @@ def jobs_run(args: argparse.Namespace) -> int:
         service.close()
     print(json.dumps(result, ensure_ascii=False, default=str, indent=2))
     return 0
+
+
+def forget_user(args: argparse.Namespace) -> int:
+    """`amber forget-user USER --yes`: a person's whole memory erased, for good."""
+    from core import Settings, erase_person
+
+    if not args.yes:
+        print(f"amber: this erases everything Amber holds of {args.user!r}, for good; add --yes to do it", file=sys.stderr)
+        return 2
+    gone = erase_person(Settings(), args.user)
+    print(f"erased {args.user!r}: {gone['memories']} memories, {gone['turns']} turns, {gone['tombstones']} tombstones")
+    return 0

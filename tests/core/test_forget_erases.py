@@ -225,3 +225,35 @@ def test_the_master_key_rotates(tmp_path, monkeypatch, capsys):
         assert [m.content for m in svc.list(scope).items] == ["My allotment is plot 12"]
     finally:
         svc.close()
+
+
+def test_a_person_erased_leaves_nothing_readable_and_others_untouched(tmp_path, monkeypatch, capsys):
+    """`amber forget-user`: every memory, turn, tombstone and registry record of one person goes,
+    their record keys with them; another person's memory is as it was."""
+    from mcp_server.cli import main
+
+    data = tmp_path / "data"
+    gone, kept = scope_for(Actor("gwen", client="tests")), scope_for(Actor("hal", client="tests"))
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    svc.remember(gone, MemoryIn(content="My childhood dog was Biscuitfeather"))
+    svc.precious_add(gone, "Gwen said Quillowhisper was her favourite word")
+    svc.ingest(gone, [Message(id="g1", role="user", created_at=NOW, content="Biscuitfeather loved the beach")])
+    svc.forget(gone, "Quillowhisper")  # leaves a tombstone
+    svc.remember(kept, MemoryIn(content="Hal keeps bees called Honeyrunners"))
+    churn(svc, gone, "Biscuitfeather")
+    svc.close()
+    for name in [n for n in __import__("os").environ if n.startswith("AMBER_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AMBER_CONFIG", str(tmp_path / "none.yaml"))
+    monkeypatch.setenv("AMBER_DATA_DIR", str(data))
+    monkeypatch.setenv("AMBER_EMBEDDING_MODEL", "hash")
+    assert main(["forget-user", "gwen"]) == 2  # nothing without --yes
+    assert main(["forget-user", "gwen", "--yes"]) == 0 and "erased 'gwen': 1 memories, 1 turns, 1 tombstones" in capsys.readouterr().out
+    assert files_holding(data, "Biscuitfeather") == [] and files_holding(data, "Quillowhisper") == []
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        assert "gwen" not in svc.users() and svc.list(gone, status=None).items == [] and svc.messages(gone) == []
+        assert svc.tombstones.count("gwen") == 0
+        assert [m.content for m in svc.list(kept).items] == ["Hal keeps bees called Honeyrunners"]
+    finally:
+        svc.close()
