@@ -23,9 +23,17 @@ IMPORT_MAX_BYTES = 64 * 1024 * 1024
 @router.get("/export", tags=["export"], summary="Everything of this user as JSON lines",
             responses={200: {"content": {"application/x-ndjson": {}}}})
 async def export(p: Port) -> StreamingResponse:
-    lines = p.export()
+    lines = p.export().__aiter__()
+    # the first line is read before the answer starts: a store that cannot be read is a 503 with
+    # Retry-After, not a 200 cut short (a failure later in the stream can only end it early)
+    try:
+        first = [await lines.__anext__()]
+    except StopAsyncIteration:
+        first = []
 
     async def body():
+        for line in first:
+            yield json.dumps(line, ensure_ascii=False) + "\n"
         async for line in lines:
             yield json.dumps(line, ensure_ascii=False) + "\n"
 

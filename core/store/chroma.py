@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Sequence
 from urllib.parse import urlparse
 
 import chromadb
+import httpx
 from chromadb.config import Settings as ChromaSettings
 
 from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
@@ -111,23 +112,25 @@ class ChromaStore:
                         f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                         f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                     )
-            self._cols[name] = col
-            return col
+            self._cols[name] = guarded = _Guarded(col, name)
+            return guarded
 
     def collection_embedder(self, name: str) -> str | None:
         try:
             col = self.client.get_collection(name, embedding_function=None)
-        except Exception:
-            return None
+        except Exception as e:
+            _raise_if_outage(e, f"Chroma collection {name}")
+            return None  # no such collection
         return (col.metadata or {}).get("amber:embedder")
 
     def read_raw(self, name: str) -> list[dict[str, Any]]:
         """Every record's metadata, whatever embedder built the collection (for reindexing)."""
         try:
             col = self.client.get_collection(name, embedding_function=None)
-        except Exception:
-            return []
-        r = col.get(include=["metadatas"])
+        except Exception as e:
+            _raise_if_outage(e, f"Chroma collection {name}")
+            return []  # no such collection
+        r = _Guarded(col, name).get(include=["metadatas"])
         return [m for m in (self._opened(name, i, m) for i, m in zip(r["ids"], r["metadatas"])) if m is not None]
 
     def drop(self, name: str) -> None:
@@ -141,8 +144,8 @@ class ChromaStore:
                     from .format import remove_orphan_segments
 
                     remove_orphan_segments(Path(self.location))
-            except Exception:
-                pass
+            except Exception as e:
+                _raise_if_outage(e, f"Chroma collection {name}")  # else: it was not there
 
     def list_collections(self) -> list[str]:
         return [c.name if hasattr(c, "name") else str(c) for c in self.client.list_collections()]
@@ -358,6 +361,50 @@ class ChromaStore:
             self.client.heartbeat()
         except Exception as e:
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
+
+
+_OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
+
+
+def _is_outage(e: Exception) -> bool:
+    """Chroma or its transport unable to serve now (unreachable, timing out, its disk full), as
+    opposed to refusing what it was asked (a bad argument, a missing record)."""
+    if isinstance(e, (OSError, TimeoutError, ConnectionError, httpx.TransportError)):
+        return True
+    text = f"{type(e).__name__}: {e}".casefold()
+    return any(w in text for w in _OUTAGE_WORDS)
+
+
+def _raise_if_outage(e: Exception, what: str) -> None:
+    if isinstance(e, AmberError):
+        raise e
+    if _is_outage(e):
+        raise StoreUnavailable(f"{what}: {type(e).__name__}: {e}") from e
+
+
+class _Guarded:
+    """A Chroma collection whose every call fails in Amber's error tree: an outage is
+    StoreUnavailable (503 with Retry-After over REST, a clean tool error over MCP, "no memory this
+    turn" in a chat), whatever the operation; anything else is raised as Chroma raised it."""
+
+    __slots__ = ("_col", "_name")
+
+    def __init__(self, col: Any, name: str):
+        self._col, self._name = col, name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._col, attr)
+        if not callable(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return value(*args, **kwargs)
+            except Exception as e:
+                _raise_if_outage(e, f"Chroma {attr} on {self._name}")
+                raise
+
+        return call
 
 
 def chroma_where(where: Where | None) -> dict[str, Any] | None:
