@@ -196,7 +196,8 @@ class Message(BaseModel):
     client: str | None = None
     session: str | None = None
     author: str | None = None  # who spoke, when known (a name, not a user id)
-    created_at: Instant
+    created_at: Instant  # when it was said, as the client states it: for display and ordering
+    stored_at: Instant | None = None  # when Amber stored it, by the server's clock: what retention ages
 
 
 class Event(BaseModel):

@@ -391,6 +391,7 @@ class MemoryService:
             raise InvalidInput("messages", "message ids repeat within one request")
         # Embedding happens before the user's lock is taken: it is the slow part, and the user's
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
+        now = self.clock.now()
         col = message_collection(scope)
         new, _ = unsaved(self.reads, scope, messages)
         # a turn the person made Amber forget stays forgotten when a journal or queue replays it
@@ -406,7 +407,8 @@ class MemoryService:
             keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
             if not keep:
                 return 0
-            stored = [m for m, _ in keep]
+            # retention ages a turn from when Amber stored it, whatever clock the client keeps
+            stored = [m.model_copy(update={"stored_at": now}) if m.stored_at is None else m for m, _ in keep]
             self.writes.add_messages(col, stored, [v for _, v in keep], replacing=bool(replacing))
             if replacing:
                 self.writes.audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))

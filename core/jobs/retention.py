@@ -85,7 +85,10 @@ def apply_retention(service: Any, scope: Any, now: datetime, ops: Any, policy: R
                     stats: RetentionStats | None = None) -> RetentionStats:
     """Carry out the policy for one user. `ops` is `core.jobs.writes` (passed in so this module stays free of I/O)."""
     stats = stats or RetentionStats()
-    old_msgs = [m.id for m in service.messages(scope, until=message_cutoff(now, policy))]
+    # aged from when Amber stored each turn (a client's clock may be off by any amount); turns
+    # stored before Amber kept that time are aged by the time they state
+    cutoff = message_cutoff(now, policy)
+    old_msgs = [m.id for m in service.messages(scope) if (m.stored_at or m.created_at) < cutoff]
     for b in batches(old_msgs, policy.batch):
         ops.delete_messages(service, scope, b)
         stats.messages_deleted += len(b)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -40,7 +40,9 @@ async def test_retention_order_and_dates(service, clock, alice, settings):
     clock.set(T0 - timedelta(days=28))
     ttl = service.remember(alice, MemoryIn(content="Has a cold this week", expire_at=T0 - timedelta(days=1))).memory
     service.remember(alice, MemoryIn(content="Lives in Braga", fact_key="profile.city"))  # supersedes Porto at T0-28d
-    service.ingest(alice, [msg("m-15d", T0 - timedelta(days=15)), msg("m-13d", T0 - timedelta(days=13))])
+    for days in (15, 13):  # retention ages turns from when Amber stored them
+        clock.set(T0 - timedelta(days=days))
+        service.ingest(alice, [msg(f"m-{days}d", T0 - timedelta(days=days))])
     events_before = len(service.events(alice, limit=1000))
 
     clock.set(T0)
@@ -112,7 +114,22 @@ async def test_retention_prunes_old_runs_and_windows_but_keeps_the_cursor(servic
 
 @pytest.mark.parametrize("days,kept", [(13.9, True), (14.1, False)])
 async def test_message_horizon(service, clock, alice, settings, days, kept):
+    clock.set(T0 - timedelta(days=days))
     service.ingest(alice, [msg("m", T0 - timedelta(days=days))])
     clock.set(T0)
     await arun_job("retention", service, settings)
     assert bool(service.messages(alice)) is kept
+
+
+async def test_a_client_clock_decides_nothing_about_retention(service, clock, alice, settings):
+    """Turns are aged from when Amber stored them: a turn from a client whose clock is 30 days slow
+    is kept like any other, and one dated 2999 is purged on time; the stated time stays for display."""
+    clock.set(T0)
+    service.ingest(alice, [msg("slow", T0 - timedelta(days=30)), msg("future", datetime(2999, 1, 1, tzinfo=timezone.utc))])
+    await arun_job("retention", service, settings)
+    stated = {m.id: m for m in service.messages(alice)}
+    assert set(stated) == {"slow", "future"} and stated["slow"].created_at == T0 - timedelta(days=30)
+    assert stated["future"].stored_at == T0
+    clock.set(T0 + timedelta(days=14.1))
+    await arun_job("retention", service, settings)
+    assert service.messages(alice) == []
