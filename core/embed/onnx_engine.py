@@ -56,7 +56,7 @@ def pieces(count, text: str, is_query: bool, window: int = WINDOW) -> list[str]:
 class E5Onnx:
     """One ONNX Runtime session and its tokenizer; not re-entrant (one caller at a time)."""
 
-    def __init__(self, model_dir: Path | str, *, threads: int = 1, batch_tokens: int = 1024, window: int = WINDOW):
+    def __init__(self, model_dir: Path | str, *, threads: int = 1, batch_tokens: int = 512, window: int = WINDOW):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
