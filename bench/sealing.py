@@ -33,9 +33,10 @@ def child(mode: str, memories: int, recalls: int, batches: int) -> dict:
     from core.store import chroma as chroma_module
     from core.testing import FixedClock, HashEmbedder
 
-    if mode == "plain":  # an Amber that does not seal: no key table, no scrubbing
-        chroma_module.Sealer = lambda keys: None  # type: ignore[assignment]
+    if mode in ("plain", "sealed-unscrubbed"):  # no scrubbing of freed memory
         chroma_module.scrub_freed_memory = lambda: True  # type: ignore[assignment]
+    if mode == "plain":  # an Amber that does not seal: no key table
+        chroma_module.Sealer = lambda keys: None  # type: ignore[assignment]
     data = Path(tempfile.mkdtemp()) / "data"
     svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
     assert (svc.store.sealer is None) == (mode == "plain")
@@ -77,10 +78,10 @@ def main(argv: list[str] | None = None) -> dict:
     if args.child:
         print(json.dumps(child(args.child, args.memories, args.recalls, args.batches)))
         return {}
-    runs: dict[str, list[dict]] = {"plain": [], "sealed": []}
+    runs: dict[str, list[dict]] = {"plain": [], "sealed": [], "sealed-unscrubbed": []}
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     for _ in range(args.rounds):
-        for mode in ("plain", "sealed"):
+        for mode in runs:
             out = subprocess.run([sys.executable, __file__, "--child", mode, "--memories", str(args.memories), "--recalls",
                                   str(args.recalls), "--batches", str(args.batches)], capture_output=True, text=True, env=env)
             if out.returncode != 0:
@@ -92,6 +93,8 @@ def main(argv: list[str] | None = None) -> dict:
         **med,
         "recall_p50_ratio": round(med["sealed"]["recall_p50_ms"] / med["plain"]["recall_p50_ms"], 3),
         "capture_throughput_ratio": round(med["sealed"]["capture_turns_per_s"] / med["plain"]["capture_turns_per_s"], 3),
+        "unscrubbed_recall_p50_ratio": round(med["sealed-unscrubbed"]["recall_p50_ms"] / med["plain"]["recall_p50_ms"], 3),
+        "unscrubbed_capture_throughput_ratio": round(med["sealed-unscrubbed"]["capture_turns_per_s"] / med["plain"]["capture_turns_per_s"], 3),
     }
     print(json.dumps(result))
     return result

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("script,args", [
     ("sealing.py", ["--smoke"]),
     ("redaction.py", ["--corpus-only"]),
-    ("commands.py", []),
+    ("commands.py", ["--corpus-only"]),  # smoke runs never read ../shared/eval (DESIGN §11)
 ])
 def test_bench_runs_in_its_smoke_size(script, args):
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
