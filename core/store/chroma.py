@@ -22,6 +22,7 @@ from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailabl
 from ..filters import Eq, In, Range, Where
 from ..model import Memory, Message
 from .codec import memory_from, memory_metadata, message_from, message_metadata
+from .format import remove_orphan_segments
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
 from .sealing import MasterKeyError, RecordKeys, Sealer, scrub_freed_memory
@@ -141,8 +142,6 @@ class ChromaStore:
             try:
                 self.client.delete_collection(name)
                 if self.sealer is not None:  # Chroma leaves a dropped collection's index files behind
-                    from .format import remove_orphan_segments
-
                     remove_orphan_segments(Path(self.location))
             except Exception as e:
                 _raise_if_outage(e, f"Chroma collection {name}")  # else: it was not there
