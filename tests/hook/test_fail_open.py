@@ -117,15 +117,17 @@ def test_spooled_turns_are_replayed_when_the_host_is_back(proxies, up, tmp_path)
     try:
         base = f"http://127.0.0.1:{HOST_PORT}"
         assert wait_for(lambda: answers(base + "/health"), timeout=60), "memory host did not start"
-        chat(dead, "grace", "hello again")  # a new capture wakes the drainer at once
+        chat(dead, "grace", "hello again")  # journaled behind the waiting turns; new traffic does not cut the backoff short
 
         def stored() -> list[str]:
             r = httpx.get(base + "/v1/messages", headers={"Authorization": f"Bearer {HOST_KEY}", "X-Amber-User": "grace"}, timeout=10)
             body = r.json()
             return [m["content"] for m in (body["messages"] if isinstance(body, dict) else body)]
 
-        got = wait_for(lambda: (lambda c: c if "tell me about my week (store down)" in c else None)(stored()), timeout=30)
-        assert got and "hello again" in got and "remember that my sister is called Maud (store down)" in got
+        everything = ("tell me about my week (store down)", "hello again", "remember that my sister is called Maud (store down)")
+        # the drainer retries on its backoff timer (at most 30 s apart), oldest turn first, then the rest
+        got = wait_for(lambda: (lambda c: c if all(t in c for t in everything) else None)(stored()), timeout=90)
+        assert got, stored()
         # the explicit command spooled with its turn took effect on replay
         mems = httpx.get(base + "/v1/memories", headers={"Authorization": f"Bearer {HOST_KEY}", "X-Amber-User": "grace"}, timeout=10).json()
         assert any("Maud" in m["content"] for m in mems["items"])
