@@ -2,7 +2,7 @@
 the time in, decisions out); `apply_retention` carries it out for one user through the objects
 it is handed, in a fixed order:
 
-    1. raw messages older than 14 days are deleted;
+    1. raw messages older than 14 days are deleted (imported history only if `imported_days` is set);
     2. audit events older than 30 days are deleted;
     3. unpinned memories unused for 180 days, and memories past their TTL, become `expired`;
     4. records `deleted`, `superseded` or `expired` for 30 days are hard-deleted.
@@ -28,6 +28,7 @@ PURGEABLE = (Status.deleted, Status.superseded, Status.expired)
 @dataclass(frozen=True)
 class RetentionPolicy:
     messages_days: int = 14
+    imported_days: int | None = None  # turns imported from chat exports: None keeps them
     events_days: int = 30
     unused_days: int = 180
     purge_after_days: int = 30
@@ -88,7 +89,14 @@ def apply_retention(service: Any, scope: Any, now: datetime, ops: Any, policy: R
     # aged from when Amber stored each turn (a client's clock may be off by any amount); turns
     # stored before Amber kept that time are aged by the time they state
     cutoff = message_cutoff(now, policy)
-    old_msgs = [m.id for m in service.messages(scope) if (m.stored_at or m.created_at) < cutoff]
+    # imported history (chat exports) is kept unless the operator sets `imported_days`
+    imported_cutoff = now - timedelta(days=policy.imported_days) if policy.imported_days is not None else None
+
+    def expired(m: Any) -> bool:
+        limit = imported_cutoff if m.imported else cutoff
+        return limit is not None and (m.stored_at or m.created_at) < limit
+
+    old_msgs = [m.id for m in service.messages(scope) if expired(m)]
     for b in batches(old_msgs, policy.batch):
         ops.delete_messages(service, scope, b)
         stats.messages_deleted += len(b)

@@ -1,0 +1,67 @@
+"""Open WebUI's chat export (Settings › Chats › Export, or the admin's "export all chats"): one
+chat → its active thread. Pure.
+
+An exported chat is `{id, user_id, title, created_at, chat: {history: {messages: {id: {id, parentId,
+childrenIds, role, content, timestamp, model}}, currentId}, messages: [...]}}`. The thread runs
+from `history.currentId` back through `parentId` (other branches are regenerations); a chat
+without a history is taken from `chat.messages` in order. Open WebUI's database is not read: its
+export is what a person can download themselves, and one export per person keeps people apart
+(an admin's export of everyone's chats names each chat's `user_id`; see `owners`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .record import Conversation, Timeline, Turn, parse_time, turn_id
+
+SOURCE = "openwebui"
+
+
+def is_conversation(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("chat"), dict) and (
+        isinstance(value["chat"].get("history"), dict) or isinstance(value["chat"].get("messages"), list))
+
+
+def owner(value: dict[str, Any]) -> str | None:
+    u = value.get("user_id")
+    return str(u) if u not in (None, "") else None
+
+
+def _thread(chat: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    history = chat.get("history") if isinstance(chat.get("history"), dict) else {}
+    nodes = history.get("messages") if isinstance(history.get("messages"), dict) else {}
+    current = history.get("currentId")
+    if nodes and current in nodes:
+        path, seen, node = [], set(), current
+        while isinstance(node, str) and node in nodes and node not in seen and isinstance(nodes[node], dict):
+            seen.add(node)
+            path.append(nodes[node])
+            node = nodes[node].get("parentId")
+        return path[::-1], len(nodes) - len(path)
+    listed = [m for m in chat.get("messages") or [] if isinstance(m, dict)]
+    return listed, 0
+
+
+def parse(item: dict[str, Any], index: int = 0) -> Conversation:
+    chat = item.get("chat") if isinstance(item.get("chat"), dict) else {}
+    cid = str(item.get("id") or chat.get("id") or f"chat-{index}")
+    title = item.get("title") or chat.get("title")
+    out = Conversation(SOURCE, cid, title if isinstance(title, str) else None)
+    thread, abandoned = _thread(chat)
+    out.skipped["abandoned_branch"] = abandoned
+    times = Timeline(parse_time(item.get("created_at") or chat.get("timestamp")))
+    for pos, m in enumerate(thread):
+        when = times.next(parse_time(m.get("timestamp")))
+        role = m.get("role")
+        if role not in ("user", "assistant"):
+            out.skipped["system" if role == "system" else "tool"] += 1
+            continue
+        content = m.get("content")
+        if isinstance(content, list):  # OpenAI-style parts
+            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if not isinstance(content, str) or not content.strip():
+            out.skipped["empty"] += 1
+            continue
+        out.turns.append(Turn(turn_id(SOURCE, m.get("id"), cid, pos), role, content, when))
+    return out

@@ -1,0 +1,239 @@
+"""Opening an export: a ZIP, a folder or one JSON/JSONL file; which source each file holds,
+told from its structure (`mapping` → ChatGPT, `chat_messages` → Claude.ai, `chat.history` → Open
+WebUI, JSONL events with `sessionId` → Claude Code), never from its name; the conversations of
+each, one at a time.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import InvalidInput
+from . import chatgpt, claude, claude_code, openwebui
+from .jsonstream import first_element, iter_array
+from .record import SOURCES, Conversation
+
+PART_RE = re.compile(r"conversations-\d+\.json$")
+MANIFEST = "export_manifest.json"
+LINE_MAX = 64 << 20
+
+
+@dataclass
+class Entry:
+    """One file of the export: its name inside the export and how to open it (binary)."""
+
+    name: str
+    open: Callable[[], IO[bytes]]
+
+
+@dataclass
+class Part:
+    entry: Entry
+    source: str  # chatgpt | claude | openwebui | claude-code
+
+
+def _text(entry: Entry) -> IO[str]:
+    return io.TextIOWrapper(entry.open(), encoding="utf-8-sig", errors="strict")
+
+
+class Export:
+    """An export opened for reading; use as a context manager (a nested ZIP is spooled to a temp file)."""
+
+    def __init__(self, path: str | Path, *, name: str | None = None):
+        self.path = Path(path)
+        self.name = name or self.path.name
+        self._stack = ExitStack()
+        self.entries: list[Entry] = []
+
+    def __enter__(self) -> Export:
+        try:
+            self._collect()
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.close()
+
+    def _collect(self) -> None:
+        p = self.path
+        if not p.exists():
+            raise InvalidInput("path", f"{p} does not exist")
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                if f.is_file() and f.suffix.lower() in (".json", ".jsonl"):
+                    self.entries.append(Entry(str(f.relative_to(p)), lambda f=f: open(f, "rb")))
+                elif f.is_file() and f.suffix.lower() == ".zip":
+                    self._zip(f, str(f.relative_to(p)) + "/")
+        elif zipfile.is_zipfile(p):
+            self._zip(p, "")
+        else:
+            self.entries.append(Entry(self.name, lambda: open(p, "rb")))
+
+    def _zip(self, path: Path | IO[bytes], prefix: str) -> None:
+        try:
+            z = self._stack.enter_context(zipfile.ZipFile(path))
+        except zipfile.BadZipFile as e:
+            raise InvalidInput("path", f"{prefix or self.name} is not a readable ZIP ({e})") from None
+        for info in sorted(z.infolist(), key=lambda i: i.filename):
+            if info.is_dir():
+                continue
+            low = info.filename.lower()
+            if low.endswith((".json", ".jsonl")):
+                self.entries.append(Entry(prefix + info.filename, lambda z=z, i=info: z.open(i)))
+            elif low.endswith(".zip"):  # Claude.ai's 2026 download wraps its export in conversations-000.zip
+                tmp = self._stack.enter_context(tempfile.TemporaryFile())
+                with z.open(info) as src:
+                    shutil.copyfileobj(src, tmp, 1 << 20)
+                tmp.seek(0)
+                self._zip(tmp, prefix + info.filename + "/")
+
+    # ---- what each file holds --------------------------------------------------------------------
+
+    def parts(self, source: str = "auto") -> list[Part]:
+        """The files that hold conversations, with their source; checks a ChatGPT manifest's parts."""
+        if source != "auto" and source not in SOURCES:
+            raise InvalidInput("source", f"{source!r} is not one of auto, {', '.join(SOURCES)}")
+        names = {e.name for e in self.entries}
+        for e in self.entries:
+            if e.name.rsplit("/", 1)[-1] == MANIFEST:
+                self._check_manifest(e, names)
+        found: list[Part] = []
+        for e in self.entries:
+            kind = detect(e)
+            if kind is None:
+                continue
+            if source != "auto" and kind != source:
+                raise InvalidInput("source", f"{e.name} holds a {kind} export, not {source}")
+            found.append(Part(e, kind))
+        if not found:
+            raise InvalidInput("path", f"no ChatGPT, Claude.ai, Open WebUI or Claude Code conversations found in {self.name}")
+        return found
+
+    def _check_manifest(self, e: Entry, names: set[str]) -> None:
+        try:
+            with _text(e) as f:
+                manifest = json.load(f)
+        except (ValueError, UnicodeDecodeError) as err:
+            raise InvalidInput(e.name, f"is not JSON ({err})") from None
+        listed: list[str] = []
+        stack = [manifest]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+            elif isinstance(v, str) and PART_RE.search(v):
+                listed.append(v)
+        folder = e.name[: -len(MANIFEST)]
+        have = {n.rsplit("/", 1)[-1] for n in names if n.startswith(folder)}
+        missing = sorted({n for n in listed if n.rsplit("/", 1)[-1] not in have})
+        if missing:
+            raise InvalidInput("path", f"{self.name}: {MANIFEST} lists {len(set(listed))} conversation parts, and "
+                                       f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing; "
+                                       f"download the whole export again or put the missing part beside the others")
+
+
+def detect(e: Entry) -> str | None:
+    """The source a file holds, from its first record; None for anything else (users.json, ...)."""
+    try:
+        if e.name.lower().endswith(".jsonl"):
+            with e.open() as f:  # a session may open with a summary line: look at its first few lines
+                for n, raw in enumerate(f):
+                    if n >= 20:
+                        break
+                    try:
+                        if raw.strip() and claude_code.is_event(json.loads(raw)):
+                            return "claude-code"
+                    except (ValueError, RecursionError):
+                        continue
+            return None
+        with _text(e) as f:
+            head = f.read(1)
+            while head and head.isspace():
+                head = f.read(1)
+        if head == "{":
+            with _text(e) as f:
+                value = json.load(f)  # one conversation in a file of its own: small by nature
+        elif head == "[":
+            with _text(e) as f:
+                value = first_element(f, name=e.name)
+        else:
+            return None
+    except (ValueError, UnicodeDecodeError, InvalidInput):
+        return None
+    return kind_of(value)
+
+
+def kind_of(value: Any) -> str | None:
+    if chatgpt.is_conversation(value):
+        return "chatgpt"
+    if claude.is_conversation(value):
+        return "claude"
+    if openwebui.is_conversation(value):
+        return "openwebui"
+    return None
+
+
+def records(part: Part) -> Iterator[Any]:
+    """A JSON part's records, streamed (a single-object file is one record)."""
+    e = part.entry
+    with _text(e) as f:
+        head = f.read(1)
+        while head and head.isspace():
+            head = f.read(1)
+    with _text(e) as f:
+        if head == "{":
+            yield json.load(f)
+        else:
+            yield from iter_array(f, name=e.name)
+
+
+def jsonl_events(e: Entry) -> Iterator[dict[str, Any]]:
+    """A Claude Code session file's events; a broken line (a session cut off mid-write) is skipped."""
+    with e.open() as f:
+        for raw in f:
+            if len(raw) > LINE_MAX or not raw.strip():
+                continue
+            try:
+                ev = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(ev, dict):
+                yield ev
+
+
+def conversations(part: Part, *, openwebui_user: str | None = None) -> Iterator[Conversation]:
+    if part.source == "claude-code":
+        yield claude_code.parse(jsonl_events(part.entry), Path(part.entry.name).stem)
+        return
+    parse = {"chatgpt": chatgpt.parse, "claude": claude.parse, "openwebui": openwebui.parse}[part.source]
+    for i, rec in enumerate(records(part)):
+        if not isinstance(rec, dict) or kind_of(rec) != part.source:
+            continue
+        if part.source == "openwebui" and openwebui_user is not None and openwebui.owner(rec) != openwebui_user:
+            continue
+        yield parse(rec, i)
+
+
+def openwebui_owners(parts: list[Part]) -> set[str]:
+    """The Open WebUI user ids that own chats in these parts (one streamed pass)."""
+    owners: set[str] = set()
+    for p in parts:
+        if p.source == "openwebui":
+            for rec in records(p):
+                if isinstance(rec, dict) and openwebui.owner(rec):
+                    owners.add(openwebui.owner(rec) or "")
+    return owners
