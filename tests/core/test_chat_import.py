@@ -1,0 +1,205 @@
+"""Importing chat exports into a person's message log (issue 29): counts, ids, times, clients,
+re-imports, forget, retention, two people, Open WebUI exports of several people."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from core import InvalidInput, Message
+from core.chat_import import import_chats
+from core.chat_import.record import SENTINEL
+from core.jobs import writes as ops
+from core.jobs.retention import RetentionPolicy, apply_retention
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "chat_exports"
+
+
+def texts(service, scope):
+    return {m.id: m.content for m in service.messages(scope)}
+
+
+def test_chatgpt_export_active_thread_only(service, alice):
+    r = import_chats(service, alice, FIX / "chatgpt")
+    assert r.sources == ["chatgpt"]
+    assert r.conversations == 4
+    assert dict(r.conversations_skipped) == {"do_not_remember": 1}
+    assert r.stored == r.messages == 9
+    got = texts(service, alice)
+    assert set(got) == {"chatgpt:u1", "chatgpt:a2b", "chatgpt:u3", "chatgpt:img", "chatgpt:odd",
+                        "chatgpt:z1", "chatgpt:z2", "chatgpt:k1", "chatgpt:k2"}
+    joined = " ".join(got.values())
+    for gone in ("ABANDONED", "SECRET-DNR", "They need light", "Thought for", "gardener", "Be brief"):
+        assert gone not in joined
+    assert got["chatgpt:odd"].startswith("[future_widget]") and "a card nobody has seen yet" in got["chatgpt:odd"]
+    assert "[image_asset_pointer]" in got["chatgpt:u3"]
+    assert got["chatgpt:z1"] == "我的猫叫年糕，今年三岁了。"
+    skipped = r.as_dict()["skipped"]
+    assert skipped["abandoned_branch"] == 1 and skipped["hidden"] == 2 and skipped["thoughts"] == 2
+    assert skipped["do_not_remember"] == 2
+
+
+def test_times_clients_sessions_and_import_mark(service, alice):
+    import_chats(service, alice, FIX / "chatgpt")
+    by_id = {m.id: m for m in service.messages(alice)}
+    u1 = by_id["chatgpt:u1"]
+    assert u1.created_at == datetime.fromtimestamp(1700000100.0, tz=timezone.utc)
+    assert (u1.client, u1.session, u1.imported, u1.role.value) == ("chatgpt", "chatgpt:c-branches", True, "user")
+    # a message without a time: just after the one before it, in thread order
+    assert by_id["chatgpt:u3"].created_at == by_id["chatgpt:a2b"].created_at + timedelta(microseconds=1)
+    # no time at all: the sentinel, in order; the conversation's time when only that is known
+    assert by_id["chatgpt:z1"].created_at == SENTINEL + timedelta(microseconds=1)
+    assert by_id["chatgpt:z2"].created_at == SENTINEL + timedelta(microseconds=2)
+    assert by_id["chatgpt:k1"].created_at == datetime.fromtimestamp(1710000000.0, tz=timezone.utc) + timedelta(microseconds=1)
+
+
+def test_reimport_is_idempotent_and_counts_duplicates(service, alice):
+    first = import_chats(service, alice, FIX / "chatgpt")
+    before = texts(service, alice)
+    again = import_chats(service, alice, FIX / "chatgpt")
+    assert again.stored == 0 and again.duplicates == first.stored
+    assert texts(service, alice) == before
+
+
+def test_dry_run_writes_nothing_and_estimates_tokens(service, alice):
+    r = import_chats(service, alice, FIX / "chatgpt", dry_run=True)
+    assert service.messages(alice) == []
+    d = r.as_dict()
+    assert d["dry_run"] and d["stored"] == 0 and d["new"] == 9 and d["messages"] == 9
+    assert d["extraction"]["windows"] == 1 and d["extraction"]["tokens_estimate"] > 1800
+    import_chats(service, alice, FIX / "chatgpt")
+    d2 = import_chats(service, alice, FIX / "chatgpt", dry_run=True).as_dict()
+    assert d2["new"] == 0 and d2["duplicates"] == 9 and d2["extraction"]["tokens_estimate"] == 0
+
+
+def test_forgotten_turn_never_comes_back(service, alice):
+    import_chats(service, alice, FIX / "chatgpt")
+    plan = service.forget(alice, "tomato seedlings leggy north windowsill")
+    assert "chatgpt:u1" in plan.message_ids
+    assert "chatgpt:u1" not in texts(service, alice)
+    r = import_chats(service, alice, FIX / "chatgpt")
+    assert r.stored == 0 and r.forgotten == 1
+    assert "chatgpt:u1" not in texts(service, alice)
+    assert import_chats(service, alice, FIX / "chatgpt", dry_run=True).as_dict()["skipped"]["forgotten"] == 1
+
+
+def test_secrets_are_redacted_on_the_way_in(service, alice, tmp_path):
+    convo = (FIX / "chatgpt" / "conversations.json").read_text(encoding="utf-8")
+    key = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7s"
+    (tmp_path / "conversations.json").write_text(convo.replace("Here is a photo", f"my key is {key}"), encoding="utf-8")
+    import_chats(service, alice, tmp_path)
+    assert key not in texts(service, alice)["chatgpt:u3"]
+
+
+def test_multipart_export(service, alice):
+    r = import_chats(service, alice, FIX / "chatgpt_multipart")
+    assert (r.conversations, r.stored) == (3, 9)
+
+
+def test_multipart_with_a_missing_part_names_it_and_writes_nothing(service, alice):
+    with pytest.raises(InvalidInput) as e:
+        import_chats(service, alice, FIX / "chatgpt_multipart_missing")
+    assert "conversations-002.json" in str(e.value) and "missing" in str(e.value)
+    assert service.messages(alice) == []
+
+
+def test_zip_of_a_folder_and_a_nested_claude_zip(service, alice, tmp_path):
+    inner = tmp_path / "conversations-000.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        for f in (FIX / "claude").iterdir():
+            z.write(f, f.name)
+    outer = tmp_path / "claude-data.zip"
+    with zipfile.ZipFile(outer, "w") as z:
+        z.write(inner, "conversations-000.zip")
+    r = import_chats(service, alice, outer)
+    assert r.sources == ["claude"] and r.stored == 8
+
+
+def test_claude_export(service, alice):
+    r = import_chats(service, alice, FIX / "claude")
+    got = texts(service, alice)
+    assert set(got) == {"claude:h1", "claude:a1", "claude:h2", "claude:a2", "claude:l0", "claude:lb1", "claude:f1", "claude:f2"}
+    joined = " ".join(got.values())
+    for gone in ("OLD BRANCH", "THINKING", "TOOL OUTPUT", "NEWER BUT NOT THE LEAF", "web_search"):
+        assert gone not in joined
+    assert "the river floods" in got["claude:l0"] and "[attachment: notes.txt]" in got["claude:l0"]
+    assert got["claude:f1"] == "我住在杭州，喜欢喝龙井茶。"
+    assert got["claude:f2"].startswith("杭州的龙井很有名。") and "[voice_memo]" in got["claude:f2"]
+    assert {m.client for m in service.messages(alice)} == {"claude.ai"}
+    assert r.as_dict()["skipped"]["abandoned_branch"] == 4
+
+
+def test_claude_code_prompts_and_prose_only(service, alice):
+    r = import_chats(service, alice, FIX / "claude_code", source="claude-code")
+    got = texts(service, alice)
+    assert list(got) == ["claude-code:e1", "claude-code:e2", "claude-code:e6", "claude-code:e8"]
+    joined = " ".join(got.values())
+    for gone in ("TOOL-SECRET-VALUE", ".env", "THINKING-CC", "SIDECHAIN", "/clear"):
+        assert gone not in joined
+    assert r.as_dict()["skipped"] == {"sidechain": 1, "system": 1, "tool": 2}
+    assert {m.session for m in service.messages(alice)} == {"claude-code:sess-1"}
+
+
+def test_openwebui_export(service, alice):
+    r = import_chats(service, alice, FIX / "openwebui")
+    got = texts(service, alice)
+    assert set(got) == {"openwebui:o1", "openwebui:o2b", "openwebui:p2", "openwebui:p3"}
+    assert "REGENERATED AWAY" not in " ".join(got.values())
+    assert r.as_dict()["skipped"] == {"abandoned_branch": 1, "system": 1}
+
+
+def test_openwebui_export_of_two_people_is_refused_unless_one_is_named(service, alice, bob):
+    with pytest.raises(InvalidInput) as e:
+        import_chats(service, alice, FIX / "openwebui_two_users")
+    assert e.value.field == "openwebui_user" and "2 people" in str(e.value)
+    assert service.messages(alice) == []
+    import_chats(service, alice, FIX / "openwebui_two_users", openwebui_user="owu-ann")
+    import_chats(service, bob, FIX / "openwebui_two_users", openwebui_user="owu-bob")
+    assert "BOB-ONLY" not in " ".join(texts(service, alice).values())
+    assert set(texts(service, bob)) == {"openwebui:b1", "openwebui:b2"}
+
+
+def test_two_people_importing_the_same_export_never_mix(service, alice, bob):
+    import_chats(service, alice, FIX / "chatgpt")
+    service.forget(alice, "tomato seedlings leggy north windowsill")
+    import_chats(service, bob, FIX / "chatgpt")  # alice's forget is hers: bob's copy comes in whole
+    assert "chatgpt:u1" in texts(service, bob) and "chatgpt:u1" not in texts(service, alice)
+    import_chats(service, bob, FIX / "claude")
+    assert not any(i.startswith("claude:") for i in texts(service, alice))
+
+
+def test_source_given_must_match_the_structure(service, alice):
+    with pytest.raises(InvalidInput) as e:
+        import_chats(service, alice, FIX / "chatgpt", source="claude")
+    assert e.value.field == "source" and "chatgpt" in str(e.value)
+
+
+def test_detection_is_by_structure_not_name(service, alice, tmp_path):
+    shutil.copy(FIX / "claude" / "conversations.json", tmp_path / "chatgpt-conversations.json")
+    assert import_chats(service, alice, tmp_path / "chatgpt-conversations.json").sources == ["claude"]
+
+
+def test_not_an_export(service, alice, tmp_path):
+    (tmp_path / "users.json").write_text('[{"uuid": "u"}]')
+    with pytest.raises(InvalidInput) as e:
+        import_chats(service, alice, tmp_path)
+    assert "no ChatGPT" in str(e.value)
+    with pytest.raises(InvalidInput):
+        import_chats(service, alice, tmp_path / "nothing-here.json")
+
+
+def test_retention_keeps_imported_turns(service, alice, clock):
+    import_chats(service, alice, FIX / "chatgpt")
+    live = service.ingest(alice, [Message(id="live-1", role="user", content="a live turn", created_at=clock.now())])
+    assert live == 1
+    clock.advance(days=60)
+    stats = apply_retention(service, alice, clock.now(), ops, RetentionPolicy(pause_s=0))
+    assert stats.messages_deleted == 1
+    assert len(service.messages(alice)) == 9 and "live-1" not in texts(service, alice)
+    # the operator may set a limit for imported history too
+    stats = apply_retention(service, alice, clock.now(), ops, RetentionPolicy(pause_s=0, imported_days=30))
+    assert stats.messages_deleted == 9 and service.messages(alice) == []
