@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Collection, Sequence
+from typing import Callable, Collection, NamedTuple, Sequence
 
 from ..errors import EmbedderUnavailable
 from ..filters import Eq, Where
@@ -114,12 +114,26 @@ def message_index_texts(messages: Sequence[Message], context: int = DENSE_CONTEX
     return [text[m.id] for m in messages]
 
 
+class ListEntry(NamedTuple):
+    """One active memory as the memory list sees it before the page is read."""
+
+    updated_at: datetime
+    id: str
+    namespace: str
+    kind: str
+    category: str | None
+    fact_key: str | None
+
+
 @dataclass
 class _MemIndex:
     rev: int
     bm25: BM25Index = field(default_factory=BM25Index)
     cands: dict[str, Candidate] = field(default_factory=dict)
     meta: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (namespace, expire_ts)
+    # id -> what `MemoryService.list` filters and sorts active memories by, so a page costs one read
+    # of its own records instead of every record the person has (bench/README.md, "big user")
+    listing: dict[str, ListEntry] = field(default_factory=dict)
     # namespaces -> (rev, valid from, valid until, ids): building the set costs ~15 ms at 100k records
     _allowed: dict[tuple[str, ...], tuple[int, float, float, set[str]]] = field(default_factory=dict)
 
@@ -231,6 +245,12 @@ class Recaller:
                 self._mem[col] = idx
             return idx
 
+    def active_listing(self, col: str) -> list[ListEntry]:
+        """Every active memory of the collection as the list sees it (from the lexical index, built if cold)."""
+        idx = self._mem_index(col)
+        with self._lock:  # writes update the index in place under this lock
+            return list(idx.listing.values())
+
     def _building(self, col: str) -> threading.Lock:
         """One lock per collection for (re)building its index: a user's cold index (seconds at 100k
         turns) never holds up another user's recall or anyone's write."""
@@ -243,11 +263,13 @@ class Recaller:
             idx.bm25.remove(m.id)
             idx.cands.pop(m.id, None)
             idx.meta.pop(m.id, None)
+            idx.listing.pop(m.id, None)
             return
         text = " ".join([m.title or "", *m.aliases, m.content])
         idx.bm25.add(m.id, text)
         idx.cands[m.id] = memory_candidate(m)
         idx.meta[m.id] = (m.namespace, m.expire_at.timestamp() if m.expire_at else 0.0)
+        idx.listing[m.id] = ListEntry(m.updated_at, m.id, m.namespace, m.kind.value, m.category.value if m.category else None, m.fact_key)
 
     def note_memories(self, col: str, memories: Sequence[Memory], old_rev: int, new_rev: int) -> None:
         with self._lock:
@@ -273,6 +295,7 @@ class Recaller:
                 idx.bm25.remove(i)
                 idx.cands.pop(i, None)
                 idx.meta.pop(i, None)
+                idx.listing.pop(i, None)
             idx.rev = new_rev
 
     def _msg_index(self, col: str) -> _MsgIndex:
