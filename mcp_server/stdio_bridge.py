@@ -12,7 +12,11 @@ What a transport owes its client, it adds:
   included, with a JSON-RPC error saying what to change, and one line on stderr;
 - a host that stops answering answers each pending request with an error instead of a hang (one line
   on stderr); once it is back, restarted with its sessions forgotten, the bridge opens a new session,
-  repeating the client's `initialize`, and sends the refused request again.
+  repeating the client's `initialize`, and sends the refused request again;
+- it ends when its client does: within a second or so of stdin's end (EOF) or of its parent process
+  exiting (a client killed hard may leave the pipe open in a grandchild, so the parent is watched too),
+  whatever state the host and the key are in. It reads stdin itself, without a blocking thread, so
+  nothing can keep the process waiting on a line that will never come.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
@@ -54,6 +59,8 @@ from .identity import CLIENT_HEADER, USER_HEADER
 
 log = logging.getLogger("amber.mcp_bridge")
 REPLAY_TIMEOUT_S = 30.0
+GOODBYE_S = 0.5  # after the client went: time to pass on its last messages and end the host's session politely
+PARENT_POLL_S = 0.2
 
 
 def endpoint_of(url: str) -> str:
@@ -75,9 +82,48 @@ async def _run(endpoint: str, key: str | None, user: str | None) -> int:
         code, line = problem
         print(f"amber mcp: {line}", file=sys.stderr)
         return code
-    async with stdio_server() as (read, write):
-        await Bridge(endpoint, key, user).serve(read, write)
+    async with stdio_server(stdin=ClientInput(0)) as (read, write):
+        async with write:  # closing it ends the transport's stdout writer, so the process can exit
+            await Bridge(endpoint, key, user).serve(read, write)
     return 0
+
+
+class ClientInput:
+    """The client's side of stdin, line by line, for the stdio transport. Reads only when the descriptor
+    is readable (never a thread blocked in read), and ends at EOF or once the parent process is gone."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.parent, self.buffer = fd, os.getppid(), b""
+
+    def parent_gone(self) -> bool:
+        return os.getppid() != self.parent
+
+    async def chunk(self) -> bytes:
+        while True:
+            if self.parent_gone():
+                log.debug("the client process is gone; ending")
+                return b""
+            try:
+                with anyio.move_on_after(PARENT_POLL_S):
+                    await anyio.wait_readable(self.fd)
+                    return os.read(self.fd, 65536)
+            except PermissionError:  # a regular file (`amber mcp < requests.jsonl`): reading never blocks
+                return os.read(self.fd, 65536)
+
+    def __aiter__(self) -> "ClientInput":
+        return self
+
+    async def __anext__(self) -> str:
+        while b"\n" not in self.buffer:
+            data = await self.chunk()
+            if not data:
+                if self.buffer:  # a last line without its newline
+                    line, self.buffer = self.buffer, b""
+                    return line.decode("utf-8", "replace")
+                raise StopAsyncIteration
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace") + "\n"
 
 
 async def start_problem(endpoint: str) -> tuple[int, str] | None:
@@ -165,12 +211,14 @@ class Bridge:
                         self.pending.pop((msg.params or {}).get("requestId"), None)  # no answer will come
                     await self.outbox.send(msg)
             # the client closed stdin: pass on what it sent last, then end the host's session politely
-            with anyio.move_on_after(5):
+            with anyio.move_on_after(GOODBYE_S) as goodbye:
                 await self.sent_all.wait()
                 link = self.link
                 if link is not None:
                     link.done.set()
                     await link.closed.wait()
+            if goodbye.cancelled_caught:
+                log.debug("the host's session did not end within %.1fs of the client's; left it to expire", GOODBYE_S)
             tg.cancel_scope.cancel()
 
     # -- to the host ------------------------------------------------------------------------------
