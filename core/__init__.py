@@ -6,6 +6,7 @@ Faces import from here only; see DESIGN §2.
 from .asyncio_api import AsyncMemory
 from .boot import build_boot, render_boot
 from .cache_plan import Planned, count_marks
+from .chat_import import ImportReport, import_chats
 from .cache_plan import Target as CacheTarget
 from .cache_plan import plan as plan_cache
 from .client import RemoteMemory
@@ -93,6 +94,7 @@ __all__ = [
     "Forbidden",
     "Identity",
     "Immutable",
+    "ImportReport",
     "InvalidInput",
     "JSON_MAX_DEPTH",
     "Journal",
@@ -152,6 +154,7 @@ __all__ = [
     "fingerprint",
     "fingerprints",
     "forget_request",
+    "import_chats",
     "json_too_deep",
     "kind_counts",
     "list_runs",

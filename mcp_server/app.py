@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from core import AsyncMemory, CaptureConsumer, Forbidden, MemoryService, Settings
 
-from . import admin, rest_admin, rest_cache, rest_curated, rest_memory, rest_transfer
+from . import admin, rest_admin, rest_cache, rest_curated, rest_import, rest_memory, rest_transfer
 from .body_check import JsonBodyCheck
 from .body_limit import BodyLimitMiddleware
 from .errors import HANDLERS
@@ -139,6 +139,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     app.include_router(rest_memory.router, dependencies=[Security(bearer)])
     app.include_router(rest_curated.router, dependencies=[Security(bearer)])
     app.include_router(rest_transfer.router, dependencies=[Security(bearer)])
+    app.include_router(rest_import.router, dependencies=[Security(bearer)])
     app.include_router(rest_cache.router, dependencies=[Security(bearer)])
     app.include_router(rest_admin.router, dependencies=[Security(bearer)])
     app.include_router(admin.router)  # the admin page: static, public, strict CSP

@@ -67,7 +67,7 @@ class JsonBodyCheck:
             return await self.app(scope, receive, send)
         path = route_path(scope).rstrip("/")
         media = (Headers(scope=scope).get("content-type") or "").split(";", 1)[0].strip().lower()
-        if media != "application/json" or path.endswith("/mcp") or path.endswith("/v1/import"):
+        if media != "application/json" or path.endswith("/mcp") or path.endswith(("/v1/import", "/v1/import/chats")):
             return await self.app(scope, receive, send)
         chunks, more = [], True
         while more:  # bounded: BodyLimitMiddleware, outside this one, cuts a body past its limit

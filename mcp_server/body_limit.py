@@ -12,6 +12,7 @@ from typing import Any
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
+MAX_CHAT_EXPORT_BYTES = 4 * 1024 * 1024 * 1024  # a chat app's export (mcp_server/rest_import.py), streamed to disk
 
 
 class BodyLimitMiddleware:
@@ -23,7 +24,8 @@ class BodyLimitMiddleware:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        limit = self.max_import_bytes if scope.get("path", "").rstrip("/").endswith("/v1/import") else self.max_bytes
+        path = scope.get("path", "").rstrip("/")
+        limit = self.max_import_bytes if path.endswith("/v1/import") else MAX_CHAT_EXPORT_BYTES if path.endswith("/v1/import/chats") else self.max_bytes
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             return await _too_large(send, limit)

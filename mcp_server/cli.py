@@ -3,6 +3,7 @@
     amber serve                      REST + MCP + jobs on 127.0.0.1:4100
     amber mcp [--url URL --key KEY]  stdio MCP (a bridge to a running host, or the store itself)
     amber export / import / reindex  with progress bars
+    amber import-chats PATH          history from ChatGPT, Claude.ai, Open WebUI, Claude Code
     amber doctor [--url URL]         the running proxy or amber serve: what is wrong, how to fix it
     amber keys create ... [--write config.yaml]   a new API key, shown once
     amber jobs run extract|consolidate|retention
@@ -66,6 +67,8 @@ def parser() -> argparse.ArgumentParser:
     i.add_argument("file", help="the export file ('-' for stdin)")
     remote_opts(i)
     i.set_defaults(run=lazy("cli_maintenance", "import_"))
+
+    importlib.import_module(f"{__package__}.cli_import").register(sub)  # amber import-chats
 
     r = sub.add_parser("reindex", help="re-embed with the configured embedder (one user, or all)")
     remote_opts(r)

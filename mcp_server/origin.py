@@ -18,6 +18,8 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 JSON_TYPES = frozenset({"application/json"})
 IMPORT_TYPES = frozenset({"application/json", "application/x-ndjson"})
+# a chat export upload: a ZIP or a file; neither type can be sent by a cross-site form without a preflight
+CHAT_EXPORT_TYPES = frozenset({"application/json", "application/x-ndjson", "application/zip", "application/octet-stream"})
 
 
 def split_host(value: str) -> tuple[str, int | None] | None:
@@ -76,7 +78,8 @@ def body_type_refusal(method: str, path: str, content_type: str | None, has_body
     if content_type is None and not has_body:
         return None
     media = (content_type or "").split(";", 1)[0].strip().lower()
-    allowed = IMPORT_TYPES if path.rstrip("/").endswith("/v1/import") else JSON_TYPES
+    path = path.rstrip("/")
+    allowed = IMPORT_TYPES if path.endswith("/v1/import") else CHAT_EXPORT_TYPES if path.endswith("/v1/import/chats") else JSON_TYPES
     if media in allowed:
         return None
     return f"send the body as {' or '.join(sorted(allowed))} (Content-Type was {media or 'missing'!r})"

@@ -1,0 +1,101 @@
+"""REST for bringing chat history in: `POST /v1/import/chats`, the export as the request body (a
+ZIP, or one JSON/JSONL file), streamed to a temporary file and read from there one conversation at
+a time. A person imports into their own memory; an admin or trusted-client key names the person
+in `X-Amber-User`, as on every route. With `Accept: application/x-ndjson` the answer is a stream
+of progress lines ending with the report; otherwise it is the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio.to_thread
+from fastapi import APIRouter, Depends, Query, Request
+from starlette.responses import StreamingResponse
+
+from core import WRITE, Actor, AmberError, InvalidInput, LocalMemory, import_chats, scope_for
+
+from .errors import classify, error_body
+from .rest_deps import port
+
+router = APIRouter(prefix="/v1")
+Port = Annotated[LocalMemory, Depends(port)]
+CHAT_IMPORT_MAX_BYTES = 4 * 1024 * 1024 * 1024  # the body limit for this route (mcp_server/body_limit.py)
+Source = Query("auto", pattern="^(auto|chatgpt|claude|openwebui|claude-code)$",
+               description="what the export is; `auto` tells it from the structure")
+
+
+async def _spool(request: Request, folder: str) -> Path:
+    path = Path(folder) / "export.upload"
+    seen = 0
+    with open(path, "wb") as f:
+        async for chunk in request.stream():
+            seen += len(chunk)
+            if seen > CHAT_IMPORT_MAX_BYTES:
+                raise InvalidInput("body", f"an export is at most {CHAT_IMPORT_MAX_BYTES >> 30} GiB")
+            await anyio.to_thread.run_sync(f.write, chunk)
+    if seen == 0:
+        raise InvalidInput("body", "send the export (a ZIP, or a JSON or JSONL file) as the request body")
+    return path
+
+
+@router.post("/import/chats", tags=["export"], summary="Bring in chat history: a ChatGPT, Claude.ai, Open WebUI or Claude Code export",
+             openapi_extra={"requestBody": {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}},
+                                                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                                                        "application/json": {"schema": {"type": "string"}}}, "required": True}})
+async def import_chats_route(request: Request, p: Port, source: str = Source, dry_run: bool = False,
+                             openwebui_user: Annotated[str | None, Query(max_length=200)] = None) -> Any:
+    p.identity.require(WRITE)
+    scope = scope_for(Actor(p.identity.user(), client=p.identity.client, via=p.identity.actor_via))
+    service = p.service
+    folder = tempfile.mkdtemp(prefix="amber-import-")  # the upload lives only while the import runs
+
+    def cleanup() -> None:
+        for f in Path(folder).iterdir():
+            f.unlink(missing_ok=True)
+        Path(folder).rmdir()
+
+    try:
+        path = await _spool(request, folder)
+    except BaseException:
+        cleanup()
+        raise
+
+    def run(progress: Any = lambda e: None) -> dict[str, Any]:
+        return import_chats(service, scope, path, source=source, dry_run=dry_run, openwebui_user=openwebui_user,
+                            progress=progress, display_name="the upload").as_dict()
+
+    if "application/x-ndjson" not in request.headers.get("accept", ""):
+        try:
+            return await anyio.to_thread.run_sync(run)
+        finally:
+            cleanup()
+
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    def progress(e: dict[str, Any]) -> None:
+        loop.call_soon_threadsafe(events.put_nowait, {"progress": e})
+
+    async def work() -> None:
+        try:
+            events.put_nowait({"report": await anyio.to_thread.run_sync(run, progress)})
+        except AmberError as e:  # the answer has started: the error is its last line
+            status, code = classify(e)
+            events.put_nowait({"error": {**error_body(code, str(e), e.field if isinstance(e, InvalidInput) else None), "status": status}})
+        finally:
+            events.put_nowait(None)
+            cleanup()
+
+    task = asyncio.ensure_future(work())
+
+    async def lines():
+        while (item := await events.get()) is not None:
+            yield json.dumps(item, ensure_ascii=False) + "\n"
+        await task
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")

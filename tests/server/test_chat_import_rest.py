@@ -1,0 +1,105 @@
+"""`POST /v1/import/chats` on a real server: an upload streamed to disk, the person taken from the
+key (an admin names one), progress as JSON lines, errors naming the field, the body types a browser
+form cannot send."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import httpx
+
+from core import Actor, scope_for
+from server_kit import auth
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "chat_exports"
+OCTET = {"Content-Type": "application/octet-stream"}
+
+
+def zipped(folder: Path) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for f in sorted(folder.rglob("*")):
+            if f.is_file():
+                z.write(f, str(f.relative_to(folder)))
+    return buf.getvalue()
+
+
+def turn_ids(service, user):
+    return {m.id for m in service.messages(scope_for(Actor(user)))}
+
+
+def test_a_person_imports_into_their_own_memory(host):
+    url, service = host
+    body = zipped(FIX / "claude")
+    r = httpx.post(f"{url}/v1/import/chats", params={"dry_run": "true"}, content=body, headers={**auth("alice"), **OCTET})
+    assert r.status_code == 200, r.text
+    assert r.json()["new"] == 8 and r.json()["stored"] == 0 and not any(i.startswith("claude:") for i in turn_ids(service, "alice"))
+    r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("alice"), "Content-Type": "application/zip"})
+    assert r.status_code == 200, r.text
+    assert r.json()["stored"] == 8 and r.json()["sources"] == ["claude"]
+    assert {"claude:h1", "claude:f1"} <= turn_ids(service, "alice")
+    assert not any(i.startswith("claude:") for i in turn_ids(service, "bob"))
+    # naming someone else with a person's key is refused
+    r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("alice", **{"X-Amber-User": "bob"}), **OCTET})
+    assert r.status_code in (401, 403), r.text
+    again = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("alice"), **OCTET}).json()
+    assert again["stored"] == 0 and again["duplicates"] == 8
+
+
+def test_an_admin_names_the_person(host):
+    url, service = host
+    body = (FIX / "chatgpt" / "conversations.json").read_bytes()
+    r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("admin", **{"X-Amber-User": "carol"}), "Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["stored"] == 9 and "chatgpt:u1" in turn_ids(service, "carol")
+    r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("admin"), **OCTET})
+    assert r.status_code == 422 and r.json()["field"] == "X-Amber-User"
+
+
+def test_read_only_keys_cannot_import(host):
+    url, _ = host
+    r = httpx.post(f"{url}/v1/import/chats", content=b"[]", headers={**auth("alice_ro"), **OCTET})
+    assert r.status_code == 403, r.text
+
+
+def test_progress_lines_end_with_the_report(host):
+    url, service = host
+    with httpx.stream("POST", f"{url}/v1/import/chats", content=zipped(FIX / "chatgpt_multipart"),
+                      headers={**auth("bob"), **OCTET, "Accept": "application/x-ndjson"}) as r:
+        assert r.status_code == 200
+        lines = [json.loads(x) for x in r.iter_lines() if x.strip()]
+    assert lines[-1]["report"]["stored"] == 9 and any("progress" in x for x in lines[:-1])
+    assert "chatgpt:p1a-3" in turn_ids(service, "bob")
+
+
+def test_errors_name_what_is_wrong(host):
+    url, _ = host
+    r = httpx.post(f"{url}/v1/import/chats", content=zipped(FIX / "chatgpt_multipart_missing"), headers={**auth("bob"), **OCTET})
+    assert r.status_code == 422 and "conversations-002.json" in r.json()["detail"], r.text
+    with httpx.stream("POST", f"{url}/v1/import/chats", content=zipped(FIX / "openwebui_two_users"),
+                      headers={**auth("bob"), **OCTET, "Accept": "application/x-ndjson"}) as r:
+        last = [json.loads(x) for x in r.iter_lines() if x.strip()][-1]
+    assert last["error"]["field"] == "openwebui_user"
+    r = httpx.post(f"{url}/v1/import/chats", content=b"", headers={**auth("bob"), **OCTET})
+    assert r.status_code == 422 and r.json()["field"] == "body"
+    r = httpx.post(f"{url}/v1/import/chats", params={"source": "myspace"}, content=b"[]", headers={**auth("bob"), **OCTET})
+    assert r.status_code == 422
+    # a type a cross-site form can send is refused before anything is read
+    r = httpx.post(f"{url}/v1/import/chats", content=b"[]", headers={**auth("bob"), "Content-Type": "text/plain"})
+    assert r.status_code in (415, 422), r.text
+
+
+def test_a_large_upload_passes_the_ordinary_body_limit(host):
+    url, service = host
+    convs = [{"id": f"big-{i}", "title": None, "create_time": 1700000000 + i, "current_node": f"b{i}",
+              "mapping": {f"b{i}": {"id": f"b{i}", "parent": None, "children": [],
+                                    "message": {"id": f"b{i}", "author": {"role": "user"}, "create_time": None,
+                                                "content": {"content_type": "text", "parts": ["x" * 30_000]}}}}}
+             for i in range(100)]
+    body = json.dumps(convs).encode()
+    assert len(body) > 2 * 1024 * 1024
+    r = httpx.post(f"{url}/v1/import/chats", params={"dry_run": "true"}, content=body, headers={**auth("bob"), **OCTET}, timeout=60)
+    assert r.status_code == 200 and r.json()["new"] == 100, r.text[:300]
