@@ -1,6 +1,12 @@
 """ASGI middleware: authenticate every request but /health and the API docs, set the identity for
 the request (scope state + contextvar), strip `?token=` before anything downstream can log it, and
-write one quiet log line per request (user as a pseudonym, never the key or the memory text)."""
+write one quiet log line per request (user as a pseudonym, never the key or the memory text).
+
+Amber authenticates with API keys and runs no OAuth server. OAuth-aware MCP clients (mcp-remote, the
+MCP Inspector, Claude Code) probe discovery and registration URLs first and take a 401 there for "an
+authorization server lives here, log in": so those paths answer 404 whatever the key, and the client
+falls back to the header it was configured with. A refusal on `/mcp` itself is a JSON-RPC error (with
+the `WWW-Authenticate` challenge on 401), so MCP clients show what to fix instead of a bare status."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from core import Forbidden, Identity, InvalidInput, Unauthenticated, user_hash
+from core import ADMIN, READ, WRITE, AmberError, Forbidden, Identity, InvalidInput, Unauthenticated, user_hash
 
 from .admin import PATHS as ADMIN_PATHS
 from .errors import error_body
@@ -23,6 +29,50 @@ log = logging.getLogger("amber.server.http")
 
 # the admin page and its assets are the same static bytes for everyone: its data comes from /v1 with a key
 PUBLIC = {"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", *ADMIN_PATHS}
+# where OAuth clients look for an authorization server (RFC 9728, RFC 8414, OpenID discovery, RFC 7591
+# dynamic registration), also as the path-suffixed and path-prefixed variants clients try
+OAUTH_ENDPOINTS = {"/register", "/authorize", "/token", "/revoke", "/oauth/register", "/oauth/authorize", "/oauth/token",
+                   "/mcp/register", "/mcp/authorize", "/mcp/token"}
+NO_OAUTH = ("Amber has no OAuth server: send its API key as 'Authorization: Bearer <key>' "
+            "(or '?token=<key>' where a client cannot set headers)")
+MCP_REFUSED = -32001  # a JSON-RPC server error code: the request was refused before MCP saw it (key, user, scope)
+MCP_SCOPES = (READ, WRITE, ADMIN)
+
+
+def is_oauth_discovery(path: str) -> bool:
+    return "/.well-known/" in f"{path}/" or path.rstrip("/") in OAUTH_ENDPOINTS
+
+
+def is_mcp(path: str) -> bool:
+    return path.rstrip("/") == "/mcp"
+
+
+def refusal_text(e: AmberError, sent_key: bool) -> str:
+    """What an MCP client shows its user for a refused key: what is wrong and what to change."""
+    if isinstance(e, Unauthenticated) and sent_key:
+        return ("Amber does not know this API key: use a key listed under api_keys in the host's config.yaml "
+                "(`amber keys create --name NAME --user USER` makes one)")
+    if isinstance(e, Unauthenticated):
+        return ("Amber needs an API key: send 'Authorization: Bearer <key>' (or '?token=<key>' where a client cannot "
+                "set headers); `amber keys create --name NAME --user USER` makes one")
+    return f"Amber refuses this key: {e}; change the key's user or scopes in the host's config.yaml, or the X-Amber-User header"
+
+
+def mcp_error(e: AmberError, sent_key: bool) -> dict:
+    """The JSON-RPC error an MCP client reads (id null: the request was refused before its body was read);
+    `data` is the REST error body, so a client can still read the code back into `core.errors`."""
+    data = {**error_body(e.code, str(e), getattr(e, "field", None)), "status": e.status}
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": MCP_REFUSED, "message": refusal_text(e, sent_key), "data": data}}
+
+
+def mcp_identity_problem(identity: Identity) -> AmberError | None:
+    """A key that can identify itself but can do nothing over MCP: say so at once, not at every tool call."""
+    if identity.user_id is None:
+        return InvalidInput("X-Amber-User", f"key {identity.key_name!r} acts for the user named in the X-Amber-User header; "
+                                            "send that header (the MCP client's `headers`)")
+    if not any(identity.allows(s) for s in MCP_SCOPES):
+        return Forbidden(f"key {identity.key_name!r} lacks scope {READ} (MCP needs {READ}, {WRITE} or both)")
+    return None
 
 
 def route_path(scope: Scope) -> str:
@@ -95,6 +145,9 @@ class AuthMiddleware:
             await send(message)
 
         try:
+            if is_oauth_discovery(path):
+                await JSONResponse(error_body("not_found", NO_OAUTH), 404)(scope, receive, send_logged)
+                return
             if path in PUBLIC:
                 # public, but a key may unlock more (e.g. the admin's LLM check on /health)
                 try:
@@ -104,9 +157,14 @@ class AuthMiddleware:
             else:
                 try:
                     identity = self._identify(scope, token)
+                    problem = mcp_identity_problem(identity) if is_mcp(path) else None
+                    if problem is not None:
+                        raise problem
                 except (Forbidden, InvalidInput) as e:  # Unauthenticated among them: 401 with a challenge
                     headers = {"WWW-Authenticate": 'Bearer realm="amber"'} if isinstance(e, Unauthenticated) else None
-                    body = error_body(e.code, str(e), getattr(e, "field", None))
+                    auth = Headers(scope=scope).get("authorization", "")
+                    sent_key = bool(token) or (auth[:7].lower() == "bearer " and bool(auth[7:].strip()))
+                    body = mcp_error(e, sent_key) if is_mcp(path) else error_body(e.code, str(e), getattr(e, "field", None))
                     await JSONResponse(body, e.status, headers=headers)(scope, receive, send_logged)
                     return
                 refusal = _body_type_refusal(scope, path)

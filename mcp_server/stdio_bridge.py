@@ -440,8 +440,11 @@ class HostTransport(httpx2.AsyncBaseTransport):
             return response
         body = _json(await response.aread())
         stale = response.status_code == 404 and "mcp-session-id" in request.headers  # the host restarted
-        if stale or "jsonrpc" not in body:  # else the JSON-RPC error in the body speaks for itself
-            detail = str(body.get("detail") or body.get("error") or response.reason_phrase)[:300]
+        refused = response.status_code in (401, 403)  # the bridge knows the fix: --key, AMBER_KEY, --user
+        if stale or refused or "jsonrpc" not in body:  # else the JSON-RPC error in the body speaks for itself
+            data = (body.get("error") or {}).get("data") if "jsonrpc" in body else body
+            data = data if isinstance(data, dict) else {}
+            detail = str(data.get("detail") or data.get("error") or response.reason_phrase)[:300]
             self.bridge.noted(rid, Note(response.status_code, detail, stale))
         return response
 
