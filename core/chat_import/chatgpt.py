@@ -7,14 +7,12 @@ to the root; every other branch is left out and counted as `abandoned_branch`.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .record import Conversation, Timeline, Turn, parse_time, turn_id
+from .record import Conversation, Timeline, Turn, as_list, parse_time, raw_text, turn_id
 
 SOURCE = "chatgpt"
 SKIP_TYPES = {"thoughts": "thoughts", "reasoning_recap": "thoughts", "user_editable_context": "system"}
-RAW_MAX = 4000
 
 
 def is_conversation(value: Any) -> bool:
@@ -30,7 +28,7 @@ def _content_text(content: Any) -> tuple[str | None, str]:
         return None, SKIP_TYPES[ctype]
     if ctype in ("text", "multimodal_text"):
         parts = []
-        for p in content.get("parts") or []:
+        for p in as_list(content.get("parts")):
             if isinstance(p, str):
                 parts.append(p)
             elif isinstance(p, dict):  # an image, a file, audio: say it was there
@@ -41,13 +39,12 @@ def _content_text(content: Any) -> tuple[str | None, str]:
     if isinstance(content.get("text"), str) and set(content) <= {"content_type", "text", "language"}:
         return content["text"], "empty"
     # a type this parser does not know: kept as it came, never dropped without a word
-    raw = json.dumps({k: v for k, v in content.items() if k != "content_type"}, ensure_ascii=False, default=str)
-    return f"[{ctype or 'unknown content'}] {raw[:RAW_MAX]}", "empty"
+    return raw_text(ctype or "unknown content", {k: v for k, v in content.items() if k != "content_type"}), "empty"
 
 
 def _active_path(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]]:
     """Nodes from the root to `current_node` (or, without one, to the newest leaf)."""
-    if current not in mapping:
+    if not isinstance(current, str) or current not in mapping:
         leaves = [n for n in mapping.values() if isinstance(n, dict) and not n.get("children")]
         if not leaves:
             return []

@@ -9,15 +9,13 @@ holds the newest message. An export without parents is one thread in its stored 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .record import Conversation, Timeline, Turn, parse_time, turn_id
+from .record import Conversation, Timeline, Turn, as_list, parse_time, raw_text, turn_id
 
 SOURCE = "claude"
 ROOT = "00000000-0000-4000-8000-000000000000"
 SKIP_BLOCKS = {"thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result"}
-RAW_MAX = 4000
 
 
 def is_conversation(value: Any) -> bool:
@@ -26,20 +24,18 @@ def is_conversation(value: Any) -> bool:
 
 def _words(msg: dict[str, Any]) -> str:
     texts: list[str] = []
-    for b in msg.get("content") or []:
+    for b in as_list(msg.get("content")):
         if not isinstance(b, dict):
             continue
-        kind = b.get("type")
+        kind = b.get("type") if isinstance(b.get("type"), str) else ""
         if kind == "text" and isinstance(b.get("text"), str):
             texts.append(b["text"])
         elif kind not in SKIP_BLOCKS:  # a block this parser does not know: kept as it came
-            raw = json.dumps({k: v for k, v in b.items() if k not in ("type", "start_timestamp", "stop_timestamp")},
-                             ensure_ascii=False, default=str)
-            texts.append(f"[{kind or 'unknown block'}] {raw[:RAW_MAX]}")
+            texts.append(raw_text(kind or "unknown block", {k: v for k, v in b.items() if k not in ("type", "start_timestamp", "stop_timestamp")}))
     body = "\n".join(t for t in texts if t.strip())
     if not body.strip() and isinstance(msg.get("text"), str):
         body = msg["text"]
-    for a in msg.get("attachments") or []:
+    for a in as_list(msg.get("attachments")):
         if isinstance(a, dict) and isinstance(a.get("extracted_content"), str) and a["extracted_content"].strip():
             body += f"\n\n[attachment: {a.get('file_name') or 'file'}]\n{a['extracted_content']}"
     return body.strip()
@@ -89,7 +85,7 @@ def parse(conv: dict[str, Any], index: int = 0) -> Conversation:
     cid = str(conv.get("uuid") or f"conversation-{index}")
     title = conv.get("name") if isinstance(conv.get("name"), str) and conv.get("name") else None
     out = Conversation(SOURCE, cid, title)
-    msgs = [m for m in conv.get("chat_messages") or [] if isinstance(m, dict)]
+    msgs = [m for m in as_list(conv.get("chat_messages")) if isinstance(m, dict)]
     thread = _active(msgs, conv.get("current_leaf_message_uuid"))
     out.skipped["abandoned_branch"] = len(msgs) - len(thread)
     times = Timeline(parse_time(conv.get("created_at")))

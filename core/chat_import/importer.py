@@ -20,7 +20,7 @@ from typing import Any
 from ..model import Message, Role, clip
 from ..recall.render import estimate_tokens
 from ..scope import Scope
-from .record import CLIENTS, Conversation, Turn
+from .record import CLIENTS, Conversation, Turn, clean_text
 from .sources import Export, conversations, openwebui_owners
 from ..errors import InvalidInput
 
@@ -76,7 +76,7 @@ class _Windows:
 
 
 def to_message(conv: Conversation, t: Turn) -> Message:
-    return Message(id=t.id, role=Role(t.role), content=clip(t.text), client=CLIENTS[conv.source],
+    return Message(id=t.id, role=Role(t.role), content=clip(clean_text(t.text)), client=CLIENTS[conv.source],
                    session=conv.session, created_at=t.created_at, imported=True)
 
 

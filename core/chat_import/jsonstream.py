@@ -76,7 +76,7 @@ def iter_array(stream: IO[str], *, name: str, chunk: int = CHUNK, max_element: i
                 break
             except json.JSONDecodeError as e:
                 if len(buf) - pos > max_element:
-                    raise InvalidInput(name, f"element {index} is larger than {max_element >> 20} MiB") from None
+                    raise InvalidInput(name, f"element {index} is larger than {max_element:,} bytes") from None
                 if not more(max(want, len(buf) - pos)):
                     raise InvalidInput(name, f"element {index} is not JSON ({e.msg})") from None
                 want *= 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .record import Conversation, Timeline, Turn, parse_time, turn_id
+from .record import Conversation, Timeline, Turn, as_list, parse_time, turn_id
 
 SOURCE = "openwebui"
 
@@ -32,14 +32,14 @@ def _thread(chat: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
     history = chat.get("history") if isinstance(chat.get("history"), dict) else {}
     nodes = history.get("messages") if isinstance(history.get("messages"), dict) else {}
     current = history.get("currentId")
-    if nodes and current in nodes:
+    if nodes and isinstance(current, str) and current in nodes:
         path, seen, node = [], set(), current
         while isinstance(node, str) and node in nodes and node not in seen and isinstance(nodes[node], dict):
             seen.add(node)
             path.append(nodes[node])
             node = nodes[node].get("parentId")
         return path[::-1], len(nodes) - len(path)
-    listed = [m for m in chat.get("messages") or [] if isinstance(m, dict)]
+    listed = [m for m in as_list(chat.get("messages")) if isinstance(m, dict)]
     return listed, 0
 
 

@@ -8,6 +8,9 @@ a forgotten turn's tombstone (core/tombstones.py) keeps matching it.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -21,6 +24,8 @@ SENTINEL = datetime(2000, 1, 1, tzinfo=timezone.utc)
 EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
 LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
 ID_MAX = 200
+_ID_OK = re.compile(r"^[\x21-\x7e]{1,120}$")  # printable ASCII without spaces: ids end up in URLs and logs
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -42,17 +47,27 @@ class Conversation:
 
     @property
     def session(self) -> str:
-        return f"{self.source}:{self.id}"[:ID_MAX]
+        return f"{self.source}:{clean_id(self.id)}"
+
+
+def clean_id(value: Any) -> str:
+    """A source's id as Amber files it: as it is when it is short printable ASCII, else a digest of
+    the id (of the id, never of any words), so the same id always maps to the same name."""
+    s = str(value).strip() if value not in (None, "") else ""
+    if not s or _ID_OK.match(s):
+        return s
+    return "h" + hashlib.sha256(s.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def turn_id(source: str, message_id: Any, conversation_id: str, position: int) -> str:
-    """`<source>:<message id>`; a message without a usable id is named by its place in its conversation."""
-    mid = str(message_id).strip() if message_id not in (None, "") else ""
-    if mid and mid.isprintable() and " " not in mid:
-        rid = f"{source}:{mid}"
-    else:
-        rid = f"{source}:{conversation_id}:{position}"
-    return rid if len(rid) <= ID_MAX else f"{source}:{conversation_id[:80]}:{position}"
+    """`<source>:<message id>`; a message without an id is named by its place in its conversation."""
+    mid = clean_id(message_id)
+    return f"{source}:{mid}" if mid else f"{source}:{clean_id(conversation_id)}:{position}"
+
+
+def clean_text(text: str) -> str:
+    """Text a store can keep: a lone surrogate (valid in JSON, not in UTF-8) becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -94,5 +109,14 @@ class Timeline:
         return self._last
 
 
-def text_of(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def raw_text(kind: str, value: Any, limit: int = 4000) -> str:
+    """A part this parser does not know, kept as it came (cut to `limit`), never dropped unsaid."""
+    try:
+        raw = json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):
+        raw = "(nested too deeply to keep)"
+    return f"[{kind}] {raw[:limit]}"

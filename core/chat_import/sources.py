@@ -172,7 +172,7 @@ def detect(e: Entry) -> str | None:
                 value = first_element(f, name=e.name)
         else:
             return None
-    except (ValueError, UnicodeDecodeError, InvalidInput):
+    except (ValueError, UnicodeDecodeError, RecursionError, InvalidInput):
         return None
     return kind_of(value)
 
@@ -196,7 +196,10 @@ def records(part: Part) -> Iterator[Any]:
             head = f.read(1)
     with _text(e) as f:
         if head == "{":
-            yield json.load(f)
+            try:
+                yield json.load(f)
+            except (ValueError, RecursionError) as err:
+                raise InvalidInput(e.name, f"is not JSON ({str(err)[:200]})") from None
         else:
             yield from iter_array(f, name=e.name)
 
