@@ -427,9 +427,9 @@ class Recaller:
 
         if gidx is not None and gidx.msgs:
             if "msg_dense" in on:
-                dense_m = self.store.query_messages(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
-                rankings["msg_dense"] = [m.id for m, _ in dense_m if m.id in gidx.cands]
-                sims.update((m.id, sim) for m, sim in dense_m)
+                dense_m = self.store.nearest_ids(gcol, qvec, min(cfg.k_dense, len(gidx.msgs)), message_where(since=since))
+                rankings["msg_dense"] = [i for i, _ in dense_m if i in gidx.cands]
+                sims.update(dense_m)
             if "msg_lexical" in lexical:
                 rankings["msg_lexical"] = lexical["msg_lexical"]
             hits = rankings.get("msg_dense", []) + rankings.get("msg_lexical", [])
@@ -453,10 +453,10 @@ class Recaller:
         allowed: so over-fetch unfiltered and filter here. Only when retired records or other
         namespaces crowd the top does the filtered query run, so the result is the same."""
         fetch = min(2 * k, active)  # active <= records in the collection: Chroma never sees n > count
-        hits = [(m.id, sim) for m, sim in self.store.query_memories(col, qvec, fetch, None)]
+        hits = self.store.nearest_ids(col, qvec, fetch)
         ids = [h for h in hits if h[0] in allowed][:k]
         if len(ids) < k and len(hits) == fetch:
-            ids = [(m.id, sim) for m, sim in self.store.query_memories(col, qvec, k, memory_where(scope)) if m.id in allowed]
+            ids = [h for h in self.store.nearest_ids(col, qvec, k, memory_where(scope)) if h[0] in allowed]
         return ids
 
     def recall(

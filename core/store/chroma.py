@@ -3,15 +3,25 @@
 Embedded (`PersistentClient` under `<data_dir>/chroma`, guarded by a lock file) or client/server
 (`HttpClient` at `chroma_url`). Vectors are computed by Amber's embedder and passed in; each
 vector collection records the embedder's id and dimension, and refuses to open under another.
+
+A full disk: embedded Chroma must never be asked to write onto a full filesystem. Its Rust core
+holds the Python interpreter lock while it waits for its SQLite pool, and after a couple of
+"database or disk is full" failures an upsert waits for a connection that never comes back, so
+the whole process froze (the event loop, /health, recall), and stayed frozen after space was
+freed. So every write first asks the filesystem (`DiskGuard`): below a reserve it is refused as
+StoreUnavailable (503 with Retry-After, "no memory this turn" in a chat) before Chroma starts,
+reads go on, and writes resume by themselves once space is back.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import urlparse
 
 import chromadb
@@ -21,6 +31,7 @@ from chromadb.config import Settings as ChromaSettings
 from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
 from ..filters import Eq, In, Range, Where
 from ..model import Memory, Message
+from ..outage import OutageState
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .format import remove_orphan_segments
 from .lock import DirectoryLock
@@ -48,6 +59,8 @@ class ChromaStore:
         self._lock: DirectoryLock | None = None
         self._cols: dict[str, Any] = {}
         self._mutex = threading.RLock()
+        self.disk: DiskGuard | None = None  # embedded only: writes wait for room on the filesystem
+        self.outage = OutageState("Chroma")
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
         try:
@@ -68,6 +81,7 @@ class ChromaStore:
                 path = Path(data_dir) / "chroma"
                 self._lock = DirectoryLock(Path(data_dir))
                 self._lock.acquire()
+                self.disk = DiskGuard(Path(data_dir))
                 self.client = chromadb.PersistentClient(
                     path=str(path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
                 )
@@ -113,7 +127,7 @@ class ChromaStore:
                         f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                         f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                     )
-            self._cols[name] = guarded = _Guarded(col, name)
+            self._cols[name] = guarded = _Guarded(col, name, self.outage)
             return guarded
 
     def collection_embedder(self, name: str) -> str | None:
@@ -131,10 +145,11 @@ class ChromaStore:
         except Exception as e:
             _raise_if_outage(e, f"Chroma collection {name}")
             return []  # no such collection
-        r = _Guarded(col, name).get(include=["metadatas"])
+        r = _Guarded(col, name, self.outage).get(include=["metadatas"])
         return [m for m in (self._opened(name, i, m) for i, m in zip(r["ids"], r["metadatas"])) if m is not None]
 
     def drop(self, name: str) -> None:
+        self._room(0, floor=0.5)
         with self._mutex:
             self._cols.pop(name, None)
             if self.sealer is not None:
@@ -153,6 +168,7 @@ class ChromaStore:
 
     def put_memories(self, col: str, memories: Sequence[Memory], embeddings: Sequence[Sequence[float]] | None) -> None:
         self.fence()
+        self._room(sum(len(m.content) for m in memories) + len(memories) * (2048 + 8 * self.dim))
         c = self._collection(col, vectors=True)
         for i in range(0, len(memories), _MAX_BATCH):
             batch = memories[i : i + _MAX_BATCH]
@@ -181,6 +197,14 @@ class ChromaStore:
         dist = dict(zip(r["ids"][0], r["distances"][0]))
         return [(memory_from(m), 1.0 - dist[i]) for i, m in self._open_all(col, r["ids"][0], r["metadatas"][0])]
 
+    def nearest_ids(self, col: str, embedding: Sequence[float], k: int, where: Where | None = None) -> list[tuple[str, float]]:
+        """The `k` nearest record ids with their similarity, and nothing else: recall's dense arms rank by
+        id (their candidates come from the lexical index), and reading the metadata of an 80-record
+        over-fetch cost ~100 ms at 20 000 records against ~5 ms for the ids (bench/README.md, "big user")."""
+        r = self._collection(col, vectors=True).query(query_embeddings=[list(embedding)], n_results=k,
+                                                       where=self._where(col, where), include=["distances"])
+        return [(i, 1.0 - d) for i, d in zip(r["ids"][0], r["distances"][0])]
+
     def memory_embeddings(self, col: str, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored vectors by id; {} when the store cannot read them (after a crash, embedded Chroma can
         hold a record whose vector it cannot find: callers re-embed the text instead)."""
@@ -198,9 +222,11 @@ class ChromaStore:
     def delete_records(self, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
         self.fence()
         if ids:
+            self._room(len(ids) * 512, floor=0.5)  # a delete writes too (journal pages): allowed deeper into the reserve
             self._collection(col, vectors=vectors).delete(ids=list(ids))
             if self.sealer is not None:  # removed for good: every copy Chroma still holds goes unreadable
-                self.sealer.destroy(col, ids)
+                with self._keys_written(col):
+                    self.sealer.destroy(col, ids)
 
     def count(self, col: str, *, vectors: bool = True) -> int:
         return self._collection(col, vectors=vectors).count()
@@ -209,6 +235,7 @@ class ChromaStore:
 
     def put_messages(self, col: str, messages: Sequence[Message], texts: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
         self.fence()
+        self._room(sum(len(t) for t in texts) + len(messages) * (2048 + 8 * self.dim))
         c = self._collection(col, vectors=True)
         for i in range(0, len(messages), _MAX_BATCH):
             batch = messages[i : i + _MAX_BATCH]
@@ -245,6 +272,15 @@ class ChromaStore:
         dist = dict(zip(r["ids"][0], r["distances"][0]))
         return [(message_from(m), 1.0 - dist[i]) for i, m in self._open_all(col, r["ids"][0], r["metadatas"][0])]
 
+    def _room(self, payload: int, *, floor: float = 1.0) -> None:
+        """Refuse a write the filesystem may not hold (embedded stores; see the module docstring)."""
+        if self.disk is not None:
+            self.disk.check(payload, floor=floor)
+
+    def disk_status(self) -> dict[str, Any] | None:
+        """Free space against the reserve, for /health; None when Chroma runs as a server."""
+        return self.disk.status() if self.disk is not None else None
+
     # ---- sealing (embedded stores) -------------------------------------------------------------
 
     def _sealed(self, col: str, ids: Sequence[str], metas: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -252,15 +288,25 @@ class ChromaStore:
         content, a glossary term) become keyed digests, so leftover bytes confirm no guess either."""
         if self.sealer is None:
             return metas
-        sealed = self.sealer.seal(col, ids, [m["record"] for m in metas])
-        out = []
-        for m, r in zip(metas, sealed):
-            m = {**m, "record": r}
-            for name in _WORD_FIELDS:
-                if m.get(name):
-                    m[name] = self.sealer.digest(col, str(m[name]))
-            out.append(m)
+        with self._keys_written(col):
+            sealed = self.sealer.seal(col, ids, [m["record"] for m in metas])
+            out = []
+            for m, r in zip(metas, sealed):
+                m = {**m, "record": r}
+                for name in _WORD_FIELDS:
+                    if m.get(name):
+                        m[name] = self.sealer.digest(col, str(m[name]))
+                out.append(m)
         return out
+
+    @contextmanager
+    def _keys_written(self, col: str) -> Iterator[None]:
+        """The record-key file is written like the store: its disk full is an outage, not a bug."""
+        try:
+            yield
+        except Exception as e:
+            _raise_if_outage(e, f"record keys of {col}", self.disk.outage if self.disk is not None else None)
+            raise
 
     def _where(self, col: str, where: Where | None) -> dict[str, Any] | None:
         """A filter in Chroma's dialect, with values on word-derived fields keyed as stored."""
@@ -276,7 +322,10 @@ class ChromaStore:
         return chroma_where(Where.of(*keyed))
 
     def _seal_texts(self, col: str, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
-        return list(texts) if self.sealer is None else self.sealer.seal(col, ids, texts)
+        if self.sealer is None:
+            return list(texts)
+        with self._keys_written(col):
+            return self.sealer.seal(col, ids, texts)
 
     def _open_text(self, col: str, record_id: str, text: str | None) -> str | None:
         return text if self.sealer is None else self.sealer.open(col, record_id, text)
@@ -332,6 +381,7 @@ class ChromaStore:
         """Metadata-only rows (audit events): (id, flat metadata)."""
         self.fence()
         if rows:
+            self._room(len(rows) * 2048)
             c = self._collection(col, vectors=False)
             c.upsert(ids=[r[0] for r in rows], metadatas=[r[1] for r in rows], embeddings=[_UNIT] * len(rows))
 
@@ -359,37 +409,106 @@ class ChromaStore:
         try:
             self.client.heartbeat()
         except Exception as e:
+            self.outage.down(f"does not answer: {e}")
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
+        self.outage.up()
 
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
+_FULL_WORDS = ("disk is full", "no space left", "disk full")
+_MB = 1 << 20
+# what a write leaves free on the data directory's filesystem: 5 % of it, at least 8 MB, at most 256 MB
+_RESERVE_MIN, _RESERVE_MAX, _RESERVE_SHARE = 8 * _MB, 256 * _MB, 0.05
+
+
+def _chain(e: BaseException) -> list[BaseException]:
+    """The exception and those it was raised from or during (a failed rollback hides the disk-full
+    error that caused it in its context)."""
+    out: list[BaseException] = []
+    while e is not None and e not in out and len(out) < 8:
+        out.append(e)
+        e = e.__cause__ or e.__context__  # type: ignore[assignment]
+    return out
 
 
 def _is_outage(e: Exception) -> bool:
     """Chroma or its transport unable to serve now (unreachable, timing out, its disk full), as
     opposed to refusing what it was asked (a bad argument, a missing record)."""
-    if isinstance(e, (OSError, TimeoutError, ConnectionError, httpx.TransportError)):
-        return True
-    text = f"{type(e).__name__}: {e}".casefold()
-    return any(w in text for w in _OUTAGE_WORDS)
+    for x in _chain(e):
+        if isinstance(x, (OSError, TimeoutError, ConnectionError, httpx.TransportError)):
+            return True
+        text = f"{type(x).__name__}: {x}".casefold()
+        if any(w in text for w in _OUTAGE_WORDS):
+            return True
+    return False
 
 
-def _raise_if_outage(e: Exception, what: str) -> None:
+def _is_disk_full(e: BaseException) -> bool:
+    return any(any(w in f"{x}".casefold() for w in _FULL_WORDS) for x in _chain(e))
+
+
+def _raise_if_outage(e: Exception, what: str, state: OutageState | None = None) -> None:
     if isinstance(e, AmberError):
         raise e
     if _is_outage(e):
+        if _is_disk_full(e):
+            what = f"{what}: the disk holding the store is full"
+        if state is not None:
+            state.down(f"{what}: {type(e).__name__}: {e}")
         raise StoreUnavailable(f"{what}: {type(e).__name__}: {e}") from e
+
+
+class DiskGuard:
+    """Room on the filesystem of an embedded store, asked before every write (module docstring).
+
+    A write needs the reserve plus four times its own size free (Chroma writes a record to its log,
+    its table and its index); a delete only half the reserve, so a person can still forget on a disk
+    that is nearly full. One statvfs per write (microseconds)."""
+
+    def __init__(self, path: Path, reserve: int | None = None):
+        self.path = path
+        self._reserve = reserve
+        self.outage = OutageState("disk")
+
+    def _space(self) -> tuple[int, int]:
+        st = os.statvfs(self.path)
+        total = st.f_blocks * st.f_frsize
+        reserve = self._reserve if self._reserve is not None else int(min(_RESERVE_MAX, max(_RESERVE_MIN, total * _RESERVE_SHARE)))
+        return st.f_bavail * st.f_frsize, reserve
+
+    def check(self, payload: int = 0, *, floor: float = 1.0) -> None:
+        try:
+            free, reserve = self._space()
+        except OSError as e:
+            self.outage.down(f"cannot read free space of {self.path}: {e}")
+            raise StoreUnavailable(f"cannot read the free space of Amber's data directory {self.path}: {e}") from e
+        need = int(reserve * floor) + 4 * max(0, payload)
+        if free < need:
+            msg = (f"the disk holding Amber's store ({self.path}) is full: {free / _MB:.1f} MB free, this write needs "
+                   f"{need / _MB:.1f} MB (Amber keeps {reserve / _MB:.0f} MB free so the store is never written full). "
+                   "Free some space: writes resume by themselves, and recall serves what is stored meanwhile")
+            self.outage.down(msg)
+            raise StoreUnavailable(msg)
+        self.outage.up()
+
+    def status(self) -> dict[str, Any]:
+        try:
+            free, reserve = self._space()
+        except OSError as e:
+            return {"ok": False, "error": str(e)}
+        return {"ok": free >= reserve, "free_mb": round(free / _MB, 1), "reserve_mb": round(reserve / _MB, 1)}
 
 
 class _Guarded:
     """A Chroma collection whose every call fails in Amber's error tree: an outage is
     StoreUnavailable (503 with Retry-After over REST, a clean tool error over MCP, "no memory this
-    turn" in a chat), whatever the operation; anything else is raised as Chroma raised it."""
+    turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
+    store's outage state logs once when Chroma goes away and once when it answers again."""
 
-    __slots__ = ("_col", "_name")
+    __slots__ = ("_col", "_name", "_state")
 
-    def __init__(self, col: Any, name: str):
-        self._col, self._name = col, name
+    def __init__(self, col: Any, name: str, state: OutageState | None = None):
+        self._col, self._name, self._state = col, name, state
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)
@@ -398,10 +517,13 @@ class _Guarded:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                return value(*args, **kwargs)
+                out = value(*args, **kwargs)
             except Exception as e:
-                _raise_if_outage(e, f"Chroma {attr} on {self._name}")
+                _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
                 raise
+            if self._state is not None:
+                self._state.up()
+            return out
 
         return call
 
