@@ -21,7 +21,6 @@ from .identity import ADMIN, READ, WRITE, Identity
 from .model import Category, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
 from .ports import PurgeResult
 from .recall.pipeline import RecallResult
-from .recall.render import strip_patch
 from .scope import Actor, Scope, scope_for
 from .user_overview import vector_health
 
@@ -84,9 +83,7 @@ class LocalMemory:
         msgs = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
         if len({m.id for m in msgs}) != len(msgs):
             raise InvalidInput("messages", "message ids repeat within one request")
-        # a client may echo back a memory block it was given: store only what was actually said
-        msgs = [m.model_copy(update={"content": strip_patch(m.content)}) for m in msgs]
-        msgs = [m for m in msgs if m.content.strip()]
+        # echoed memory blocks and turns left empty are the service's rule (core.service.as_said), for every path
 
         def work() -> dict[str, Any]:
             n, done = self.service.capture(scope, msgs, commands=commands)

@@ -44,12 +44,29 @@ from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
+from .recall.render import strip_patch
 from .redact import Redactor
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import duplicate_actives, newest, one_active_per_key, require_current
 from .turns import unsaved
 from .write_path import Revisions, WritePath
+
+
+def as_said(messages: Sequence[Message]) -> list[Message]:
+    """Turns as the person and the model said them, whichever face or queue brought them: a client may
+    echo back the memory block Amber gave it (stored, it would be recalled as if someone had said
+    it), a turn left empty by that is dropped, and an id given twice in one batch (a retried queue
+    entry) counts once, its last version winning, as a regenerated reply replaces the earlier one."""
+    last: dict[str, Message] = {}
+    for m in messages:
+        text = strip_patch(m.content)
+        if text.strip():
+            last.pop(m.id, None)
+            last[m.id] = m if text == m.content else m.model_copy(update={"content": text})
+        else:
+            last.pop(m.id, None)
+    return list(last.values())
 
 
 class MemoryService:
@@ -378,7 +395,7 @@ class MemoryService:
         """Store captured turns and carry out the commands in new user turns. A "forget" exchange (the
         user's turn and the replies to it) is not stored: it would say again what was just forgotten.
         Returns (turns stored, what the commands did)."""
-        messages = self.redact.messages(messages)  # before a "remember" command can keep a secret
+        messages = self.redact.messages(as_said(messages))  # before a "remember" command can keep a secret
         new = unsaved(self.reads, scope, messages)[0] if commands else list(messages)
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []
@@ -408,6 +425,7 @@ class MemoryService:
     def ingest(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
         """Append turns to the user's log. A message id already stored is skipped when its words are the
         same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
+        messages = as_said(messages)
         if not messages:
             return 0
         if not redacted:  # capture has done it already
@@ -582,6 +600,9 @@ class MemoryService:
         status = getattr(self.embedder, "status", None)
         if status is not None:
             out["embedder"] = {"id": self.embedder.id, **status()}
+        disk = getattr(self.store, "disk_status", lambda: None)()  # free space against the reserve (embedded)
+        if disk is not None:
+            out["disk"] = disk
         out["ok"] = out["store"]["ok"] and out["embedder"]["ok"]
         return out
 

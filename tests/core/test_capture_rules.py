@@ -1,0 +1,42 @@
+"""The rules a captured turn goes through hold on every path into memory, the Redis capture queue's
+included (it calls the service directly, with no face in front): an echoed memory block is not
+stored as if someone had said it, a turn that was only a block is dropped, a retried turn counts once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from core import Message, store_entries
+from core.recall.render import render_forget_note
+
+WHEN = "2026-03-04T10:00:00+00:00"
+
+
+def turn(i: str, role: str, content: str) -> dict:
+    return {"id": i, "role": role, "content": content, "session": "s1", "created_at": WHEN}
+
+
+def stored(service, scope) -> dict[str, str]:
+    return {m.id: m.content for m in service.messages(scope)}
+
+
+def test_the_queue_path_strips_echoed_memory_blocks(service, alice):
+    block = render_forget_note("my old address", 1, 0)
+    assert block.startswith("<memory_context>")
+    entries = [{"messages": [turn("u1", "user", f"{block}\n\nWhat should I cook tonight?"),
+                             turn("u2", "user", block),  # nothing but the echoed block
+                             turn("a1", "assistant", "How about dumplings?")]}]
+    store_entries(service, "alice", entries)
+    assert stored(service, alice) == {"u1": "What should I cook tonight?", "a1": "How about dumplings?"}
+    assert not any("Background from Amber" in c for c in stored(service, alice).values())
+
+
+def test_a_retried_turn_in_one_batch_counts_once(service, alice):
+    n, _ = service.capture(alice, [_msg("u1", "Hello there"), _msg("u1", "Hello there"), _msg("a1", "Hi!")])
+    assert n == 2
+    assert stored(service, alice) == {"u1": "Hello there", "a1": "Hi!"}
+
+
+def _msg(i: str, content: str) -> Message:
+    return Message(id=i, role="user" if i.startswith("u") else "assistant", content=content,
+                   created_at=datetime(2026, 3, 4, 10, tzinfo=timezone.utc))
