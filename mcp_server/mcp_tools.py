@@ -2,10 +2,9 @@
 
 `build_mcp(port_for_request)` registers the tools on an `MCPServer`. Each call asks
 `port_for_request()` for the caller's memory port (any `core.MemoryPort`; on a host, a `LocalMemory`
-bound to the key's identity), so tools hold no per-request state. Errors a model can act
-on answer `isError` with the reason as text (refusals name the missing scope) and Amber's error body
-as structured content, `{"error": code, "detail", "field"}` as on REST, so a client can read the code
-back into `core.errors` (`error_class(code)`).
+bound to the key's identity), so tools hold no per-request state. How failures, unknown tools and
+the per-key listing are answered is mcp_protocol.py's; the person's digest, boot pack and the prompts
+clients show as commands are mcp_context.py's.
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from core import (
@@ -36,8 +34,8 @@ from core import (
     TransientError,
 )
 
-from .errors import error_body
 from .identity import current_identity
+from .mcp_protocol import AmberToolError, answer_errors, list_by_scope, short_validation, validation_field
 from .schemas import Preset, item
 from .tool_models import (
     BootView,
@@ -89,15 +87,6 @@ class TurnIn(BaseModel):
 class PurgeView(BaseModel):
     purged: list[str] = Field(description="The deleted memories removed for good (no longer restorable)")
     count: int
-
-
-class AmberToolError(ToolError):
-    """A tool's anticipated failure: the text the model reads, and the Amber error it stands for
-    (its code and field travel in the answer's structured content)."""
-
-    def __init__(self, error: AmberError, text: str | None = None):
-        super().__init__(text or str(error))
-        self.error = error
 
 
 async def _call(work: Awaitable[T]) -> T:
@@ -400,7 +389,8 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         r = await _call(p.candidate(id, action, target_id))
         return ReviewView(action=r["action"], memory=view(r["memory"]), previous=view(r["previous"]))
 
-    _answer_errors(mcp)
+    answer_errors(mcp)
+    list_by_scope(mcp)
     return mcp
 
 
@@ -408,47 +398,7 @@ def _memory_in(data: dict[str, Any]) -> MemoryIn:
     try:
         return MemoryIn(**data)
     except ValidationError as e:
-        raise AmberToolError(InvalidInput(_field(e), short_validation(e)), f"invalid memory: {short_validation(e)}") from None
-
-
-def short_validation(e: ValidationError) -> str:
-    """Pydantic's report without its input echo and documentation links: `field: reason`, three at most."""
-    parts = [f"{'.'.join(str(p) for p in err.get('loc', ())) or 'arguments'}: {err.get('msg', 'invalid')}" for err in e.errors()[:3]]
-    more = len(e.errors()) - 3
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
-
-
-def _field(e: ValidationError) -> str:
-    first = e.errors()[0] if e.errors() else {}
-    return ".".join(str(p) for p in first.get("loc", ())) or "arguments"
-
-
-def _answer_errors(mcp: MCPServer) -> None:
-    """Anticipated failures answer as Amber's errors. Through the protocol, an `isError` result: the
-    reason as text (pydantic's report of bad arguments shortened to `memory_list: limit: ...`, no
-    input echo, no URLs) and `{"error": code, "detail", "field"}` as structured content, the body REST
-    answers with. Called directly (`mcp.call_tool(...)`, no context) it raises `ToolError` with that
-    text, as `MCPServer.call_tool` documents. Unknown tools and crashes stay the SDK's to answer."""
-    call_tool = mcp.call_tool
-
-    async def checked(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        try:
-            return await call_tool(name, arguments, context)
-        except ToolError as e:
-            cause = e.__cause__
-            if isinstance(e, UnexpectedToolError) or not isinstance(cause, (AmberToolError, ValidationError)):
-                raise
-            if isinstance(cause, ValidationError):
-                text, error = f"{name}: {short_validation(cause)}", InvalidInput(_field(cause), short_validation(cause))
-            else:
-                text, error = str(e), cause.error
-            if context is None:
-                raise ToolError(text) from cause
-            log.info("tool %s failed: %s", name, error.code)
-            body = error_body(error.code, text, error.field if isinstance(error, InvalidInput) else None)
-            return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body, is_error=True)
-
-    mcp.call_tool = checked  # type: ignore[method-assign]
+        raise AmberToolError(InvalidInput(validation_field(e), short_validation(e)), f"invalid memory: {short_validation(e)}") from None
 
 
 def _aware(at: datetime | None) -> datetime | None:

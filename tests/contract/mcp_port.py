@@ -3,7 +3,7 @@ the same behaviour as the others.
 
 It holds one real MCP session (Streamable HTTP, the trusted-client key, the user in X-Amber-User)
 against a host's `/mcp`, calls the tool for each port operation, reads the tool's structured result
-back into core's types, and an error answer's structured content (Amber's error body,
+back into core's types, and an error answer's `_meta["amber/error"]` (Amber's error body,
 `{"error": code, "detail", "field"}`) back into core's error class with `error_class(code)`. What a
 tool cannot express raises NotImplementedError naming the tool. The one reading beyond a type
 conversion: `delete_message` is `messages_delete` with one id, whose "deleted: 0" is the port's NotFound.
@@ -73,7 +73,8 @@ class McpPort:
 
     @staticmethod
     def _error(name: str, r: Any) -> Exception:
-        body = r.structured_content or {}
+        body = (r.meta or {}).get("amber/error") or {}
+        assert r.structured_content is None, f"{name}: an error result carries no structured content (its schema is the result's)"
         text = " ".join(getattr(c, "text", "") for c in r.content)
         cls = error_class(str(body.get("error") or ""))
         if cls is None:

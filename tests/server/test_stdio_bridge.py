@@ -66,9 +66,10 @@ async def test_the_client_gets_the_hosts_own_mcp(host, tmp_path):
         async with direct(url, KEYS["bob"], mode) as http:
             tools = dump(await http.list_tools())
             missing = dump(await http.call_tool("memory_get", {"id": "m_nope"}))
-            unknown = dump(await http.call_tool("no_such_tool", {}))
+            with pytest.raises(MCPError) as unknown:
+                await http.call_tool("no_such_tool", {})
             version, caps = http.protocol_version, http.server_capabilities
-        assert len(tools["tools"]) > 10 and missing["is_error"] and unknown["is_error"]
+        assert len(tools["tools"]) > 10 and missing["is_error"] and unknown.value.error.code == -32602
         async with bridged(tmp_path, "--url", where, mode=mode, AMBER_KEY=KEYS["bob"]) as (c, _):
             assert (c.protocol_version, c.server_capabilities) == (version, caps), mode
             assert dump(await c.list_tools()) == tools, mode
@@ -79,7 +80,9 @@ async def test_the_client_gets_the_hosts_own_mcp(host, tmp_path):
             assert r.structured_content["items"][0]["id"] == mid, mode
             # the host's errors arrive as the host gave them
             assert dump(await c.call_tool("memory_get", {"id": "m_nope"})) == missing, mode
-            assert dump(await c.call_tool("no_such_tool", {})) == unknown, mode
+            with pytest.raises(MCPError) as bridged_unknown:
+                await c.call_tool("no_such_tool", {})
+            assert bridged_unknown.value.error == unknown.value.error, mode
         # written in the host's store, for the key's user; the bridge opened no store of its own
         assert service.get(scope_for(Actor("bob")), mid).content == f"Collects vintage maps ({mode})"
     assert not (tmp_path / "data").exists()
