@@ -44,6 +44,7 @@ from typing import Any, Protocol
 from .config import Settings
 from .errors import Busy, StoreUnavailable
 from .jobs import registry
+from .outage import OutageState
 
 log = logging.getLogger("amber.coordination")
 
@@ -166,6 +167,7 @@ class RedisCoordination:
         self.alive_key = self.key("alive", self.id)
         self.r = client or redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=3, health_check_interval=30)
         self._redis_error = redis.RedisError
+        self.outage = OutageState("Redis")  # one log line when Redis goes away, one when it is back
         self._extend = self.r.register_script(_EXTEND)
         self._delete = self.r.register_script(_DELETE)
         self._take_script = self.r.register_script(_TAKE)
@@ -183,9 +185,12 @@ class RedisCoordination:
 
     def _call(self, what: str, fn: Any, *args: Any, **kw: Any) -> Any:
         try:
-            return fn(*args, **kw)
+            out = fn(*args, **kw)
         except self._redis_error as e:
+            self.outage.down(f"unreachable while {what}: {type(e).__name__}: {e}")
             raise StoreUnavailable(f"coordination store (Redis) unreachable while {what}: {type(e).__name__}: {e}") from e
+        self.outage.up()
+        return out
 
     # ---- per-user write locks --------------------------------------------------------------
 
@@ -312,7 +317,9 @@ class RedisCoordination:
         try:
             self.r.ping()
         except self._redis_error as e:
+            self.outage.down(f"unreachable: {type(e).__name__}: {e}")
             return {"shared": True, "ok": False, "error": f"Redis unreachable: {type(e).__name__}: {e}"}
+        self.outage.up()
         with self._guard:
             return {"shared": True, "ok": True, "locks_held": len(self._held)}
 

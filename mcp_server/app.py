@@ -150,7 +150,12 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     async def health(request: Request, check_llm: bool = False, ready: bool = False) -> JSONResponse:
         """Public. Liveness by default: embeds nothing, answers at once. `ready=true` also embeds one
         query (bounded by `ready_timeout_s`). `check_llm=true` with an admin key also makes one tiny
-        LLM call (it costs tokens)."""
+        LLM call (it costs tokens).
+
+        `status` is "ok", "degraded" or "down", and `down` names the parts that fail ("store",
+        "embedder", "disk", "redis"). 503 only when this host cannot serve recall (store or embedder
+        down), so a load balancer takes it out; "degraded" (a full disk, Redis away: writes answer
+        503 with Retry-After and wait in their spool or queue, recall and chats go on) stays 200."""
         h: dict[str, Any] = {}
         with anyio.move_on_after(settings.ready_timeout_s if ready else 5.0):
             h = await anyio.to_thread.run_sync(service.ready if ready else service.health, abandon_on_cancel=True)
@@ -173,6 +178,14 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
                 coordination = await anyio.to_thread.run_sync(service.coordination.status, abandon_on_cancel=True)
                 coordination["capture_queue"] = await anyio.to_thread.run_sync(queue.status, abandon_on_cancel=True) if queue else None
             body["coordination"] = coordination
+        disk = h.get("disk")
+        if disk is not None:
+            body["disk"] = disk
+        down = [p for p in ("store", "embedder") if not body[p].get("ok", True)]
+        down += ["disk"] if disk is not None and not disk["ok"] else []
+        down += ["redis"] if not body.get("coordination", {}).get("ok", True) else []
+        body["status"] = "down" if not body["ok"] else "degraded" if down else "ok"
+        body["down"] = down
         return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(session_manager), methods=["GET", "POST", "DELETE"]))

@@ -8,6 +8,8 @@ and status (core/errors.py), so `core.RemoteMemory` reads the code back into the
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -53,9 +55,30 @@ def validation_response(errors: list[dict]) -> JSONResponse:
     return JSONResponse(error_body("invalid_input", detail, field), status_code=422)
 
 
+_QUIET_S = 30.0  # 503s of one kind closer than this to each other are one outage: logged once
+_runs: dict[str, tuple[float, int]] = {}  # error code -> (last 503 of it, how many answered since the logged one)
+_runs_lock = threading.Lock()
+
+
+def _log_unavailable(request: Request, code: str, exc: AmberError) -> None:
+    """One line per outage, not per request: under load a down part is asked hundreds of times a
+    second, and the part itself (core/outage.py) also logs when it goes and comes back."""
+    now = time.monotonic()
+    with _runs_lock:
+        last, quiet = _runs.get(code, (float("-inf"), 0))
+        starts = now - last > _QUIET_S
+        _runs[code] = (now, 0 if starts else quiet + 1)
+    if starts:
+        log.warning("%s %s: %s (503; more %s answers in a row are logged at debug level)", request.method, request.url.path, exc, code)
+    else:
+        log.debug("%s %s: %s", request.method, request.url.path, exc)
+
+
 async def on_amber_error(request: Request, exc: AmberError) -> JSONResponse:
-    status, _ = classify(exc)
-    if status >= 500:
+    status, code = classify(exc)
+    if status == 503:
+        _log_unavailable(request, code, exc)
+    elif status >= 500:
         log.warning("%s %s: %s", request.method, request.url.path, exc)
     return amber_error_response(exc)
 

@@ -1,0 +1,159 @@
+"""A full disk is an outage, not a freeze.
+
+With the data directory on a small tmpfs (a real filesystem that really fills; the test mounts one,
+which needs root or CAP_SYS_ADMIN) a real `amber serve` is filled up during captures: writes answer
+503 with Retry-After and a message naming the disk, fast; recall keeps serving what is stored;
+/health answers and names the disk; after the space is freed, writes resume without a restart and
+every capture that was acknowledged is stored once.
+
+Before the guard, embedded Chroma froze the whole process here: its Rust core keeps the Python
+interpreter lock while it waits on its SQLite pool, and after two "database or disk is full"
+failures an upsert waited forever (the event loop, /health and recall with it, space freed or not).
+Without a tmpfs (no privileges), `test_disk_guard_in_process` still runs: it proves the guard
+refuses writes before Chroma is asked and lets them through again, on a real embedded store, but not
+that the process stays responsive on a filesystem that really fills.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.kit.servers import free_port, stop_process, wait_answering
+
+pytestmark = pytest.mark.e2e
+
+AMBER = str(Path(sys.executable).with_name("amber"))
+KEY = "k-full-disk-alice-7c1e"
+H = {"Authorization": f"Bearer {KEY}"}
+MB = 1 << 20
+
+
+def _env(data_dir: Path, tmp: Path) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AMBER_", "OPENAI_"))}
+    keys = [{"name": "alice", "secret": KEY, "user": "alice"}]
+    return {**base, "AMBER_CONFIG": str(tmp / "none.yaml"), "AMBER_DATA_DIR": str(data_dir), "AMBER_EMBEDDING_MODEL": "hash",
+            "AMBER_API_KEYS": json.dumps(keys), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE"}
+
+
+def _mount_tmpfs(where: Path, size_mb: int) -> bool:
+    where.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(where)], capture_output=True, text=True)
+    return r.returncode == 0
+
+
+def _free(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def _turn(n: int, size: int) -> dict:
+    words = f"turn {n} mark {uuid.uuid4().hex} "
+    return {"id": f"fd-{n}-{uuid.uuid4().hex[:8]}", "role": "user", "content": (words * (size // len(words) + 1))[:size],
+            "created_at": datetime.now(timezone.utc).isoformat()}
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    disk = tmp_path / "disk"
+    if not _mount_tmpfs(disk, 24):
+        pytest.skip("cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN); test_disk_guard_in_process covers the guard")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def test_a_full_disk_refuses_writes_fast_keeps_recall_and_health_and_recovers(tmp_path, tmpfs):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=_env(tmpfs / "data", tmp_path),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    acked: list[str] = []
+    try:
+        wait_answering(f"{url}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.poll() is not None else "")
+        http = httpx.Client(base_url=url, timeout=20, headers=H)
+        for fact in ("My tram stop is Bolhão", "My cat is called Miso", "I take my tea with lemon"):
+            assert http.post("/v1/memories", json={"content": fact}).status_code == 200
+        # leave a little more than the store's reserve (8 MB on this small disk), then capture until refused
+        filler = tmpfs / "filler"
+        with open(filler, "wb") as f:
+            f.write(b"\0" * max(0, _free(tmpfs) - 10 * MB))
+        refused = []
+        for n in range(200):
+            turn = _turn(n, 60_000)
+            started = time.monotonic()
+            r = http.post("/v1/messages", json={"messages": [turn]})
+            took = time.monotonic() - started
+            if r.status_code == 200:
+                acked.append(turn["id"])
+                continue
+            refused.append((r, took))
+            if len(refused) >= 5:
+                break
+        assert len(refused) >= 5, "the disk never filled"
+        for r, took in refused:
+            assert r.status_code == 503 and r.headers.get("Retry-After"), (r.status_code, r.text[:300])
+            assert r.json()["error"] == "store_unavailable" and "disk" in r.json()["detail"], r.text[:300]
+            assert took < 5, f"a refused write took {took:.1f} s"
+        # the host still answers: recall serves what is stored, /health names the disk
+        for _ in range(3):
+            r = http.post("/v1/recall", json={"query": "which tram stop do I use?"})
+            assert r.status_code == 200 and "Bolhão" in r.text, r.text[:300]
+            health = httpx.get(f"{url}/health", timeout=10)
+            assert health.status_code == 200, health.text[:300]
+            assert health.json()["status"] == "degraded" and health.json()["down"] == ["disk"], health.text[:500]
+        assert http.post("/v1/memories", json={"content": "My bike is green"}).status_code == 503
+        # space comes back: writes resume by themselves
+        filler.unlink()
+        deadline = time.monotonic() + 30
+        while True:
+            r = http.post("/v1/memories", json={"content": "My bike is green"})
+            if r.status_code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert r.status_code == 200, r.text[:300]
+        turn = _turn(999, 2000)
+        assert http.post("/v1/messages", json={"messages": [turn]}).status_code == 200
+        acked.append(turn["id"])
+        assert httpx.get(f"{url}/health", timeout=10).json()["status"] == "ok"
+        stored = [m["id"] for m in http.get("/v1/messages").json()["messages"]]
+        assert sorted(stored) == sorted(acked), "every acknowledged capture is stored once, and nothing else"
+    finally:
+        stop_process(proc, timeout=20)
+    log = proc.stderr.read() if proc.stderr else ""
+    assert "Traceback" not in log, log[-3000:]
+    assert log.count("disk unavailable") == 1 and log.count("disk is back") == 1, log[-3000:]
+
+
+def test_disk_guard_in_process(tmp_path):
+    """Without a small filesystem: the same guard on a real embedded store, its reserve set above the
+    free space of tmp_path (a stand-in for a full disk: no byte is really short)."""
+    from core import Message, StoreUnavailable
+    from core.store.chroma import ChromaStore, DiskGuard
+
+    store = ChromaStore(data_dir=tmp_path, embedder_id="hash:v1", dim=4)
+    try:
+        now = datetime.now(timezone.utc)
+        m1 = Message(id="a", role="user", content="kept before the disk filled", created_at=now)
+        store.put_messages("amber_msg_t", [m1], [m1.content], [[1.0, 0.0, 0.0, 0.0]])
+        store.disk = DiskGuard(tmp_path, reserve=_free(tmp_path) + 64 * MB)
+        m2 = Message(id="b", role="user", content="refused", created_at=now)
+        with pytest.raises(StoreUnavailable, match="disk holding Amber's store"):
+            store.put_messages("amber_msg_t", [m2], [m2.content], [[0.0, 1.0, 0.0, 0.0]])
+        assert store.disk_status()["ok"] is False
+        assert [m.id for m, _ in store.query_messages("amber_msg_t", [1.0, 0.0, 0.0, 0.0], 5)] == ["a"]  # reads go on
+        store.disk = DiskGuard(tmp_path, reserve=MB)  # space is back
+        store.put_messages("amber_msg_t", [m2], [m2.content], [[0.0, 1.0, 0.0, 0.0]])
+        assert store.existing_ids("amber_msg_t", ["a", "b"]) == {"a", "b"}
+    finally:
+        store.close()
