@@ -91,10 +91,13 @@ def answer_errors(mcp: MCPServer) -> None:
     """Anticipated failures answer as tool errors (above); an unknown tool as JSON-RPC -32602. Called
     directly (`mcp.call_tool(...)`, no context) a failure raises `ToolError` with the same text, as
     `MCPServer.call_tool` documents. Crashes stay the SDK's to answer ("Error executing tool")."""
-    call_tool = mcp.call_tool
+    call_tool, list_tools = mcp.call_tool, mcp.list_tools
+    known: set[str] = set()  # the tools registered (all of them, whoever asks), read once
 
     async def checked(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        if mcp._tool_manager.get_tool(name) is None:
+        if not known:
+            known.update(t.name for t in await list_tools())
+        if name not in known:
             if context is None:
                 raise ToolError(f"Unknown tool: {name}")
             raise MCPError(code=INVALID_PARAMS, message=f"Amber has no tool {name!r}; tools/list names the tools this key may call",
