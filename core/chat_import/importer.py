@@ -7,6 +7,11 @@ resume state to keep or to forget. A turn the person made Amber forget has a tom
 id and is skipped, so a cumulative export (ChatGPT's always is) never brings it back.
 Turns go in through `MemoryService.ingest` in small batches: each takes the person's write lock
 only for its own write, and embeds on the background lane, so live recall and capture go on.
+
+Extraction windows for the new turns are planned here, per conversation, marked `imported`: the
+extraction job runs them even though the person's cursor is past their dates, dates the facts
+from the turns (`valid_from`), and never lets an older fact supersede a newer one
+(core/jobs/extraction/pipeline.py).
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ from ..scope import Scope
 from .record import CLIENTS, Conversation, Turn, clean_text
 from .sources import Export, conversations, openwebui_owners
 from ..errors import InvalidInput
+from ..jobs import registry as jobs_registry
+from ..jobs.extraction import windows as W
 
 BATCH = 64
-WINDOW_SIZE, WINDOW_CHARS, LINE_CHARS = 40, 24_000, 4000  # as extraction cuts the log (core/jobs/extraction)
+LINE_CHARS = 4000  # what extraction shows of one turn (core/jobs/extraction/prompt.py)
 WINDOW_OVERHEAD_TOKENS = 1800  # the extraction prompt's instructions and examples, and its answer, per window
 
 Progress = Callable[[dict[str, Any]], None]
@@ -56,25 +63,6 @@ class ImportReport:
         }
 
 
-class _Windows:
-    """Counts extraction windows and tokens as the log would be cut (an estimate: the real cut runs
-    over the whole log in time order)."""
-
-    def __init__(self, report: ImportReport):
-        self.r = report
-        self.n = self.chars = 0
-
-    def add(self, text: str) -> None:
-        line = text[:LINE_CHARS]
-        if self.n == 0 or self.n >= WINDOW_SIZE or self.chars + len(text) > WINDOW_CHARS:
-            self.r.extraction_windows += 1
-            self.r.extraction_tokens_estimate += WINDOW_OVERHEAD_TOKENS
-            self.n = self.chars = 0
-        self.n += 1
-        self.chars += len(text)
-        self.r.extraction_tokens_estimate += estimate_tokens(line) + 8  # ref, time and role
-
-
 def to_message(conv: Conversation, t: Turn) -> Message:
     return Message(id=t.id, role=Role(t.role), content=clip(clean_text(t.text)), client=CLIENTS[conv.source],
                    session=conv.session, created_at=t.created_at, imported=True)
@@ -83,9 +71,9 @@ def to_message(conv: Conversation, t: Turn) -> Message:
 def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = "auto", dry_run: bool = False,
                  openwebui_user: str | None = None, progress: Progress = lambda e: None, batch: int = BATCH,
                  display_name: str | None = None) -> ImportReport:
-    """Import the export at `path` (a ZIP, a folder or a JSON/JSONL file) into `scope`'s message log."""
+    """Import the export at `path` (a ZIP, a folder or a JSON/JSONL file) into `scope`'s message log,
+    and plan the extraction windows for what came in."""
     report = ImportReport(dry_run=dry_run)
-    windows = _Windows(report)
     with Export(path, name=display_name) as export:
         parts = export.parts(source)
         report.sources = sorted({p.source for p in parts})
@@ -94,20 +82,23 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
             if len(owners) > 1:
                 raise InvalidInput("openwebui_user", f"this Open WebUI export holds the chats of {len(owners)} people; "
                                    "import one person's at a time, naming their Open WebUI user id")
-        pending: list[Message] = []
+        known = {w["id"] for w in jobs_registry.get_windows(service.registry, scope.user_id)}
+        pending: list[list[Message]] = []  # whole conversations: a conversation's windows are cut in one piece
+        size = 0
         for conv in _all(parts, openwebui_user):
             report.conversations += 1
             report.skipped.update(conv.skipped)
             if conv.skip_all:
                 report.conversations_skipped[conv.skip_all] += 1
-            else:
+            elif conv.turns:
                 report.messages += len(conv.turns)
-                pending.extend(to_message(conv, t) for t in conv.turns)
-            if len(pending) >= batch:
-                _flush(service, scope, pending, report, windows, dry_run)
-                pending = []
+                pending.append([to_message(conv, t) for t in conv.turns])
+                size += len(conv.turns)
+            if size >= batch:
+                _flush(service, scope, pending, report, known, dry_run, batch)
+                pending, size = [], 0
                 progress({"stage": "batch", **_counts(report)})
-        _flush(service, scope, pending, report, windows, dry_run)
+        _flush(service, scope, pending, report, known, dry_run, batch)
     report.skipped["duplicate"] = report.duplicates
     report.skipped["forgotten"] = report.forgotten
     progress({"stage": "done", **_counts(report)})
@@ -126,22 +117,49 @@ def _all(parts: list[Any], openwebui_user: str | None) -> Iterator[Conversation]
             raise InvalidInput(p.entry.name, f"is not UTF-8 text (byte {e.start + 1} of a read)") from None
 
 
-def _flush(service: Any, scope: Scope, batch: list[Message], report: ImportReport, windows: _Windows, dry_run: bool) -> None:
-    if not batch:
+def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: ImportReport, known: set[str],
+           dry_run: bool, batch: int) -> None:
+    """Classify a few conversations' turns (already stored, forgotten, new), plan the extraction
+    windows that hold new turns, then store the new turns."""
+    seen: set[str] = set()
+    threads: list[list[Message]] = []
+    for turns in convs:
+        mine = []
+        for m in turns:
+            if m.id in seen:  # the same message twice in one export (a conversation in two parts): once
+                report.duplicates += 1
+                continue
+            seen.add(m.id)
+            mine.append(m)
+        threads.append(mine)
+    ids = list(seen)
+    if not ids:
         return
-    by_id: dict[str, Message] = {}
-    for m in batch:  # the same message in two parts of one export: once
-        if m.id in by_id:
-            report.duplicates += 1
-        by_id[m.id] = m
-    ids = list(by_id)
     stored = set(service.reads.turns_by_id(scope, ids))
     buried = service.tombstones.buried(scope.user_id, [i for i in ids if i not in stored])
     report.duplicates += len(stored)
     report.forgotten += len(buried)
-    new = [m for i, m in by_id.items() if i not in stored and i not in buried]
+    new: list[Message] = []
+    now = service.clock.now()
+    for thread in threads:
+        kept = [m for m in thread if m.id not in buried]
+        fresh = [m for m in kept if m.id not in stored]
+        new.extend(fresh)
+        fresh_ids = {m.id for m in fresh}
+        # a conversation is cut the same way on every run, so a window planned before a crash is found
+        # again by its id; a window holding no new turn was planned (and run) by an earlier import
+        for chunk in W.plan_windows(kept, after=None, backfill=True):
+            if not fresh_ids.intersection(m.id for m in chunk):
+                continue
+            report.extraction_windows += 1
+            report.extraction_tokens_estimate += WINDOW_OVERHEAD_TOKENS + sum(
+                estimate_tokens(m.content[:LINE_CHARS]) + 8 for m in chunk)  # ref, time and role per line
+            w = {**W.new_window(scope.user_id, chunk, now), "imported": True}
+            if not dry_run and w["id"] not in known:
+                jobs_registry.put_window(service.registry, w)  # before its turns: a crash between leaves no turn unplanned
+                known.add(w["id"])
     report.would_store += len(new)
-    for m in new:
-        windows.add(m.content)
-    if new and not dry_run:
-        report.stored += service.ingest(scope, new)
+    if dry_run:
+        return
+    for i in range(0, len(new), batch):
+        report.stored += service.ingest(scope, new[i : i + batch])

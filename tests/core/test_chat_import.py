@@ -70,7 +70,7 @@ def test_dry_run_writes_nothing_and_estimates_tokens(service, alice):
     assert service.messages(alice) == []
     d = r.as_dict()
     assert d["dry_run"] and d["stored"] == 0 and d["new"] == 9 and d["messages"] == 9
-    assert d["extraction"]["windows"] == 1 and d["extraction"]["tokens_estimate"] > 1800
+    assert d["extraction"]["windows"] == 3 and d["extraction"]["tokens_estimate"] > 3 * 1800  # one per conversation
     import_chats(service, alice, FIX / "chatgpt")
     d2 = import_chats(service, alice, FIX / "chatgpt", dry_run=True).as_dict()
     assert d2["new"] == 0 and d2["duplicates"] == 9 and d2["extraction"]["tokens_estimate"] == 0

@@ -94,10 +94,12 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
         stats.windows["recovered"] += 1
         progress({"stage": "recovered", "window": w["id"], "state": wins[i]["state"]})
     cursor = W.Mark.from_dict(registry.get_cursor(reg, "extract", user))
-    ends = [m for m in (W.Mark.from_dict(w["end"]) for w in wins) if m is not None]
+    # windows an import planned (core/chat_import) sit at their conversations' dates: they do not
+    # move where new turns are planned from, or live turns older than an imported chat would be skipped
+    ends = [m for m in (W.Mark.from_dict(w["end"]) for w in wins if not w.get("imported")) if m is not None]
     last = max([*ends, *([cursor] if cursor else [])], default=None)
     since = datetime.fromtimestamp(last.ts, tz=UTC) if last else None
-    msgs = service.messages(scope, since=since)
+    msgs = [m for m in service.messages(scope, since=since) if not m.imported]  # an import plans its own windows
     known = {w["id"] for w in wins}
     planned = {i for w in wins for i in w["message_ids"]}
     for chunk in W.plan_windows(msgs, after=last, planned=planned, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
@@ -132,7 +134,8 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
             progress({"stage": "model_error", "window": w["id"], "state": w["state"], "retry_count": w["retry_count"]})
             log.warning("extraction window %s: model error (attempt %d): %s", w["id"], w["retry_count"], e)
             return w
-        w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress)
+        said = {m.id: m.created_at for m in msgs} if w.get("imported") else None
+        w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress, said)
     w = W.finished(w, outcome, now())
     await asyncio.to_thread(registry.put_window, reg, w)
     stats.windows["processed"] += 1
@@ -154,14 +157,19 @@ _COUNTER = {"created": "added", "seen": "seen", "superseded": "superseded", "ded
 
 
 def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact], opts: ExtractOptions,
-                 stats: ExtractStats, outcome: dict[str, int], progress: Progress) -> dict[str, Any]:
+                 stats: ExtractStats, outcome: dict[str, int], progress: Progress,
+                 said: dict[str, datetime] | None = None) -> dict[str, Any]:
+    """`said`: for a window of imported turns, when each was said: a fact is dated by its evidence."""
     links = dict(w.get("links") or {})
     todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
     vectors = service.embed_background([f.fact for _, f in todo]) if todo else []
     written: set[str] = set()  # by this attempt: a repeated fact in one answer is "seen", not "already landed"
     for (sig, fact), vec in zip(todo, vectors):
-        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written)
+        when = None
+        if said is not None:
+            when = max((said[i] for i in fact.evidence if i in said), default=None) or max(said.values(), default=None)
+        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written, when)
         if mem_id is not None:
             written.add(mem_id)
         links[sig] = mem_id
@@ -177,7 +185,7 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
 
 
 def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[float], opts: ExtractOptions,
-                written: set[str]) -> tuple[str | None, str]:
+                written: set[str], said_at: datetime | None = None) -> tuple[str | None, str]:
     reads, ns = service.reads, scope.write_namespace
     tag = f"window:{window}"
     # a previous attempt may have written this fact and died before linking it
@@ -201,10 +209,29 @@ def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[f
         vecs = reads.memory_vectors(scope, [m.id for m, _ in near])
         neighbours = [Existing(m, vecs[m.id]) for m, _ in near if m.id in vecs]
     d = decide(fact, vec, same_key, neighbours, opts.policy)
-    return _carry_out(service, scope, fact, d, tag)
+    if said_at is not None and d.action in ("supersede", "candidate") and same_key is not None and d.target_id == same_key.memory.id:
+        holder = same_key.memory
+        if holder.valid_from is not None and holder.valid_from > said_at:
+            return _as_history(service, scope, fact, holder, said_at, tag)
+    return _carry_out(service, scope, fact, d, tag, said_at)
 
 
-def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str) -> tuple[str | None, str]:
+def _as_history(service: Any, scope: Scope, fact: Fact, newer: Any, said_at: datetime, tag: str) -> tuple[str, str]:
+    """A value said before the one the key holds now (an imported conversation from 2023 against
+    a fact from 2025): kept as the superseded version it was, never put in front of the newer one."""
+    data = MemoryIn(content=fact.fact, namespace=scope.write_namespace, kind=Kind(fact.kind), category=fact.category,
+                    fact_key=fact.fact_key, lang=fact.lang, importance=fact.importance, confidence=fact.confidence,
+                    source_ids=[*fact.evidence, tag], valid_from=said_at)
+    data = service.redact.fields(data)  # as every write: secrets never reach the store
+    with service.writes.lock(scope):
+        mem = service.writes.new(scope, data, service.clock.now())
+        mem = mem.model_copy(update={"status": Status.superseded, "superseded_by": newer.id, "valid_to": newer.valid_from})
+        service.writes.write(scope, [mem], embed=[mem])
+        service.writes.audit(scope, "history", [mem.id, newer.id], fact_key=fact.fact_key)
+    return mem.id, "superseded"
+
+
+def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, said_at: datetime | None = None) -> tuple[str | None, str]:
     if d.action == "drop":
         return None, "dropped"
     if d.action == "seen":
@@ -218,6 +245,7 @@ def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str) ->
         content=fact.fact, namespace=scope.write_namespace, kind=Kind(fact.kind), category=fact.category,
         fact_key=fact.fact_key, lang=fact.lang, importance=fact.importance, confidence=fact.confidence,
         source_ids=[*fact.evidence, tag], status=Status.candidate if d.action == "candidate" else Status.active,
+        valid_from=said_at,  # a fact from an imported conversation holds from when it was said
     )
     try:
         if d.action == "supersede":

@@ -1,0 +1,186 @@
+"""What a big chat import costs: a synthetic ChatGPT export of 5 000 conversations / 200 000
+messages (branches, hidden and system messages, a do-not-remember conversation in every 50,
+Chinese and English text, some messages without times), generated here, then read and imported.
+
+Each phase runs in a child process of its own, so its peak RSS is its own:
+  - parse:   every conversation read from the ZIP and parsed (no store)
+  - dry-run: the same through `import_chats(dry_run=True)` against an empty store
+  - import:  the real import into a fresh embedded store with the deterministic hash embedder
+             (the figures are Amber's own work: streaming, parsing, redaction, Chroma; the local
+             ONNX embedder's time per turn is measured in bench/embed_engine.py), then 200 recalls
+             for that person (p50/p95). By default on the export's first 500 conversations
+             (`--import-conversations`, 0 = all): storing runs at tens of turns per second on a
+             shared 2-core machine, so the whole 200 000 takes over an hour
+  - reimport: the same export again (everything is a duplicate: the resume cost)
+
+    .venv/bin/python bench/chat_import.py            # 5 000 conversations, 200 000 messages
+    .venv/bin/python bench/chat_import.py --smoke    # 40 conversations, seconds
+    .venv/bin/python bench/chat_import.py --phases parse,dry-run   # skip the store phases
+
+Last line: JSON with per-phase seconds, messages per second and peak RSS (MiB), and the export's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORDS_EN = ("garden tomato cello lisbon bike sister birthday pytest loader heron river commute tea coffee "
+            "project deadline meeting python rust tokyo marathon recipe bread sourdough novel chapter").split()
+WORDS_ZH = list("我们今天讨论了花园番茄大提琴里斯本自行车妹妹生日测试加载器河流通勤茶咖啡项目会议")
+
+
+def sentence(rng: random.Random) -> str:
+    if rng.random() < 0.2:
+        return "".join(rng.choice(WORDS_ZH) for _ in range(rng.randint(8, 40))) + "。"
+    return " ".join(rng.choice(WORDS_EN) for _ in range(rng.randint(6, 60))).capitalize() + "."
+
+
+def conversation(rng: random.Random, c: int, turns: int) -> dict:
+    t0 = 1_600_000_000 + c * 6000
+    mapping = {f"{c}-root": {"id": f"{c}-root", "parent": None, "children": [f"{c}-sys"], "message": None},
+               f"{c}-sys": {"id": f"{c}-sys", "parent": f"{c}-root", "children": [f"{c}-1"],
+                            "message": {"id": f"{c}-sys", "author": {"role": "system"}, "create_time": None,
+                                        "content": {"content_type": "text", "parts": [""]},
+                                        "metadata": {"is_visually_hidden_from_conversation": True}}}}
+    prev = f"{c}-sys"
+    for t in range(1, turns + 1):
+        nid = f"{c}-{t}"
+        if nid not in mapping[prev]["children"]:
+            mapping[prev]["children"].append(nid)
+        role = "user" if t % 2 else "assistant"
+        mapping[nid] = {"id": nid, "parent": prev, "children": [],
+                        "message": {"id": f"m-{c}-{t}", "author": {"role": role},
+                                    "create_time": None if rng.random() < 0.03 else t0 + t * 30,
+                                    "content": {"content_type": "text", "parts": [" ".join(sentence(rng) for _ in range(rng.randint(1, 4)))]},
+                                    "metadata": {}}}
+        if role == "assistant" and rng.random() < 0.1:  # a regenerated answer: the first try is a dead branch
+            dead = f"{c}-{t}-old"
+            mapping[prev]["children"].insert(0, dead)
+            mapping[dead] = {"id": dead, "parent": prev, "children": [],
+                             "message": {"id": f"m-{c}-{t}-old", "author": {"role": "assistant"}, "create_time": t0 + t * 30 - 5,
+                                         "content": {"content_type": "text", "parts": [sentence(rng)]}, "metadata": {}}}
+        prev = nid
+    return {"id": f"conv-{c}", "title": None if c % 9 == 0 else f"Conversation {c}", "create_time": t0,
+            "update_time": t0 + turns * 30, "current_node": prev, "mapping": mapping,
+            "is_do_not_remember": c % 50 == 49, "default_model_slug": "gpt-4o"}
+
+
+def generate(path: Path, conversations: int, messages: int, seed: int = 29, first: int | None = None) -> dict:
+    """Written conversation by conversation: the generator never holds the export either. `first`:
+    only the first conversations of the same export."""
+    rng = random.Random(seed)
+    per = max(2, messages // conversations)
+    conversations = min(conversations, first or conversations)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open("conversations.json", "w", force_zip64=True) as f:
+            f.write(b"[")
+            for c in range(conversations):
+                if c:
+                    f.write(b",\n")
+                f.write(json.dumps(conversation(rng, c, per), ensure_ascii=False).encode())
+            f.write(b"]")
+        z.writestr("user.json", '{"id": "user-synthetic"}')
+    return {"conversations": conversations, "messages_on_threads": per * conversations, "zip_mib": round(path.stat().st_size / 2**20, 1)}
+
+
+def peak_mib() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def phase(name: str, export: str, data: str, recalls: int) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from core import Actor, Settings, build_service, import_chats, scope_for
+    from core.chat_import.sources import Export, conversations
+    from core.testing import HashEmbedder
+
+    started = time.perf_counter()
+    out: dict = {}
+    if name == "parse":
+        n = turns = 0
+        with Export(export) as ex:
+            for part in ex.parts():
+                for conv in conversations(part):
+                    n += 1
+                    turns += len(conv.turns)
+        out = {"conversations": n, "turns": turns}
+    else:
+        service = build_service(Settings(data_dir=data, embedding_model="hash"), embedder=HashEmbedder())
+        try:
+            scope = scope_for(Actor("bench", client="import"))
+            report = import_chats(service, scope, export, dry_run=name == "dry-run").as_dict()
+            out = {k: report[k] for k in ("conversations", "messages", "new", "stored", "duplicates")}
+            out["skipped"] = report["skipped"]
+            out["extraction"] = report["extraction"]
+            if name == "import" and recalls:
+                took = []
+                rng = random.Random(7)
+                for _ in range(recalls):
+                    q = " ".join(rng.choice(WORDS_EN) for _ in range(5))
+                    t = time.perf_counter()
+                    service.recall(scope, q)
+                    took.append((time.perf_counter() - t) * 1000)
+                took.sort()
+                out["recall_ms"] = {"p50": round(statistics.median(took), 1), "p95": round(took[int(len(took) * 0.95) - 1], 1)}
+        finally:
+            service.close()
+    seconds = time.perf_counter() - started
+    out.update(seconds=round(seconds, 1), peak_rss_mib=peak_mib())
+    turns = out.get("turns") or out.get("messages") or 0
+    out["messages_per_s"] = round(turns / seconds) if seconds else None
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--conversations", type=int, default=5000)
+    ap.add_argument("--messages", type=int, default=200_000)
+    ap.add_argument("--smoke", action="store_true", help="40 conversations, 800 messages: seconds")
+    ap.add_argument("--phases", default="parse,dry-run,import,reimport")
+    ap.add_argument("--recalls", type=int, default=200)
+    ap.add_argument("--import-conversations", type=int, default=500, help="conversations the store phases import (0: all)")
+    ap.add_argument("--phase", help=argparse.SUPPRESS)
+    ap.add_argument("--export", help=argparse.SUPPRESS)
+    ap.add_argument("--data", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.phase:
+        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls)))
+        return
+    if args.smoke:
+        args.conversations, args.messages, args.recalls, args.import_conversations = 40, 800, 20, 0
+    work = Path(tempfile.mkdtemp(prefix="amber-bench-import-"))
+    export = work / "chatgpt-export.zip"
+    t = time.perf_counter()
+    result: dict = {"bench": "chat_import", "export": generate(export, args.conversations, args.messages)}
+    result["export"]["generate_s"] = round(time.perf_counter() - t, 1)
+    stored = export
+    if args.import_conversations and args.import_conversations < args.conversations:
+        stored = work / "chatgpt-export-first.zip"
+        result["import_export"] = generate(stored, args.conversations, args.messages, first=args.import_conversations)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_WAIT_POLICY": "PASSIVE"}
+    for name in args.phases.split(","):
+        print(f"phase {name} ...", file=sys.stderr, flush=True)
+        source = stored if name in ("import", "reimport") else export
+        r = subprocess.run([sys.executable, __file__, "--phase", name, "--export", str(source), "--data", str(work / "data"),
+                            "--recalls", str(args.recalls)], capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            sys.exit(f"phase {name} failed:\n{r.stderr[-3000:]}")
+        result[name] = json.loads(r.stdout.strip().splitlines()[-1])
+        print(f"  {result[name]}", file=sys.stderr, flush=True)
+    subprocess.run(["rm", "-rf", str(work)])
+    print(json.dumps(result, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
