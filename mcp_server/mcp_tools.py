@@ -35,6 +35,7 @@ from core import (
 )
 
 from .identity import current_identity
+from .mcp_context import add_context
 from .mcp_protocol import AmberToolError, answer_errors, list_by_scope, short_validation, validation_field
 from .schemas import Preset, item
 from .tool_models import (
@@ -389,6 +390,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         r = await _call(p.candidate(id, action, target_id))
         return ReviewView(action=r["action"], memory=view(r["memory"]), previous=view(r["previous"]))
 
+    add_context(mcp, port_for_request)
     answer_errors(mcp)
     list_by_scope(mcp)
     return mcp
