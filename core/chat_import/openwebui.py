@@ -7,13 +7,17 @@ from `history.currentId` back through `parentId` (other branches are regeneratio
 without a history is taken from `chat.messages` in order. Open WebUI's database is not read: its
 export is what a person can download themselves, and one export per person keeps people apart
 (an admin's export of everyone's chats names each chat's `user_id`; see `owners`).
+
+Turns are named as Amber's Open WebUI filter names them when it captures them live: a question
+`owui-<message id>`, its answer `owui-<question id>-reply`, the session the chat's id. A chat the
+filter already captured is then found as already stored instead of coming in a second time.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .record import Conversation, Timeline, Turn, as_list, parse_time, turn_id
+from .record import Conversation, Timeline, Turn, as_list, clean_id, parse_time, turn_id
 
 SOURCE = "openwebui"
 
@@ -47,8 +51,9 @@ def parse(item: dict[str, Any], index: int = 0) -> Conversation:
     chat = item.get("chat") if isinstance(item.get("chat"), dict) else {}
     cid = str(item.get("id") or chat.get("id") or f"chat-{index}")
     title = item.get("title") or chat.get("title")
-    out = Conversation(SOURCE, cid, title if isinstance(title, str) else None)
+    out = Conversation(SOURCE, cid, title if isinstance(title, str) else None, session_key=clean_id(cid) or None)
     thread, abandoned = _thread(chat)
+    question, replies = "", 0
     out.skipped["abandoned_branch"] = abandoned
     times = Timeline(parse_time(item.get("created_at") or chat.get("timestamp")))
     for pos, m in enumerate(thread):
@@ -63,5 +68,15 @@ def parse(item: dict[str, Any], index: int = 0) -> Conversation:
         if not isinstance(content, str) or not content.strip():
             out.skipped["empty"] += 1
             continue
-        out.turns.append(Turn(turn_id(SOURCE, m.get("id"), cid, pos), role, content, when))
+        mid = clean_id(m.get("id"))
+        if role == "user" and mid:
+            question, replies = f"owui-{mid}", 0
+            tid = question
+        elif role == "assistant" and question:
+            replies += 1
+            tid = f"{question}-reply" if replies == 1 else f"{question}-reply-{replies}"
+        else:
+            question = "" if role == "user" else question
+            tid = turn_id(SOURCE, m.get("id"), cid, pos)
+        out.turns.append(Turn(tid, role, content, when))
     return out

@@ -44,10 +44,11 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> messages left out
     skip_all: str | None = None  # the whole conversation was left out, and why (e.g. do_not_remember)
+    session_key: str | None = None  # when a face of Amber files this conversation's live turns under another name
 
     @property
     def session(self) -> str:
-        return f"{self.source}:{clean_id(self.id)}"
+        return self.session_key or f"{self.source}:{clean_id(self.id)}"
 
 
 def clean_id(value: Any) -> str:

@@ -147,9 +147,22 @@ def test_claude_code_prompts_and_prose_only(service, alice):
 def test_openwebui_export(service, alice):
     r = import_chats(service, alice, FIX / "openwebui")
     got = texts(service, alice)
-    assert set(got) == {"openwebui:o1", "openwebui:o2b", "openwebui:p2", "openwebui:p3"}
+    # named as Amber's Open WebUI filter names the turns it captures live, in the chat's session
+    assert set(got) == {"owui-o1", "owui-o1-reply", "owui-p2", "owui-p2-reply"}
     assert "REGENERATED AWAY" not in " ".join(got.values())
     assert r.as_dict()["skipped"] == {"abandoned_branch": 1, "system": 1}
+    assert {m.session for m in service.messages(alice)} == {"ow-1", "ow-2"}
+    assert {m.client for m in service.messages(alice)} == {"open-webui"}
+
+
+def test_openwebui_chats_the_filter_captured_are_not_stored_twice(service, alice, clock):
+    live = [Message(id="owui-o1", role="user", content="I commute by bike, 12 km each way.", client="open-webui",
+                    session="ow-1", created_at=clock.now()),
+            Message(id="owui-o1-reply", role="assistant", content="That is a healthy commute.", client="open-webui",
+                    session="ow-1", created_at=clock.now())]
+    service.ingest(alice, live)
+    r = import_chats(service, alice, FIX / "openwebui")
+    assert (r.stored, r.duplicates) == (2, 2) and len(service.messages(alice)) == 4
 
 
 def test_openwebui_export_of_two_people_is_refused_unless_one_is_named(service, alice, bob):
@@ -160,7 +173,7 @@ def test_openwebui_export_of_two_people_is_refused_unless_one_is_named(service, 
     import_chats(service, alice, FIX / "openwebui_two_users", openwebui_user="owu-ann")
     import_chats(service, bob, FIX / "openwebui_two_users", openwebui_user="owu-bob")
     assert "BOB-ONLY" not in " ".join(texts(service, alice).values())
-    assert set(texts(service, bob)) == {"openwebui:b1", "openwebui:b2"}
+    assert set(texts(service, bob)) == {"owui-b1", "owui-b1-reply"}
 
 
 def test_two_people_importing_the_same_export_never_mix(service, alice, bob):
