@@ -185,6 +185,7 @@ async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, re
 async def _retention(service, settings, users, clock, emit, heartbeat, rec: RunRecord) -> None:
     policy = RetentionPolicy(
         messages_days=settings.jobs_messages_days,
+        imported_days=settings.jobs_imported_days,
         events_days=settings.jobs_events_days,
         unused_days=settings.jobs_unused_days,
         purge_after_days=settings.jobs_purge_after_days,

@@ -216,3 +216,15 @@ def test_retention_keeps_imported_turns(service, alice, clock):
     # the operator may set a limit for imported history too
     stats = apply_retention(service, alice, clock.now(), ops, RetentionPolicy(pause_s=0, imported_days=30))
     assert stats.messages_deleted == 9 and service.messages(alice) == []
+
+
+def test_the_operator_setting_limits_imported_history(service, alice, clock, tmp_path):
+    from core import Settings
+    from core.jobs.runner import run_job
+
+    import_chats(service, alice, FIX / "chatgpt")
+    later = clock.advance(days=20)
+    run_job("retention", service, Settings(data_dir=tmp_path / "data"), now=later)
+    assert len(service.messages(alice)) == 9  # kept by default
+    run_job("retention", service, Settings(data_dir=tmp_path / "data", jobs_imported_days=10), now=later)
+    assert service.messages(alice) == []
