@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export OMP_WAIT_POLICY := PASSIVE
 
-.PHONY: run serve test test-fast bench clean browser redis claude-code
+.PHONY: run serve test test-fast bench clean browser redis claude-code mcp-inspector
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -26,7 +26,7 @@ run: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/amber serve
 
-test: $(STAMP) browser redis claude-code
+test: $(STAMP) browser redis claude-code mcp-inspector
 	$(BIN)/python -m pytest -q
 
 # The admin page's tests drive Debian's chromium through Playwright (Playwright's own browser download cannot work here).
@@ -47,6 +47,16 @@ claude-code: $(CLAUDE_CODE_DIR)/.installed-$(CLAUDE_CODE_VERSION)
 $(CLAUDE_CODE_DIR)/.installed-$(CLAUDE_CODE_VERSION):
 	mkdir -p $(CLAUDE_CODE_DIR)
 	npm install --prefix $(CLAUDE_CODE_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
+	touch $@
+
+# The MCP tests also drive Amber with the MCP Inspector CLI (a client nobody here wrote), pinned, in an ignored cache.
+MCP_INSPECTOR_VERSION := 2.12.0
+MCP_INSPECTOR_DIR := .cache/mcp-inspector
+mcp-inspector: $(MCP_INSPECTOR_DIR)/.installed-$(MCP_INSPECTOR_VERSION)
+
+$(MCP_INSPECTOR_DIR)/.installed-$(MCP_INSPECTOR_VERSION):
+	mkdir -p $(MCP_INSPECTOR_DIR)
+	npm install --prefix $(MCP_INSPECTOR_DIR) --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(MCP_INSPECTOR_VERSION)
 	touch $@
 
 test-fast: $(STAMP)
