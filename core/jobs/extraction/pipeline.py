@@ -71,7 +71,8 @@ async def extract_user(
         by_id = {x["id"]: x for x in wins}
         by_id[done["id"]] = done
         wins = list(by_id.values())
-        cursor = W.cursor_after(wins, W.Mark.from_dict(await asyncio.to_thread(registry.get_cursor, reg, "extract", user)))
+        live = [x for x in wins if not x.get("imported")]  # imported windows keep their own state, not the cursor
+        cursor = W.cursor_after(live, W.Mark.from_dict(await asyncio.to_thread(registry.get_cursor, reg, "extract", user)))
         await asyncio.to_thread(registry.set_cursor, reg, "extract", user, cursor.as_dict() if cursor else None)
         await asyncio.to_thread(heartbeat)
         if done["state"] == W.PENDING:  # model error: the rest waits too, so the log is read in order
