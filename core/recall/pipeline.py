@@ -221,6 +221,8 @@ class Recaller:
         self._msg: dict[str, _MsgIndex] = {}
         self._lock = threading.RLock()
         self._build_locks: dict[str, threading.Lock] = {}
+        # col -> the writes noted while its index is being built from the store (see _caught_up)
+        self._notes: dict[str, list[tuple[str, object, int, int]]] = {}
         # query embeddings run here while the lexical arms run on the caller's thread
         self._refine_loop: asyncio.AbstractEventLoop | None = None  # rerank/compress calls (async clients)
         self._refine_guard = threading.Lock()
@@ -238,10 +240,17 @@ class Recaller:
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
-            idx = _MemIndex(rev=rev)
-            for m in self.store.find_memories(col, Where.of(Eq("status", Status.active.value))):
-                self._mem_add(idx, m)
             with self._lock:
+                self._notes[col] = []
+            idx = _MemIndex(rev=self.revision(col))
+            try:
+                for m in self.store.find_memories(col, Where.of(Eq("status", Status.active.value))):
+                    self._mem_add(idx, m)
+            finally:
+                with self._lock:
+                    notes = self._notes.pop(col, [])
+            with self._lock:
+                self._caught_up(idx, notes, self._mem_note)
                 self._mem[col] = idx
             return idx
 
@@ -250,6 +259,42 @@ class Recaller:
         idx = self._mem_index(col)
         with self._lock:  # writes update the index in place under this lock
             return list(idx.listing.values())
+
+    @staticmethod
+    def _caught_up(idx, notes: list[tuple[str, object, int, int]], apply: Callable[[object, str, object], None]) -> None:
+        """Bring an index built from the store up to the writes noted while it was built. A person
+        with 20 000 memories takes seconds to read back, and under steady writes the revision used to
+        move on before every build ended, so each read started the build again and their recall and
+        list waited ~20 s (bench/README.md, "big user"). Notes come in revision order (a user's
+        writes hold their lock); one the read already held is replayed harmlessly (the notes carry
+        whole records), and a gap (a write this host did not see) leaves the index behind its
+        revision, so the next read builds again."""
+        for what, payload, old, new in notes:
+            if what == "drop":
+                idx.rev = -1
+                return
+            if new <= idx.rev or old == idx.rev:
+                apply(idx, what, payload)
+                idx.rev = max(idx.rev, new)
+            else:
+                return
+
+    def _mem_note(self, idx, what: str, payload) -> None:
+        if what == "add":
+            for m in payload:
+                self._mem_add(idx, m)
+        else:
+            for i in payload:
+                idx.bm25.remove(i)
+                idx.cands.pop(i, None)
+                idx.meta.pop(i, None)
+                idx.listing.pop(i, None)
+
+    def _note(self, col: str, what: str, payload, old_rev: int, new_rev: int) -> None:
+        """Keep a write for the index being built for `col`, if one is (the caller holds self._lock)."""
+        building = self._notes.get(col)
+        if building is not None:
+            building.append((what, payload, old_rev, new_rev))
 
     def _building(self, col: str) -> threading.Lock:
         """One lock per collection for (re)building its index: a user's cold index (seconds at 100k
@@ -273,6 +318,7 @@ class Recaller:
 
     def note_memories(self, col: str, memories: Sequence[Memory], old_rev: int, new_rev: int) -> None:
         with self._lock:
+            self._note(col, "add", list(memories), old_rev, new_rev)
             idx = self._mem.get(col)
             if idx is None:
                 return
@@ -285,6 +331,7 @@ class Recaller:
 
     def forget_memories(self, col: str, ids: Sequence[str], old_rev: int, new_rev: int) -> None:
         with self._lock:
+            self._note(col, "forget", list(ids), old_rev, new_rev)
             idx = self._mem.get(col)
             if idx is None:
                 return
@@ -308,9 +355,16 @@ class Recaller:
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
-            idx = _MsgIndex(rev=rev)
-            self._msg_add(idx, [m for m, _ in self.store.find_messages(col, None)])
             with self._lock:
+                self._notes[col] = []
+            idx = _MsgIndex(rev=self.revision(col))
+            try:
+                self._msg_add(idx, [m for m, _ in self.store.find_messages(col, None)])
+            finally:
+                with self._lock:
+                    notes = self._notes.pop(col, [])
+            with self._lock:
+                self._caught_up(idx, notes, lambda i, _what, msgs: self._msg_add(i, msgs))
                 self._msg[col] = idx
             return idx
 
@@ -337,6 +391,7 @@ class Recaller:
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
         with self._lock:
+            self._note(col, "add", list(messages), old_rev, new_rev)
             idx = self._msg.get(col)
             if idx is None:
                 return
@@ -361,6 +416,7 @@ class Recaller:
     def drop_indexes(self, *cols: str) -> None:
         with self._lock:
             for c in cols:
+                self._note(c, "drop", None, -1, -1)
                 self._mem.pop(c, None)
                 self._msg.pop(c, None)
 

@@ -1,0 +1,81 @@
+"""A person's recall index is built from the store once, and writes that land while it is being
+built are caught up instead of starting the build again: for a person with tens of thousands of
+memories the build takes seconds, and under steady writes it used to restart on every read."""
+
+from __future__ import annotations
+
+import threading
+
+from core import MemoryIn
+from core.scope import memory_collection, message_collection
+from core.model import Message
+
+
+def slow_first_read(store, name: str):
+    """Make the next `name` read pause after reading, until released; returns (started, release)."""
+    orig = getattr(store, name)
+    started, release, used = threading.Event(), threading.Event(), []
+
+    def paused(*args, **kwargs):
+        out = orig(*args, **kwargs)
+        if not used:
+            used.append(1)
+            started.set()
+            assert release.wait(30)
+        return out
+
+    setattr(store, name, paused)
+    return started, release
+
+
+def test_writes_during_a_build_are_caught_up(service, alice, clock):
+    kept = service.remember(alice, MemoryIn(content="Alice keeps bees on the roof")).memory
+    gone = service.remember(alice, MemoryIn(content="Alice owns a red bicycle")).memory
+    col = memory_collection(alice)
+    service.search(alice, "bees")  # builds the turns' index too, so only the memory index is built below
+    service.recaller.drop_indexes(col)
+    started, release = slow_first_read(service.recaller.store, "find_memories")
+    reader = threading.Thread(target=lambda: service.list(alice))
+    reader.start()
+    assert started.wait(30)  # the build has read the store and not finished
+    clock.advance(minutes=1)
+    new = service.remember(alice, MemoryIn(content="Alice learns the cello")).memory
+    service.delete(alice, gone.id)
+    release.set()
+    reader.join(30)
+    builds = service.recaller.rebuilds
+    listed = [m.id for m in service.list(alice).items]
+    assert listed == [new.id, kept.id]
+    hits = {c.id for c in service.search(alice, "cello bicycle bees")}
+    assert new.id in hits and gone.id not in hits
+    assert service.recaller.rebuilds == builds  # no second build: the writes were caught up
+
+
+def test_turns_captured_during_a_build_are_caught_up(service, alice, clock):
+    def turn(i, text):
+        return Message(id=i, role="user", content=text, session="s", created_at=clock.now())
+
+    service.capture(alice, [turn("t1", "We planted tulips in the garden")], commands=False)
+    col = message_collection(alice)
+    service.recaller.drop_indexes(col)
+    started, release = slow_first_read(service.recaller.store, "find_messages")
+    reader = threading.Thread(target=lambda: service.search(alice, "tulips"))
+    reader.start()
+    assert started.wait(30)
+    clock.advance(minutes=1)
+    service.capture(alice, [turn("t2", "The dentist appointment moved to Friday")], commands=False)
+    release.set()
+    reader.join(30)
+    builds = service.recaller.rebuilds
+    assert "t2" in {c.id for c in service.search(alice, "dentist appointment Friday")}
+    assert service.recaller.rebuilds == builds
+
+
+def test_a_write_the_build_did_not_see_builds_again(service, alice):
+    service.remember(alice, MemoryIn(content="Alice keeps bees"))
+    col = memory_collection(alice)
+    service.list(alice)
+    builds = service.recaller.rebuilds
+    service.writes._revisions.bump(col)  # as another host's write moves the shared revision
+    service.list(alice)
+    assert service.recaller.rebuilds == builds + 1
