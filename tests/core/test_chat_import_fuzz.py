@@ -46,3 +46,13 @@ def test_a_cut_off_array_names_the_element(tmp_path):
     with pytest.raises(InvalidInput) as e:
         list(iter_array(io.StringIO("[" + json.dumps({"x": "y" * 3000}) + "]"), name="f", chunk=64, max_element=1024))
     assert "larger than" in str(e.value)
+
+
+@pytest.mark.parametrize("module", ["record", "chatgpt", "claude", "openwebui", "claude_code"])
+def test_the_parsers_are_pure(module):
+    """Records in, conversations out: opening files and ZIPs is sources.py's job, storing importer.py's."""
+    from tests.test_architecture import IO_MODULES, ROOT, imports
+
+    names = {n.split(".")[0] for n, _ in imports(ROOT / "core" / "chat_import" / f"{module}.py")}
+    assert not names & (IO_MODULES | {"zipfile", "pathlib", "io", "tempfile", "shutil"})
+    assert not {n for n, _ in imports(ROOT / "core" / "chat_import" / f"{module}.py")} & {"core.service", "core.store"}
