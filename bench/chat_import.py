@@ -95,6 +95,39 @@ def generate(path: Path, conversations: int, messages: int, seed: int = 29, firs
     return {"conversations": conversations, "messages_on_threads": per * conversations, "zip_mib": round(path.stat().st_size / 2**20, 1)}
 
 
+class SideRecall:
+    """Another person's recalls, one every 50 ms, on a thread of their own: p50/p95 in ms."""
+
+    def __init__(self, service, scope, limit: int | None = None):
+        import threading
+
+        self.service, self.scope, self.limit = service, scope, limit
+        self.took: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        rng = random.Random(3)
+        while not self._stop.is_set() and (self.limit is None or len(self.took) < self.limit):
+            q = " ".join(rng.choice(WORDS_EN) for _ in range(5))
+            t = time.perf_counter()
+            self.service.recall(self.scope, q)
+            self.took.append((time.perf_counter() - t) * 1000)
+            time.sleep(0.05)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        took = sorted(self.took) or [0.0]
+        return {"n": len(self.took), "p50": round(statistics.median(took), 1), "p95": round(took[max(0, int(len(took) * 0.95) - 1)], 1)}
+
+
 def peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -119,10 +152,27 @@ def phase(name: str, export: str, data: str, recalls: int) -> dict:
         service = build_service(Settings(data_dir=data, embedding_model="hash"), embedder=HashEmbedder())
         try:
             scope = scope_for(Actor("bench", client="import"))
+            other = scope_for(Actor("other", client="live"))
+            side = None
+            if name == "import":  # another person recalls while the import runs (is the import fair?)
+                from core import MemoryIn
+
+                for i in range(200):
+                    service.remember(other, MemoryIn(content=sentence(random.Random(i))))
+                side = SideRecall(service, other)
+                side.start()
             report = import_chats(service, scope, export, dry_run=name == "dry-run").as_dict()
+            fair = {}
+            if side is not None:
+                fair["other_recall_ms_during"] = side.stop()
+                idle = SideRecall(service, other, limit=len(side.took) or 1)
+                idle.start()
+                idle.join()
+                fair["other_recall_ms_idle"] = idle.stop()
             out = {k: report[k] for k in ("conversations", "messages", "new", "stored", "duplicates")}
             out["skipped"] = report["skipped"]
             out["extraction"] = report["extraction"]
+            out.update(fair)
             if name == "import" and recalls:
                 took = []
                 rng = random.Random(7)

@@ -16,6 +16,7 @@ from the turns (`valid_from`), and never lets an older fact supersede a newer on
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from ..jobs import registry as jobs_registry
 from ..jobs.extraction import windows as W
 
 BATCH = 64
+YIELD_SHARE = 0.25
 LINE_CHARS = 4000  # what extraction shows of one turn (core/jobs/extraction/prompt.py)
 WINDOW_OVERHEAD_TOKENS = 1800  # the extraction prompt's instructions and examples, and its answer, per window
 
@@ -162,4 +164,8 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
     if dry_run:
         return
     for i in range(0, len(new), batch):
+        started = time.perf_counter()
         report.stored += service.ingest(scope, new[i : i + batch])
+        # a background lane: after each batch the import steps aside for a share of the time it took,
+        # so other people's recall and capture get the CPU (and the interpreter) in between
+        time.sleep(min(YIELD_SHARE * (time.perf_counter() - started), 1.0))
