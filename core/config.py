@@ -139,6 +139,7 @@ class Settings(BaseSettings):
     jobs_lease_minutes: float = 15
     jobs_messages_days: int = 14  # retention of raw messages
     jobs_imported_days: int | None = None  # retention of turns imported from chat exports (None: kept)
+    import_max_turns: int = 1_000_000  # a chat import stops before one person's message log passes this
     jobs_events_days: int = 30  # retention of audit events and run records
     jobs_unused_days: int = 180  # unpinned memories unused this long expire
     jobs_purge_after_days: int = 30  # deleted, superseded and expired records are purged after this

@@ -58,7 +58,7 @@ def _local(args: argparse.Namespace, path: Path) -> dict[str, Any]:
                 bar.set_postfix(messages=e["messages"], stored=e["stored"], refresh=False)
 
             report = import_chats(service, scope, path, source=args.source, dry_run=args.dry_run,
-                                  openwebui_user=args.openwebui_user, progress=progress)
+                                  openwebui_user=args.openwebui_user, progress=progress, max_turns=settings.import_max_turns)
         return report.as_dict()
     finally:
         service.close()

@@ -67,7 +67,7 @@ async def import_chats_route(request: Request, p: Port, source: str = Source, dr
 
     def run(progress: Any = lambda e: None) -> dict[str, Any]:
         return import_chats(service, scope, path, source=source, dry_run=dry_run, openwebui_user=openwebui_user,
-                            progress=progress, display_name="the upload").as_dict()
+                            progress=progress, display_name="the upload", max_turns=p.settings.import_max_turns).as_dict()
 
     if "application/x-ndjson" not in request.headers.get("accept", ""):
         try:

@@ -72,10 +72,12 @@ def to_message(conv: Conversation, t: Turn) -> Message:
 
 def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = "auto", dry_run: bool = False,
                  openwebui_user: str | None = None, progress: Progress = lambda e: None, batch: int = BATCH,
-                 display_name: str | None = None) -> ImportReport:
+                 display_name: str | None = None, max_turns: int | None = None) -> ImportReport:
     """Import the export at `path` (a ZIP, a folder or a JSON/JSONL file) into `scope`'s message log,
-    and plan the extraction windows for what came in."""
+    and plan the extraction windows for what came in. `max_turns`: the person's log may not grow past
+    it (Settings.import_max_turns); an import that would is stopped with an InvalidInput saying so."""
     report = ImportReport(dry_run=dry_run)
+    cap = None if max_turns is None else _Cap(max_turns, service.reads.count(scope, "messages"))
     with Export(path, name=display_name) as export:
         parts = export.parts(source)
         report.sources = sorted({p.source for p in parts})
@@ -97,10 +99,10 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
                 pending.append([to_message(conv, t) for t in conv.turns])
                 size += len(conv.turns)
             if size >= batch:
-                _flush(service, scope, pending, report, known, dry_run, batch)
+                _flush(service, scope, pending, report, known, dry_run, batch, cap)
                 pending, size = [], 0
                 progress({"stage": "batch", **_counts(report)})
-        _flush(service, scope, pending, report, known, dry_run, batch)
+        _flush(service, scope, pending, report, known, dry_run, batch, cap)
     report.skipped["duplicate"] = report.duplicates
     report.skipped["forgotten"] = report.forgotten
     progress({"stage": "done", **_counts(report)})
@@ -119,8 +121,22 @@ def _all(parts: list[Any], openwebui_user: str | None) -> Iterator[Conversation]
             raise InvalidInput(p.entry.name, f"is not UTF-8 text (byte {e.start + 1} of a read)") from None
 
 
+@dataclass
+class _Cap:
+    limit: int
+    had: int  # turns the person had before this import
+
+    def check(self, report: ImportReport, adding: int) -> None:
+        after = self.had + report.would_store + adding
+        if after > self.limit:
+            done = f"{report.stored} turns were stored before it; " if report.stored else ""
+            raise InvalidInput("path", f"this import would bring the person's message log to {after:,} turns or more, past the "
+                                       f"limit of {self.limit:,} (setting import_max_turns); {done}raise the limit and run "
+                                       "the same import again to go on")
+
+
 def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: ImportReport, known: set[str],
-           dry_run: bool, batch: int) -> None:
+           dry_run: bool, batch: int, cap: _Cap | None = None) -> None:
     """Classify a few conversations' turns (already stored, forgotten, new), plan the extraction
     windows that hold new turns, then store the new turns."""
     seen: set[str] = set()
@@ -141,6 +157,8 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
     buried = service.tombstones.buried(scope.user_id, [i for i in ids if i not in stored])
     report.duplicates += len(stored)
     report.forgotten += len(buried)
+    if cap is not None:
+        cap.check(report, sum(1 for i in ids if i not in stored and i not in buried))
     new: list[Message] = []
     now = service.clock.now()
     for thread in threads:

@@ -228,3 +228,14 @@ def test_the_operator_setting_limits_imported_history(service, alice, clock, tmp
     assert len(service.messages(alice)) == 9  # kept by default
     run_job("retention", service, Settings(data_dir=tmp_path / "data", jobs_imported_days=10), now=later)
     assert service.messages(alice) == []
+
+
+def test_a_size_cap_stops_an_import_that_would_pass_it(service, alice):
+    with pytest.raises(InvalidInput) as e:
+        import_chats(service, alice, FIX / "chatgpt_multipart", max_turns=4, batch=2)
+    assert "import_max_turns" in str(e.value) and "run the same import again" in str(e.value)
+    assert len(service.messages(alice)) <= 4
+    import_chats(service, alice, FIX / "chatgpt_multipart", max_turns=9)  # raised: the same import goes on
+    assert len(service.messages(alice)) == 9
+    with pytest.raises(InvalidInput):  # the dry run says so too, writing nothing
+        import_chats(service, alice, FIX / "chatgpt", dry_run=True, max_turns=10)
