@@ -146,27 +146,34 @@ class Export:
                                        f"download the whole export again or put the missing part beside the others")
 
 
+def _jsonl_kind(e: Entry) -> str | None:
+    with e.open() as f:  # a session may open with a summary line: look at its first few lines
+        for n, raw in enumerate(f):
+            if n >= 20:
+                break
+            try:
+                if raw.strip() and claude_code.is_event(json.loads(raw)):
+                    return "claude-code"
+            except (ValueError, RecursionError):
+                continue
+    return None
+
+
 def detect(e: Entry) -> str | None:
     """The source a file holds, from its first record; None for anything else (users.json, ...)."""
     try:
         if e.name.lower().endswith(".jsonl"):
-            with e.open() as f:  # a session may open with a summary line: look at its first few lines
-                for n, raw in enumerate(f):
-                    if n >= 20:
-                        break
-                    try:
-                        if raw.strip() and claude_code.is_event(json.loads(raw)):
-                            return "claude-code"
-                    except (ValueError, RecursionError):
-                        continue
-            return None
+            return _jsonl_kind(e)
         with _text(e) as f:
             head = f.read(1)
             while head and head.isspace():
                 head = f.read(1)
         if head == "{":
-            with _text(e) as f:
-                value = json.load(f)  # one conversation in a file of its own: small by nature
+            try:
+                with _text(e) as f:
+                    value = json.load(f)  # one conversation in a file of its own: small by nature
+            except ValueError:  # not one object: JSON lines (a session file uploaded under another name)?
+                return _jsonl_kind(e)
         elif head == "[":
             with _text(e) as f:
                 value = first_element(f, name=e.name)

@@ -103,3 +103,11 @@ def test_a_large_upload_passes_the_ordinary_body_limit(host):
     assert len(body) > 2 * 1024 * 1024
     r = httpx.post(f"{url}/v1/import/chats", params={"dry_run": "true"}, content=body, headers={**auth("bob"), **OCTET}, timeout=60)
     assert r.status_code == 200 and r.json()["new"] == 100, r.text[:300]
+
+
+def test_a_claude_code_session_uploaded_as_is(host):
+    url, service = host
+    body = (FIX / "claude_code" / "projects" / "-home-someone-proj" / "sess-1.jsonl").read_bytes()
+    r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("admin", **{"X-Amber-User": "dev"}), **OCTET})
+    assert r.status_code == 200 and r.json()["sources"] == ["claude-code"] and r.json()["stored"] == 4, r.text
+    assert "TOOL-SECRET-VALUE" not in " ".join(m.content for m in service.messages(scope_for(Actor("dev"))))
