@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -240,6 +241,7 @@ class Recaller:
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
+            started = time.monotonic()
             with self._lock:
                 self._notes[col] = []
             idx = _MemIndex(rev=self.revision(col))
@@ -252,6 +254,7 @@ class Recaller:
             with self._lock:
                 self._caught_up(idx, notes, self._mem_note)
                 self._mem[col] = idx
+            self._built(col, len(idx.cands), notes, started)
             return idx
 
     def active_listing(self, col: str) -> list[ListEntry]:
@@ -259,6 +262,13 @@ class Recaller:
         idx = self._mem_index(col)
         with self._lock:  # writes update the index in place under this lock
             return list(idx.listing.values())
+
+    def _built(self, col: str, records: int, notes: list, started: float) -> None:
+        """Say so when a build took long enough for a person to wait on it (each is a full read of their records)."""
+        took = time.monotonic() - started
+        if took >= 1.0:
+            log.info("recall index of %s built from the store: %d records in %.1f s, %d writes caught up (%d builds so far)",
+                     col, records, took, len(notes), self.rebuilds)
 
     @staticmethod
     def _caught_up(idx, notes: list[tuple[str, object, int, int]], apply: Callable[[object, str, object], None]) -> None:
@@ -355,6 +365,7 @@ class Recaller:
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
+            started = time.monotonic()
             with self._lock:
                 self._notes[col] = []
             idx = _MsgIndex(rev=self.revision(col))
@@ -366,6 +377,7 @@ class Recaller:
             with self._lock:
                 self._caught_up(idx, notes, lambda i, _what, msgs: self._msg_add(i, msgs))
                 self._msg[col] = idx
+            self._built(col, len(idx.msgs), notes, started)
             return idx
 
     @staticmethod
