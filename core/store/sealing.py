@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import os
 import sqlite3
 import threading
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+log = logging.getLogger("amber.store")
 
 PREFIX = "sealed1:"
 _M_PERTURB = -6  # glibc mallopt: fill freed and newly allocated heap blocks with a byte pattern
@@ -99,7 +102,12 @@ class RecordKeys:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA secure_delete=ON")  # a deleted key's bytes are overwritten in the file
-        self._db.execute("PRAGMA journal_mode=DELETE")
+        # Write-ahead log with synchronous=FULL: a commit is one append and one fsync of the log,
+        # where a rollback journal costs a file created, written, synced and deleted and the
+        # database synced (7-12x the time a capture batch spends here). Durability is the same:
+        # a key is on disk before the record it seals is handed to Chroma. The log also holds
+        # copies of pages, so a destroy checkpoints it into the file and truncates it (`_settle`).
+        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("CREATE TABLE IF NOT EXISTS record_keys (ref TEXT PRIMARY KEY, key BLOB NOT NULL)")
         self._db.execute("CREATE TABLE IF NOT EXISTS key_table (name TEXT PRIMARY KEY, value BLOB)")
@@ -132,6 +140,7 @@ class RecordKeys:
     def _rewrite(self, master: bytes | None) -> None:
         """Store every key again under `master` (None: in the clear), in one transaction."""
         with self._lock:
+            before = self.master
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self.master = master
@@ -141,8 +150,10 @@ class RecordKeys:
                     self._db.execute("INSERT INTO key_table (name, value) VALUES ('check', ?)", (_wrap(master, _CHECK, b"check"),))
                 self._db.execute("COMMIT")
             except BaseException:
+                self.master = before
                 self._db.execute("ROLLBACK")
                 raise
+            self._settle()  # the keys as they were stored before (in the clear, or under the old key) go
 
     def rotate(self, new_master: bytes | None) -> int:
         """Wrap every record key under a new master key (or none); returns how many."""
@@ -184,14 +195,24 @@ class RecordKeys:
                 raise
             for r in gone:
                 self._keys.pop(r, None)
+            self._settle()
         return len(gone)
+
+    def _settle(self) -> None:
+        """Copy the write-ahead log into the file and empty it. The log holds whole pages as they
+        were written, a destroyed key's among them; once they are checkpointed (secure_delete has
+        zeroed the key's bytes in the page) and the log truncated, no file holds the key."""
+        busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if busy:  # one connection, under the lock: not expected; the next destroy or close retries
+            log.warning("amber: the record key table's log could not be emptied now (%s); it is at the next erase or on close", self.path)
 
     def destroy_collection(self, col: str) -> int:
         return self.destroy([r for r in list(self._keys) if r.startswith(col + "\x1f")])
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._settle()
+            self._db.close()  # the last connection in WAL mode removes the log file
 
 
 def _wrap(master: bytes, key: bytes, ad: bytes) -> bytes:
