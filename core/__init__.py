@@ -13,7 +13,7 @@ from .client import RemoteMemory
 from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
-from .compose import build_embedder, build_service, erase_person, rotate_master_key
+from .compose import build_embedder, build_service, erase_person, master_key, rotate_master_key
 from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
     AmberError,
@@ -158,6 +158,7 @@ __all__ = [
     "json_too_deep",
     "kind_counts",
     "list_runs",
+    "master_key",
     "parse_command",
     "parse_jsonl",
     "plan_cache",

@@ -20,6 +20,12 @@ has failed it also carries `attempts`, `failing_since`, `error` (and `retry_at`,
 waits alone). Only redacted text is written here: the hook redacts a turn before it appends it, and
 what is set aside is redacted again on the way into the quarantine, error text included.
 
+With a master key (encryption at rest), every line of these files is sealed (AES-GCM under a key
+derived from it, `core.store.sealing.LineSeal`): the words of a waiting or set-aside turn are not
+on disk in the clear, and a forget rewrites the files without the entries that say it. Lines
+written before the key was set are read as they are and sealed when next rewritten; a journal
+sealed under a key this process lacks is refused by name (`SealedJournal`), never dropped.
+
 The journal has its own disk budget (`spool_max_mb`): when it is used up, a new entry is refused
 (`append` returns False, the log says so once) and nothing already journaled is dropped.
 
@@ -40,6 +46,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
+
+from .store.sealing import PREFIX as SEALED
+from .store.sealing import LineSeal, MasterKeyError
 
 log = logging.getLogger("amber.capture")
 
@@ -66,6 +75,11 @@ def dumps(entry: dict[str, Any]) -> str:
 def entry_texts(entry: dict[str, Any]) -> list[str]:
     texts = [str(m.get("content") or "") for m in entry.get("messages") or [] if isinstance(m, dict)]
     return [*texts, str(entry.get("command") or "")]
+
+
+class SealedJournal(RuntimeError):
+    """The journal holds lines sealed under a master key this process does not have (none, or
+    another one). Nothing is dropped: the operation stops and says so."""
 
 
 def megabytes(n: int) -> str:
@@ -138,8 +152,10 @@ class Taken:
 
 
 class Journal:
-    def __init__(self, directory: Path | str, *, max_bytes: int | None = None, now: Callable[[], float] = time.time):
+    def __init__(self, directory: Path | str, *, max_bytes: int | None = None, now: Callable[[], float] = time.time,
+                 master_key: bytes | None = None):
         self.dir = Path(directory)
+        self._seal = LineSeal(master_key, "journal") if master_key else None
         self.max_bytes = max_bytes
         self.now = now  # wall-clock seconds: entries keep their times across restarts
         self.full: str | None = None  # why new entries are refused right now (this process)
@@ -147,6 +163,23 @@ class Journal:
 
     def _own(self) -> Path:
         return self.dir / f"{os.getpid()}.jsonl"
+
+    def dumps(self, entry: dict[str, Any]) -> str:
+        """One line of the journal's files: the entry as JSON, sealed when there is a master key."""
+        line = dumps(entry)
+        return self._seal.seal(line) if self._seal is not None else line
+
+    def loads(self, line: str) -> Any:
+        """The entry a line holds. ValueError for a line cut short by a crash; SealedJournal for a
+        sealed line this process cannot open."""
+        if line.startswith(SEALED):
+            if self._seal is None:
+                raise SealedJournal(f"{self.dir} holds turns sealed under a master key: set AMBER_MASTER_KEY (or master_key_file) to read it")
+            try:
+                line = self._seal.open(line)
+            except MasterKeyError:
+                raise SealedJournal(f"{self.dir} holds turns sealed under another master key than the one given") from None
+        return json.loads(line)
 
     @property
     def quarantine_path(self) -> Path:
@@ -167,7 +200,7 @@ class Journal:
     def append(self, entry: dict[str, Any]) -> bool:
         """Durably record one exchange (blocking: call it in a thread). False when it was not kept:
         the journal is at its budget, or the disk refused the write."""
-        line = dumps({**entry, "spooled_at": entry.get("spooled_at") or self.now()})
+        line = self.dumps({**entry, "spooled_at": entry.get("spooled_at") or self.now()})
         try:
             with self.locked(exclusive=False):
                 if self.max_bytes is not None:
@@ -189,7 +222,7 @@ class Journal:
             return
         marker = self.dir / FULL
         with contextlib.suppress(OSError):  # for `amber spool status` in another process
-            _replace(marker, [dumps({"pid": os.getpid(), "why": why})] if why else [])
+            _replace(marker, [self.dumps({"pid": os.getpid(), "why": why})] if why else [])
         if why:
             log.error("amber capture journal full at %s: %s; new turns are not kept until memory stores what "
                       "waits (see `amber spool status`; the budget is spool_max_mb)", self.dir, why)
@@ -223,8 +256,7 @@ class Journal:
     def pending(self) -> bool:
         return bool(self._pending_files())
 
-    @staticmethod
-    def read(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    def read(self, paths: Sequence[Path]) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []
         for path in paths:
             try:
@@ -233,7 +265,7 @@ class Journal:
                 continue
             for line in text.splitlines():
                 try:
-                    entry = json.loads(line)
+                    entry = self.loads(line)
                 except ValueError:  # a line cut short by a crash: nothing to recover
                     log.warning("amber spool: unreadable line skipped in %s", path.name)
                     continue
@@ -296,7 +328,7 @@ class Journal:
                 with contextlib.suppress(OSError), open(path, encoding="utf-8") as f:
                     for line in f:
                         with contextlib.suppress(ValueError):
-                            entry = json.loads(line)
+                            entry = self.loads(line)
                             if isinstance(entry, dict):
                                 heads.append(entry)
                                 break
@@ -318,7 +350,7 @@ class Journal:
                 for line in f:
                     line = line.rstrip("\n")
                     try:
-                        entry = json.loads(line)
+                        entry = self.loads(line)
                         if not isinstance(entry, dict):
                             raise ValueError
                     except ValueError:  # a line cut short by a crash: nothing to recover
@@ -351,11 +383,11 @@ class Journal:
                 aside = [e for e in aside if hash(taken.lines[id(e)]) in present]
                 rest = [line for line in rest if hash(line) in present]
             if aside:
-                _append(self.quarantine_path, [dumps(e) for e in aside])
+                _append(self.quarantine_path, [self.dumps(e) for e in aside])
             if keep or rest:  # outside the budget: it was journaled already
                 own = self._own()
                 arrived = own.read_text(encoding="utf-8").splitlines() if own.exists() else []
-                _replace(own, [*(dumps(e) for e in keep), *rest, *arrived])
+                _replace(own, [*(self.dumps(e) for e in keep), *rest, *arrived])
             for path in taken.files:
                 path.unlink(missing_ok=True)
         return keep, aside
@@ -375,8 +407,8 @@ class Journal:
             if not back:
                 return 0
             fresh = [{k: v for k, v in e.items() if k not in FAILURE_FIELDS} for e in back]
-            _append(self._own(), [dumps(e) for e in fresh])
-            _replace(self.quarantine_path, [dumps(e) for e in entries if user is not None and str(e.get("user")) != user])
+            _append(self._own(), [self.dumps(e) for e in fresh])
+            _replace(self.quarantine_path, [self.dumps(e) for e in entries if user is not None and str(e.get("user")) != user])
         return len(back)
 
     def purge_quarantine(self, older_than: timedelta) -> int:
@@ -396,7 +428,7 @@ class Journal:
                 if at >= cutoff:
                     kept.append(e)
             if len(kept) != len(entries) or stamped:
-                _replace(self.quarantine_path, [dumps(e) for e in kept])
+                _replace(self.quarantine_path, [self.dumps(e) for e in kept])
         if len(kept) != len(entries):
             log.info("amber spool: %d exchange(s) set aside more than %s ago purged", len(entries) - len(kept), older_than)
         return len(entries) - len(kept)
@@ -412,7 +444,7 @@ class Journal:
                 kept = []
                 for line in lines:
                     try:
-                        e = json.loads(line)
+                        e = self.loads(line)
                     except ValueError:
                         kept.append(line)
                         continue
@@ -431,7 +463,7 @@ class Journal:
         with contextlib.suppress(OSError):
             self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             news = any(v is not None for k, v in state.items() if k != "updated_at")
-            _replace(self.dir / f"{os.getpid()}.state.json", [dumps({"pid": os.getpid(), **state})] if news else [])
+            _replace(self.dir / f"{os.getpid()}.state.json", [self.dumps({"pid": os.getpid(), **state})] if news else [])
 
     def states(self) -> list[dict[str, Any]]:
         """The live drainers' states."""

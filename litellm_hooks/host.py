@@ -37,6 +37,7 @@ from core import (
     config_file,
     entry_messages,
     forget_request,
+    master_key,
     register_jobs,
     user_hash,
 )
@@ -167,7 +168,7 @@ class Host:
             self.redact = Redactor(settings.redact_secrets, settings.redact_patterns, settings.redact_phone_numbers)
             self.spool = Spool(Path(settings.data_dir) / "spool", batch_max=settings.capture_batch_max,
                                retry_hours=settings.capture_retry_hours, max_mb=settings.spool_max_mb,
-                               retention_days=settings.jobs_messages_days, redact=self.redact.text)
+                               retention_days=settings.jobs_messages_days, redact=self.redact.text, master_key=master_key(settings))
             if settings.vision_model:
                 # through the proxy's router like the jobs' calls: its keys, tagged internal, never captured
                 llm = LiteLLMClient(settings.vision_model, router_getter=router, timeout=settings.vision_timeout_s)

@@ -93,8 +93,10 @@ class Spool(Journal):
         round_max: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], float] = time.time,
+        master_key: bytes | None = None,
     ):
-        super().__init__(directory, max_bytes=int(max_mb * 1_000_000) if max_mb else None, now=now)
+        # with a master key every journal line is sealed: the chat text waiting here is not on disk in the clear
+        super().__init__(directory, max_bytes=int(max_mb * 1_000_000) if max_mb else None, now=now, master_key=master_key)
         self.batch_max = batch_max
         self.retry_s = retry_hours * 3600
         self.retention_days = retention_days

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from core import AmberError, Journal, Settings, StoreLocked, config_path
+from core import AmberError, Journal, Settings, StoreLocked, config_path, master_key
 
 from .cli_probe import Found, Probe, find_host, proxy_models
 
@@ -115,12 +115,16 @@ def _check_keys(r: Report, settings: Settings) -> None:
 
 def _check_spool(r: Report, settings: Settings) -> None:
     """The proxy's capture journal, when this machine holds it: turns set aside, turns waiting, a full budget."""
-    journal = Journal(Path(settings.data_dir) / "spool", max_bytes=int(settings.spool_max_mb * 1_000_000))
+    try:
+        key = master_key(settings)
+    except AmberError:  # a malformed key: the master key's own check says so
+        key = None
+    journal = Journal(Path(settings.data_dir) / "spool", max_bytes=int(settings.spool_max_mb * 1_000_000), master_key=key)
     if not journal.dir.is_dir():
         return
     try:
         s = journal.status()
-    except OSError as e:
+    except (OSError, RuntimeError) as e:  # RuntimeError: sealed under a master key this configuration lacks
         r.note(f"the capture journal at {journal.dir} cannot be read: {e}")
         return
     if s["quarantined"]:

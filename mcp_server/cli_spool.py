@@ -13,7 +13,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from core import Journal, Settings
+from core import Journal, Settings, master_key
 
 
 def _journal(args: argparse.Namespace) -> Journal:
@@ -24,7 +24,9 @@ def _journal(args: argparse.Namespace) -> Journal:
             raise
         settings = None
     data_dir = Path(args.data_dir) if args.data_dir else Path(settings.data_dir)
-    return Journal(data_dir / "spool", max_bytes=int(settings.spool_max_mb * 1_000_000) if settings else None)
+    # the proxy seals the journal's lines under the master key when one is set: read them with it
+    return Journal(data_dir / "spool", max_bytes=int(settings.spool_max_mb * 1_000_000) if settings else None,
+                   master_key=master_key(settings) if settings else None)
 
 
 def _age(seconds: float | None) -> str:

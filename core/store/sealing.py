@@ -224,6 +224,31 @@ def _unwrap(master: bytes, blob: bytes, ad: bytes) -> bytes:
     return AESGCM(master).decrypt(blob[:12], blob[12:], ad)
 
 
+class LineSeal:
+    """Seal lines of text at rest under a key derived from the master key for one purpose (the
+    proxy's journal of waiting turns): each line is `sealed1:` and base64 of a fresh nonce and the
+    AES-GCM box. Without the master key the lines stay unreadable; with another one they do not open."""
+
+    def __init__(self, master: bytes, purpose: str):
+        self._ad = f"amber {purpose}".encode()
+        self._aead = AESGCM(hmac.new(master, self._ad, hashlib.sha256).digest())
+
+    def seal(self, text: str) -> str:
+        nonce = os.urandom(12)
+        return PREFIX + base64.b64encode(nonce + self._aead.encrypt(nonce, text.encode("utf-8"), self._ad)).decode("ascii")
+
+    def open(self, text: str) -> str:
+        """The line's text; a line written in the clear (before a master key was set) as it is.
+        MasterKeyError when it does not open (another master key, or a damaged line)."""
+        if not text.startswith(PREFIX):
+            return text
+        try:
+            raw = base64.b64decode(text[len(PREFIX):])
+            return self._aead.decrypt(raw[:12], raw[12:], self._ad).decode("utf-8")
+        except Exception:
+            raise MasterKeyError("a sealed line does not open with this master key") from None
+
+
 class Sealer:
     """Seal and open the words of records by (collection, id)."""
 
