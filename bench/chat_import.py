@@ -132,7 +132,7 @@ def peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def phase(name: str, export: str, data: str, recalls: int) -> dict:
+def phase(name: str, export: str, data: str, recalls: int, batch: int) -> dict:
     sys.path.insert(0, str(ROOT))
     from core import Actor, Settings, build_service, import_chats, scope_for
     from core.chat_import.sources import Export, conversations
@@ -161,7 +161,7 @@ def phase(name: str, export: str, data: str, recalls: int) -> dict:
                     service.remember(other, MemoryIn(content=sentence(random.Random(i))))
                 side = SideRecall(service, other)
                 side.start()
-            report = import_chats(service, scope, export, dry_run=name == "dry-run").as_dict()
+            report = import_chats(service, scope, export, dry_run=name == "dry-run", batch=batch).as_dict()
             fair = {}
             if side is not None:
                 fair["other_recall_ms_during"] = side.stop()
@@ -200,12 +200,13 @@ def main() -> None:
     ap.add_argument("--phases", default="parse,dry-run,import,reimport")
     ap.add_argument("--recalls", type=int, default=200)
     ap.add_argument("--import-conversations", type=int, default=500, help="conversations the store phases import (0: all)")
+    ap.add_argument("--batch", type=int, default=64, help="turns per ingest call (import_chats' batch)")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--export", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
-        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls)))
+        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls, args.batch)))
         return
     if args.smoke:
         args.conversations, args.messages, args.recalls, args.import_conversations = 40, 800, 20, 0
@@ -223,7 +224,7 @@ def main() -> None:
         print(f"phase {name} ...", file=sys.stderr, flush=True)
         source = stored if name in ("import", "reimport") else export
         r = subprocess.run([sys.executable, __file__, "--phase", name, "--export", str(source), "--data", str(work / "data"),
-                            "--recalls", str(args.recalls)], capture_output=True, text=True, env=env)
+                            "--recalls", str(args.recalls), "--batch", str(args.batch)], capture_output=True, text=True, env=env)
         if r.returncode != 0:
             sys.exit(f"phase {name} failed:\n{r.stderr[-3000:]}")
         result[name] = json.loads(r.stdout.strip().splitlines()[-1])

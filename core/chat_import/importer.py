@@ -16,6 +16,7 @@ from the turns (`valid_from`), and never lets an older fact supersede a newer on
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -31,11 +32,19 @@ from .sources import Export, conversations, openwebui_owners
 from ..errors import InvalidInput
 from ..jobs import registry as jobs_registry
 from ..jobs.extraction import windows as W
+from ..jobs.extraction.prompt import extraction_messages
 
 BATCH = 64
 YIELD_SHARE = 0.25
 LINE_CHARS = 4000  # what extraction shows of one turn (core/jobs/extraction/prompt.py)
-WINDOW_OVERHEAD_TOKENS = 1800  # the extraction prompt's instructions and examples, and its answer, per window
+ANSWER_TOKENS = 400  # what the model answers for one window, about
+
+
+@functools.cache
+def window_overhead_tokens() -> int:
+    """Per window: the extraction prompt's instructions and examples (as sent) and an answer."""
+    prompt, _ = extraction_messages([])
+    return sum(estimate_tokens(m["content"]) for m in prompt) + ANSWER_TOKENS
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -172,7 +181,7 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
             if not fresh_ids.intersection(m.id for m in chunk):
                 continue
             report.extraction_windows += 1
-            report.extraction_tokens_estimate += WINDOW_OVERHEAD_TOKENS + sum(
+            report.extraction_tokens_estimate += window_overhead_tokens() + sum(
                 estimate_tokens(m.content[:LINE_CHARS]) + 8 for m in chunk)  # ref, time and role per line
             w = {**W.new_window(scope.user_id, chunk, now), "imported": True}
             if not dry_run and w["id"] not in known:

@@ -70,7 +70,8 @@ def test_dry_run_writes_nothing_and_estimates_tokens(service, alice):
     assert service.messages(alice) == []
     d = r.as_dict()
     assert d["dry_run"] and d["stored"] == 0 and d["new"] == 9 and d["messages"] == 9
-    assert d["extraction"]["windows"] == 3 and d["extraction"]["tokens_estimate"] > 3 * 1800  # one per conversation
+    assert d["extraction"]["windows"] == 3  # one per conversation
+    assert 3 * 1000 < d["extraction"]["tokens_estimate"] < 3 * 2500  # the prompt (~900 tokens), an answer, the turns
     import_chats(service, alice, FIX / "chatgpt")
     d2 = import_chats(service, alice, FIX / "chatgpt", dry_run=True).as_dict()
     assert d2["new"] == 0 and d2["duplicates"] == 9 and d2["extraction"]["tokens_estimate"] == 0
