@@ -16,6 +16,7 @@ from .coordination import Coordination, LocalCoordination
 from .curated_kinds import Curated
 from .forgetting import ForgetPlan, Forgetting
 from .portability import Portability
+from .listing import page_memories
 from .reads import Reads
 from .registry import Registry
 from .tombstones import Tombstones
@@ -48,7 +49,7 @@ from .recall.render import strip_patch
 from .redact import Redactor
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
-from .supersede import duplicate_actives, newest, one_active_per_key, require_current
+from .supersede import newest, require_current
 from .turns import unsaved
 from .write_path import Revisions, WritePath
 
@@ -143,57 +144,8 @@ class MemoryService:
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
-        if not 1 <= limit <= 500:
-            raise InvalidInput("limit", "must be between 1 and 500")
-        try:
-            offset = int(cursor or 0)
-            if offset < 0:
-                raise ValueError(cursor)
-        except ValueError:
-            raise InvalidInput("cursor", "is not a cursor this server issued") from None
-        if status is not None and status != "any" and Status(status) == Status.active and not text:
-            return self._list_active(scope, namespace, kind, category, limit, offset)
-        where = memory_where(
-            scope,
-            statuses=None if status in (None, "any") else [Status(status)],
-            namespaces=[validate_namespace(namespace)] if namespace else None,
-            all_namespaces=namespace is None,
-            kinds=[Kind(kind).value] if kind else None,
-            category=Category(category).value if category else None,
-        )
-        items = self.reads.memories(scope, where)
-        if text:
-            needle = normalize_text(text)
-            items = [m for m in items if needle in normalize_text(m.content + " " + (m.title or ""))]
-        items.sort(key=lambda m: (m.updated_at, m.id), reverse=True)
-        items = one_active_per_key(items) if status == Status.active else items
-        page = items[offset : offset + limit]
-        nxt = str(offset + limit) if offset + limit < len(items) else None
-        return Page(items=page, next_cursor=nxt)
-
-    def _list_active(self, scope: Scope, namespace: str | None, kind: Kind | str | None, category: Category | str | None,
-                     limit: int, offset: int) -> Page:
-        """The common list (active memories, no text filter) from the recall index's listing: filter and
-        sort there, then read only the page's records. Reading every record to show 25 cost ~1.4 s for a
-        person with 5 000 memories (bench/README.md, "big user"); the result is the same as the general path."""
-        ns = validate_namespace(namespace) if namespace else None
-        kd = Kind(kind).value if kind else None
-        cat = Category(category).value if category else None
-        entries = [e for e in self.recaller.active_listing(memory_collection(scope))
-                   if (ns is None or e.namespace == ns) and (kd is None or e.kind == kd) and (cat is None or e.category == cat)]
-        keys: dict[tuple[str, str], list[str]] = {}
-        for e in entries:
-            if e.fact_key:
-                keys.setdefault((e.namespace, e.fact_key), []).append(e.id)
-        shared = [i for ids in keys.values() if len(ids) > 1 for i in ids]
-        if shared:  # two active versions of one key (a repair not yet written): hide the older, as the general path does
-            losers = {loser.id for loser, _ in duplicate_actives(self.reads.memories_by_id(scope, shared))}
-            entries = [e for e in entries if e.id not in losers]
-        entries.sort(key=lambda e: (e.updated_at, e.id), reverse=True)
-        chosen = [e.id for e in entries[offset : offset + limit]]
-        items = self.reads.memories_by_id(scope, chosen)
-        nxt = str(offset + limit) if offset + limit < len(entries) else None
-        return Page(items=items, next_cursor=nxt)
+        return page_memories(self.reads, self.recaller, scope, namespace=namespace, kind=kind, category=category,
+                             status=status, text=text, limit=limit, cursor=cursor)
 
     def namespaces(self, scope: Scope) -> dict[str, int]:
         counts: dict[str, int] = {}
