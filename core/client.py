@@ -290,7 +290,8 @@ class RemoteMemory:
     async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
         """Forget `what` (or with `preview`, only say what would go): {"what", "done", "memories", "messages", "message_ids"}."""
         d = await self._json("POST", "/v1/forget/preview" if preview else "/v1/forget", json={"what": what})
-        return {**d, "memories": [Memory.model_validate(m) for m in d["memories"]]}
+        return {**d, "memories": [Memory.model_validate(m) for m in d["memories"]],
+                "uncertain": [Memory.model_validate(m) for m in d.get("uncertain") or []]}
 
     async def remember(self, data: MemoryIn) -> WriteResult:
         d = await self._json("POST", "/v1/memories", json=data.model_dump(mode="json", exclude_unset=True))

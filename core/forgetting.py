@@ -24,15 +24,18 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from .commands import parse_command
-from .errors import InvalidInput, NotFound
+from .errors import EmbedderUnavailable, InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Status, normalize_text
+from .recall.config import RecallConfig
 from .recall.lexical import tokenize
+from .recall.relevance import is_cjk
 from .reads import Reads
 from .scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .tombstones import Tombstones
 from .write_path import WritePath
 
 FORGET_MAX_CHARS = 2000
+MEANING_CANDIDATES = 3  # at most this many uncertain matches are reported
 
 
 @dataclass
@@ -46,6 +49,9 @@ class ForgetPlan:
     done: bool = False
     # the digest and daily logs that say it, each with its text without those sentences
     rewrites: list[tuple[Memory, str]] = field(default_factory=list)
+    # live memories the request may mean but Amber is not sure of: never erased, reported so the
+    # person can say which (in that memory's words)
+    uncertain: list[Memory] = field(default_factory=list)
 
 
 class Forgetting:
@@ -84,7 +90,7 @@ class Forgetting:
     def _plan(self, scope: Scope, what: str) -> ForgetPlan:
         every = self._reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))
         live = [m for m in every if m.status == Status.active and m.kind not in STANDING]
-        named = _named(live, what)
+        named, uncertain = _named(live, what, self._meaning(scope, what, live))
         phrases = [what, *(m.content for m in named)]
         wanted = [w for w in map(words_of, phrases) if w]
         # records no longer live (the review queue, the trash, old versions, the archive) that say it
@@ -99,7 +105,22 @@ class Forgetting:
             said |= self.turns_saying(scope, m.content)
         # source ids may name turns retention already removed: count only those still stored
         have = self._reads.existing_turn_ids(scope, sorted(said)) if said else set()
-        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites)
+        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites, uncertain=uncertain)
+
+    def _meaning(self, scope: Scope, what: str, live: Sequence[Memory]) -> dict[str, float]:
+        """The live memories closest to `what` in meaning, by the recall's own embedding and its
+        relevance floor (raised for CJK text as recall raises it): {id: similarity}."""
+        if not live:
+            return {}
+        cfg = RecallConfig()
+        floor = cfg.floor_memory + (cfg.floor_cjk_offset if is_cjk(what) else 0.0)
+        try:
+            vector = self._recaller.embedder.embed_query(what)
+        except EmbedderUnavailable:  # the words still match; what only meaning would find is not reported
+            return {}
+        ids = {m.id for m in live}
+        near = self._reads.nearest_memories(scope, vector, MEANING_CANDIDATES + 2, memory_where(scope, all_namespaces=True))
+        return {m.id: sim for m, sim in near if m.id in ids and sim >= floor}
 
     def forget_subject(self, scope: Scope, what: str) -> ForgetPlan:
         """`forget` of a subject already read out of its command (a "forget ..." turn)."""
@@ -116,7 +137,8 @@ class Forgetting:
                 else:
                     self._update(scope, m.id, MemoryPatch(content=text))
             self.erase(scope, erased, plan.message_ids)
-            return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites)
+            return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
+                              uncertain=plan.uncertain)
 
     def erase(self, scope: Scope, memories: Sequence[Memory], message_ids: Sequence[str] = ()) -> None:
         """Remove records for good and leave wordless tombstones; the audit says `forget` with ids
@@ -135,8 +157,10 @@ class Forgetting:
         self._writes.audit(scope, "forget", ids, message_ids=turns, memories=len(ids), turns=len(turns))
 
     def matching(self, scope: Scope, text: str) -> list[Memory]:
-        """Live memories a "forget" names: those containing the words, else the closest near-match."""
-        return _named(self._reads.memories(scope, memory_where(scope)), text)
+        """Live memories a "forget" names for sure: those containing the words, else the one
+        near-match nothing else competes with."""
+        live = self._reads.memories(scope, memory_where(scope))
+        return _named(live, text, self._meaning(scope, text, live))[0]
 
     def turns_saying(self, scope: Scope, text: str) -> set[str]:
         """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
@@ -217,17 +241,40 @@ class Forgetting:
 STANDING = (Kind.digest, Kind.daily_log)
 
 
-def _named(memories: Sequence[Memory], text: str) -> list[Memory]:
-    """The memories a forget names: those containing its words, else the one closest near-match
-    (at least half the words shared): a forget acts on what it is sure of."""
+def _named(memories: Sequence[Memory], text: str, meaning: dict[str, float]) -> tuple[list[Memory], list[Memory]]:
+    """The memories a forget names for sure, and those it may mean. Pure.
+
+    Sure: the memories that contain its words; else the one memory sharing at least half the
+    words (by Jaccard over the recall's tokens) when no other does; else the one memory close in
+    meaning (`meaning`: similarities at or over the recall's floor) that also shares a quarter of
+    the words, when it is the only one close in meaning. Everything else that is close (two
+    memories sharing half the words, meaning alone, a near-match below half) is uncertain: a
+    forget acts on what it is sure of and asks about the rest."""
     needle = normalize_text(text)
-    exact = [m for m in memories if needle in normalize_text(m.content)]
+    exact = [m for m in memories if needle and needle in normalize_text(m.content)]
     if exact:
-        return exact
+        return exact, []
     want = set(tokenize(text))
-    scored = [(len(want & set(tokenize(m.content))) / max(1, len(want | set(tokenize(m.content)))), m) for m in memories]
-    best = max(scored, key=lambda x: x[0], default=(0.0, None))
-    return [best[1]] if best[1] is not None and best[0] >= 0.5 else []
+
+    def overlap(m: Memory) -> float:
+        have = set(tokenize(m.content))
+        return len(want & have) / max(1, len(want | have))
+
+    lexical = {m.id: overlap(m) for m in memories}
+    strong = [m for m in memories if lexical[m.id] >= 0.5]
+    if len(strong) == 1:
+        return strong, []
+    close = [m for m in memories if m.id in meaning]
+    if not strong and len(close) == 1 and lexical[close[0].id] >= 0.25:
+        return close, []
+    maybe = {m.id: m for m in strong}
+    for m in sorted(close, key=lambda m: -meaning[m.id]):
+        maybe.setdefault(m.id, m)
+    for m in sorted(memories, key=lambda m: -lexical[m.id]):
+        if lexical[m.id] >= 0.25:
+            maybe.setdefault(m.id, m)
+    ranked = sorted(maybe.values(), key=lambda m: (-max(lexical[m.id], meaning.get(m.id, 0.0)), m.id))
+    return [], ranked[:MEANING_CANDIDATES]
 
 
 def _with_older_versions(memories: Sequence[Memory], every: Sequence[Memory]) -> list[Memory]:

@@ -121,13 +121,14 @@ class LocalMemory:
 
     async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
         """Forget `what` (memories that state it and the turns that say it), or with `preview`, say
-        what that would remove. Returns {"what", "done", "memories", "messages", "message_ids"}."""
+        what that would remove. Returns {"what", "done", "memories", "messages", "message_ids", "rewritten",
+        "uncertain"} (`uncertain`: memories it may mean but is not sure of, never erased)."""
         if preview:
             plan = await self.amem.forget_preview(self._scope(), what)
         else:
             plan = await self.amem.forget(self._scope(WRITE), what)
         return {"what": plan.what, "done": plan.done, "memories": plan.memories, "messages": len(plan.message_ids),
-                "message_ids": plan.message_ids, "rewritten": [m.id for m, _ in plan.rewrites]}
+                "message_ids": plan.message_ids, "rewritten": [m.id for m, _ in plan.rewrites], "uncertain": plan.uncertain}
 
     async def remember(self, data: MemoryIn) -> WriteResult:
         return await self.amem.remember(self._scope(WRITE), data)

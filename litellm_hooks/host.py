@@ -69,10 +69,12 @@ class HookMemory:
     async def recall(self, actor: Actor, query: str, echo: Sequence[str] = ()) -> RecallResult:
         return await self.port_for(actor).recall(query, echo=echo)
 
-    async def forget_preview(self, actor: Actor, what: str) -> tuple[int, int]:
-        """What a forget of `what` would erase now: (memories, turns)."""
+    async def forget_preview(self, actor: Actor, what: str) -> tuple[int, int, list[str]]:
+        """What a forget of `what` would erase now (memories, turns) and the words of the memories
+        it may mean but is not sure of (kept)."""
         plan = await self.port_for(actor).forget(what, preview=True)
-        return len(plan.get("memories") or []), int(plan.get("messages") or len(plan.get("message_ids") or []))
+        maybe = [str(m.get("content") if isinstance(m, dict) else getattr(m, "content", "")) for m in plan.get("uncertain") or []]
+        return len(plan.get("memories") or []), int(plan.get("messages") or len(plan.get("message_ids") or [])), maybe
 
     async def boot_pack(self, actor: Actor) -> str:
         async def build() -> str:

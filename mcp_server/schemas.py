@@ -125,6 +125,8 @@ class ForgetOut(BaseModel):
     messages: int = Field(description="How many captured turns say it")
     message_ids: list[str]
     rewritten: list[str] = Field(default_factory=list, description="Digest and daily-log ids rewritten without the sentences that say it")
+    uncertain: list[Memory] = Field(default_factory=list, description="Memories it may mean but Amber is not sure of: kept, "
+                                    "never erased; ask the person which they mean and forget that one in its own words")
 
 
 class NamespacesOut(BaseModel):

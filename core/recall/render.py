@@ -80,16 +80,24 @@ FORGET_HEADER = (  # opens like every Amber block, so capture strips it (strip_p
 )
 
 
-def render_forget_note(subject: str, memories: int, turns: int, *, kept: bool = True) -> str:
+def render_forget_note(subject: str, memories: int, turns: int, uncertain: Sequence[str] = (), *, kept: bool = True) -> str:
     """What a model reads on a turn that asks Amber to forget, so its answer can be honest: what
-    Amber is erasing, or that it found nothing it is sure of, or that this turn keeps nothing."""
+    Amber is erasing, or that it found nothing it is sure of (with the memories it may mean, which
+    it does not erase, so the model can ask which), or that this turn keeps nothing."""
     asked = f"The user asked Amber to forget: {_escape(subject)}."
+    maybe = [f"- {_escape(t)}" for t in uncertain]
     if not kept:
         said = "This conversation is private (memory is read-only for it), so Amber erases nothing now; the user can ask again in a normal chat."
     elif memories or turns:
         parts = [f"{memories} memor{'y' if memories == 1 else 'ies'}" if memories else "", f"{turns} past turn{'' if turns == 1 else 's'}" if turns else ""]
         said = (f"Amber is erasing {' and '.join(p for p in parts if p)} that state it, for good; it will not be recalled again. "
                 "Do not repeat what was forgotten.")
+        if maybe:
+            return fenced(FORGET_HEADER, [asked, said, "Amber is not sure the user also means these memories, so it keeps them; "
+                                          "ask whether they should be forgotten too:", *maybe])
+    elif maybe:
+        return fenced(FORGET_HEADER, [asked, "Amber is not sure which memory this means, so nothing was erased. It may mean one of "
+                                      "these; ask the user which (they can say it in its words, or say none):", *maybe])
     else:
         said = "Amber found nothing it is sure states this, so nothing was erased. Say so, and ask the user which memory they mean."
     return fenced(FORGET_HEADER, [asked, said])
