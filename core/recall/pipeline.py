@@ -241,7 +241,7 @@ class Recaller:
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
-            started = time.monotonic()
+            started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
                 self._notes[col] = []
             idx = _MemIndex(rev=self.revision(col))
@@ -254,7 +254,7 @@ class Recaller:
             with self._lock:
                 self._caught_up(idx, notes, self._mem_note)
                 self._mem[col] = idx
-            self._built(col, len(idx.cands), notes, started)
+            self._built(col, len(idx.cands), notes, started, was, idx.rev)
             return idx
 
     def active_listing(self, col: str) -> list[ListEntry]:
@@ -263,12 +263,13 @@ class Recaller:
         with self._lock:  # writes update the index in place under this lock
             return list(idx.listing.values())
 
-    def _built(self, col: str, records: int, notes: list, started: float) -> None:
+    def _built(self, col: str, records: int, notes: list, started: float, was: tuple[int | None, int], now_at: int) -> None:
         """Say so when a build took long enough for a person to wait on it (each is a full read of their records)."""
         took = time.monotonic() - started
         if took >= 1.0:
-            log.info("recall index of %s built from the store: %d records in %.1f s, %d writes caught up (%d builds so far)",
-                     col, records, took, len(notes), self.rebuilds)
+            why = "no index yet" if was[0] is None else f"index at revision {was[0]}, store at {was[1]}"
+            log.info("recall index of %s built from the store (%s): %d records in %.1f s, %d writes caught up, now at revision %d (%d builds so far)",
+                     col, why, records, took, len(notes), now_at, self.rebuilds)
 
     @staticmethod
     def _caught_up(idx, notes: list[tuple[str, object, int, int]], apply: Callable[[object, str, object], None]) -> None:
@@ -365,7 +366,7 @@ class Recaller:
             if idx is not None and idx.rev == rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
-            started = time.monotonic()
+            started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
                 self._notes[col] = []
             idx = _MsgIndex(rev=self.revision(col))
@@ -377,7 +378,7 @@ class Recaller:
             with self._lock:
                 self._caught_up(idx, notes, lambda i, _what, msgs: self._msg_add(i, msgs))
                 self._msg[col] = idx
-            self._built(col, len(idx.msgs), notes, started)
+            self._built(col, len(idx.msgs), notes, started, was, idx.rev)
             return idx
 
     @staticmethod
