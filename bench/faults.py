@@ -192,8 +192,11 @@ def stored(host: AmberHost, user: str, tag: str) -> dict[str, Counter]:
     return {"remember": mem, "capture": cap, "chat": chat}
 
 
+STILL_S = 40.0  # longer than the capture queue's and the spool's longest backoff (10 s, 30 s)
+
+
 def settle(host: AmberHost, load: Load, timeout: float) -> dict[str, Any]:
-    """Wait until every acked marker is stored or the counts stop changing for 10 s; then count."""
+    """Wait until every acked marker is stored or the counts stop changing for STILL_S; then count."""
     deadline, last, still = time.monotonic() + timeout, None, time.monotonic()
     while True:
         try:
@@ -205,7 +208,7 @@ def settle(host: AmberHost, load: Load, timeout: float) -> dict[str, Any]:
             key = tuple(sorted((k, sum(c.values())) for k, c in counts.items()))
             if key != last:
                 last, still = key, time.monotonic()
-            if missing == 0 or time.monotonic() - still > 10 or time.monotonic() > deadline:
+            if missing == 0 or time.monotonic() - still > STILL_S or time.monotonic() > deadline:
                 break
         elif time.monotonic() > deadline:
             raise RuntimeError(f"{host.name} did not answer after the fault")
@@ -297,12 +300,12 @@ def main() -> None:
     ap.add_argument("--outage", type=float, default=10.0, help="seconds each fault lasts")
     ap.add_argument("--threads", type=int, default=3)
     ap.add_argument("--warmup", type=float, default=3.0)
-    ap.add_argument("--settle", type=float, default=90.0, help="at most this long for what was acked to land")
+    ap.add_argument("--settle", type=float, default=150.0, help="at most this long for what was acked to land")
     ap.add_argument("--only", default=",".join(FAULTS))
     ap.add_argument("--smoke", action="store_true", help="2 s faults, 2 threads, no proxy: chroma and clock")
     args = ap.parse_args()
     if args.smoke:
-        args.outage, args.threads, args.warmup, args.settle, args.only = 2.0, 2, 1.0, 30.0, "chroma,clock"
+        args.outage, args.threads, args.warmup, args.settle, args.only = 2.0, 2, 1.0, 45.0, "chroma,clock"
     faults = [f for f in args.only.split(",") if f]
     work = Path(tempfile.mkdtemp(prefix="amber-faults-"))
     chroma, redis = chroma_proc(work / "chroma"), redis_proc(work / "redis")
