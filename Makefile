@@ -49,14 +49,17 @@ $(CLAUDE_CODE_DIR)/.installed-$(CLAUDE_CODE_VERSION):
 	npm install --prefix $(CLAUDE_CODE_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 	touch $@
 
-# The MCP tests also drive Amber with the MCP Inspector CLI (a client nobody here wrote), pinned, in an ignored cache.
+# The MCP tests also drive Amber with clients nobody here wrote: the MCP Inspector CLI, and mcp-remote
+# under it (what stdio-only apps use), pinned, installed into an ignored cache (never globally).
 MCP_INSPECTOR_VERSION := 2.12.0
+MCP_REMOTE_VERSION := 0.15.1
 MCP_INSPECTOR_DIR := .cache/mcp-inspector
-mcp-inspector: $(MCP_INSPECTOR_DIR)/.installed-$(MCP_INSPECTOR_VERSION)
+mcp-inspector: $(MCP_INSPECTOR_DIR)/.installed-$(MCP_INSPECTOR_VERSION)-$(MCP_REMOTE_VERSION)
 
-$(MCP_INSPECTOR_DIR)/.installed-$(MCP_INSPECTOR_VERSION):
+$(MCP_INSPECTOR_DIR)/.installed-$(MCP_INSPECTOR_VERSION)-$(MCP_REMOTE_VERSION):
 	mkdir -p $(MCP_INSPECTOR_DIR)
-	npm install --prefix $(MCP_INSPECTOR_DIR) --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(MCP_INSPECTOR_VERSION)
+	npm install --prefix $(MCP_INSPECTOR_DIR) --no-audit --no-fund --loglevel=error \
+	  @modelcontextprotocol/inspector@$(MCP_INSPECTOR_VERSION) mcp-remote@$(MCP_REMOTE_VERSION)
 	touch $@
 
 test-fast: $(STAMP)

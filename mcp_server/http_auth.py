@@ -129,6 +129,19 @@ class AuthMiddleware:
                 raise Forbidden(f"requests from pages on {origin[:100]!r} need an API key")
         return self.ring.identify(secret or token, headers, client_host)
 
+    def _no_oauth(self, scope: Scope, token: str | None) -> str:
+        """The 404 of a discovery URL; a client that sent a key there learns whether it is the problem."""
+        auth = Headers(scope=scope).get("authorization", "")
+        if not token and auth[:7].lower() != "bearer ":
+            return NO_OAUTH
+        try:
+            self._identify(scope, token)
+        except Unauthenticated:
+            return f"{NO_OAUTH}. The key sent is not one this host knows: use a key listed under api_keys in its config.yaml"
+        except (Forbidden, InvalidInput):
+            pass
+        return NO_OAUTH
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -146,7 +159,7 @@ class AuthMiddleware:
 
         try:
             if is_oauth_discovery(path):
-                await JSONResponse(error_body("not_found", NO_OAUTH), 404)(scope, receive, send_logged)
+                await JSONResponse(error_body("not_found", self._no_oauth(scope, token)), 404)(scope, receive, send_logged)
                 return
             if path in PUBLIC:
                 # public, but a key may unlock more (e.g. the admin's LLM check on /health)

@@ -45,7 +45,9 @@ async def test_oauth_discovery_and_registration_are_404_whatever_the_key(host):
                     r = await http.request(method, target, headers=headers, **kw)
                     assert r.status_code == 404, (path, who, method, r.status_code)
                     assert "www-authenticate" not in r.headers, (path, who, method)
-                    assert "Amber has no OAuth server" in r.json()["detail"], (path, who, method)
+                    detail = r.json()["detail"]
+                    assert "Amber has no OAuth server: send its API key as 'Authorization: Bearer <key>'" in detail, (path, who, method)
+                    assert ("The key sent is not one this host knows" in detail) == (who == "wrong"), (path, who, method)
 
 
 async def raw_mcp(url: str, headers: dict[str, str]) -> httpx.Response:
