@@ -81,3 +81,28 @@ async def test_a_read_only_key_is_offered_no_writing_prompt_and_an_unknown_resou
         with pytest.raises(MCPError) as unknown:
             await c.read_resource("amber://secrets")
         assert "amber://secrets" in str(unknown.value)
+
+
+async def test_the_readme_counts_what_is_served(tmp_path):
+    """mcp_server/README.md says how many tools, resources and prompts /mcp serves: the numbers served."""
+    import re
+    from pathlib import Path
+
+    from core import ADMIN, READ, WRITE, Identity, build_service
+    from mcp_server.app import create_app
+    from mcp_server.identity import current_identity
+    from server_kit import make_settings
+
+    settings = make_settings(tmp_path / "data")
+    service = build_service(settings)
+    token = current_identity.set(Identity("test", "ann", frozenset({READ, WRITE, ADMIN})))
+    try:
+        async with Client(create_app(service, settings).state.amber_mcp) as c:
+            served = (len((await c.list_tools()).tools), len((await c.list_resources()).resources), len((await c.list_prompts()).prompts))
+    finally:
+        current_identity.reset(token)
+        service.close()
+    readme = (Path(__file__).resolve().parents[2] / "mcp_server" / "README.md").read_text()
+    said = re.search(r"MCP over Streamable HTTP: (\d+) memory tools \([^)]*\), (\d+) resources and (\d+) prompts", readme)
+    assert said and tuple(int(n) for n in said.groups()) == served, served
+    assert f"serves every client the same {served[0]} tools" in readme
