@@ -302,7 +302,16 @@ def says(words: set[str], text: str) -> bool:
     if not words:
         return False
     need = max(min(2, len(words)), math.ceil(0.6 * len(words)))
+    if text.isascii() and sum(_probe(w) in text.lower() for w in words) < need:
+        return False  # cannot hold enough of them: no need to tokenize it (a forget reads every turn)
     return len(words & set(tokenize(text))) >= need
+
+
+def _probe(token: str) -> str:
+    """What an ASCII text must contain, lower-cased, to yield `token`: the stemmer only strips
+    suffixes, but for "ies" -> "y" (parties -> party), so the token less a final y is a prefix of
+    the word it came from."""
+    return token[:-1] if token.endswith("y") else token
 
 
 def forget_request(text: str) -> Callable[[str], bool] | None:
