@@ -81,6 +81,34 @@ def _active(msgs: list[dict[str, Any]], leaf: Any) -> list[dict[str, Any]]:
     return path
 
 
+def is_project(value: Any) -> bool:
+    """An entry of `projects.json`: a project with its documents."""
+    return isinstance(value, dict) and isinstance(value.get("docs"), list) and "chat_messages" not in value
+
+
+def parse_project(proj: dict[str, Any], index: int = 0) -> Conversation:
+    """A project's documents, each one turn labelled as an imported document (the person put them
+    there as context for their chats); the project's own instructions likewise."""
+    pid = str(proj.get("uuid") or f"project-{index}")
+    name = proj.get("name") if isinstance(proj.get("name"), str) and proj.get("name") else None
+    out = Conversation(SOURCE, f"project:{pid}", name)
+    times = Timeline(parse_time(proj.get("created_at")))
+    label = f"Claude project {name!r}" if name else "a Claude project"
+    template = proj.get("prompt_template")
+    if isinstance(template, str) and template.strip():
+        out.turns.append(Turn(turn_id(SOURCE, f"project-instructions-{pid}", pid, 0), "user",
+                              f"[imported instructions of {label}]\n{template.strip()}", times.next(parse_time(proj.get("updated_at")))))
+    for pos, doc in enumerate(as_list(proj.get("docs")), start=1):
+        if not isinstance(doc, dict) or not isinstance(doc.get("content"), str) or not doc["content"].strip():
+            out.skipped["empty"] += 1
+            continue
+        when = times.next(parse_time(doc.get("created_at")))
+        fname = doc.get("filename") if isinstance(doc.get("filename"), str) else "document"
+        out.turns.append(Turn(turn_id(SOURCE, doc.get("uuid") and f"doc-{doc.get('uuid')}", pid, pos), "user",
+                              f"[imported document {fname} from {label}]\n{doc['content'].strip()}", when))
+    return out
+
+
 def parse(conv: dict[str, Any], index: int = 0) -> Conversation:
     cid = str(conv.get("uuid") or f"conversation-{index}")
     title = conv.get("name") if isinstance(conv.get("name"), str) and conv.get("name") else None

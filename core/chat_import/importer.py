@@ -89,7 +89,7 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
     cap = None if max_turns is None else _Cap(max_turns, service.reads.count(scope, "messages"))
     with Export(path, name=display_name) as export:
         parts = export.parts(source)
-        report.sources = sorted({p.source for p in parts})
+        report.sources = sorted({p.source.removesuffix("-projects") for p in parts})
         if "openwebui" in report.sources and openwebui_user is None:
             owners = openwebui_owners(parts)
             if len(owners) > 1:

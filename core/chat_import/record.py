@@ -19,6 +19,8 @@ from typing import Any
 SOURCES = ("chatgpt", "claude", "openwebui", "claude-code")
 # the client each source's turns are filed under (what a person sees as "where this was said")
 CLIENTS = {"chatgpt": "chatgpt", "claude": "claude.ai", "openwebui": "open-webui", "claude-code": "claude-code"}
+# what the parsers find; a Claude.ai export's projects.json comes in with its conversations
+KINDS = (*SOURCES, "claude-projects")
 # a conversation and its messages without any time: one fixed instant, so a re-import gives the same times
 SENTINEL = datetime(2000, 1, 1, tzinfo=timezone.utc)
 EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)

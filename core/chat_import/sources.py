@@ -114,7 +114,7 @@ class Export:
             kind = detect(e)
             if kind is None:
                 continue
-            if source != "auto" and kind != source:
+            if source != "auto" and kind.split("-projects")[0] != source:
                 raise InvalidInput("source", f"{e.name} holds a {kind} export, not {source}")
             found.append(Part(e, kind))
         if not found:
@@ -191,6 +191,8 @@ def kind_of(value: Any) -> str | None:
         return "claude"
     if openwebui.is_conversation(value):
         return "openwebui"
+    if claude.is_project(value):
+        return "claude-projects"
     return None
 
 
@@ -229,7 +231,8 @@ def conversations(part: Part, *, openwebui_user: str | None = None) -> Iterator[
     if part.source == "claude-code":
         yield claude_code.parse(jsonl_events(part.entry), Path(part.entry.name).stem)
         return
-    parse = {"chatgpt": chatgpt.parse, "claude": claude.parse, "openwebui": openwebui.parse}[part.source]
+    parse = {"chatgpt": chatgpt.parse, "claude": claude.parse, "claude-projects": claude.parse_project,
+             "openwebui": openwebui.parse}[part.source]
     for i, rec in enumerate(records(part)):
         if not isinstance(rec, dict) or kind_of(rec) != part.source:
             continue

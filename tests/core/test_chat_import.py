@@ -117,13 +117,14 @@ def test_zip_of_a_folder_and_a_nested_claude_zip(service, alice, tmp_path):
     with zipfile.ZipFile(outer, "w") as z:
         z.write(inner, "conversations-000.zip")
     r = import_chats(service, alice, outer)
-    assert r.sources == ["claude"] and r.stored == 8
+    assert r.sources == ["claude"] and r.stored == 10
 
 
 def test_claude_export(service, alice):
     r = import_chats(service, alice, FIX / "claude")
     got = texts(service, alice)
-    assert set(got) == {"claude:h1", "claude:a1", "claude:h2", "claude:a2", "claude:l0", "claude:lb1", "claude:f1", "claude:f2"}
+    assert set(got) == {"claude:h1", "claude:a1", "claude:h2", "claude:a2", "claude:l0", "claude:lb1", "claude:f1", "claude:f2",
+                        "claude:project-instructions-proj-1", "claude:doc-doc-1"}
     joined = " ".join(got.values())
     for gone in ("OLD BRANCH", "THINKING", "TOOL OUTPUT", "NEWER BUT NOT THE LEAF", "web_search"):
         assert gone not in joined
@@ -131,7 +132,12 @@ def test_claude_export(service, alice):
     assert got["claude:f1"] == "我住在杭州，喜欢喝龙井茶。"
     assert got["claude:f2"].startswith("杭州的龙井很有名。") and "[voice_memo]" in got["claude:f2"]
     assert {m.client for m in service.messages(alice)} == {"claude.ai"}
-    assert r.as_dict()["skipped"]["abandoned_branch"] == 4
+    assert r.as_dict()["skipped"]["abandoned_branch"] == 4 and r.as_dict()["skipped"]["empty"] == 1
+    # a project's documents and instructions come in labelled as imported, in the project's session
+    doc = next(m for m in service.messages(alice) if m.id == "claude:doc-doc-1")
+    assert doc.content.startswith("[imported document plan.md from Claude project 'Garden']") and "bed C gets beans" in doc.content
+    assert doc.session == "claude:project:proj-1" and doc.created_at == datetime(2024, 4, 1, 8, 5, tzinfo=timezone.utc)
+    assert got["claude:project-instructions-proj-1"].endswith("Answer as a patient gardening coach.")
 
 
 def test_claude_code_prompts_and_prose_only(service, alice):

@@ -36,17 +36,17 @@ def test_a_person_imports_into_their_own_memory(host):
     body = zipped(FIX / "claude")
     r = httpx.post(f"{url}/v1/import/chats", params={"dry_run": "true"}, content=body, headers={**auth("alice"), **OCTET})
     assert r.status_code == 200, r.text
-    assert r.json()["new"] == 8 and r.json()["stored"] == 0 and not any(i.startswith("claude:") for i in turn_ids(service, "alice"))
+    assert r.json()["new"] == 10 and r.json()["stored"] == 0 and not any(i.startswith("claude:") for i in turn_ids(service, "alice"))
     r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("alice"), "Content-Type": "application/zip"})
     assert r.status_code == 200, r.text
-    assert r.json()["stored"] == 8 and r.json()["sources"] == ["claude"]
+    assert r.json()["stored"] == 10 and r.json()["sources"] == ["claude"]
     assert {"claude:h1", "claude:f1"} <= turn_ids(service, "alice")
     assert not any(i.startswith("claude:") for i in turn_ids(service, "bob"))
     # naming someone else with a person's key is refused
     r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("alice", **{"X-Amber-User": "bob"}), **OCTET})
     assert r.status_code in (401, 403), r.text
     again = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("alice"), **OCTET}).json()
-    assert again["stored"] == 0 and again["duplicates"] == 8
+    assert again["stored"] == 0 and again["duplicates"] == 10
 
 
 def test_an_admin_names_the_person(host):
