@@ -96,8 +96,8 @@ def render_forget_note(subject: str, memories: int, turns: int, uncertain: Seque
             return fenced(FORGET_HEADER, [asked, said, "Amber is not sure the user also means these memories, so it keeps them; "
                                           "ask whether they should be forgotten too:", *maybe])
     elif maybe:
-        return fenced(FORGET_HEADER, [asked, "Amber is not sure which memory this means, so nothing was erased. It may mean one of "
-                                      "these; ask the user which (they can say it in its words, or say none):", *maybe])
+        return fenced(FORGET_HEADER, [asked, "Amber found nothing it is sure states this, so nothing was erased. It may mean one of "
+                                      "these memories (kept for now); ask the user which, if any (they can say it in its words):", *maybe])
     else:
         said = "Amber found nothing it is sure states this, so nothing was erased. Say so, and ask the user which memory they mean."
     return fenced(FORGET_HEADER, [asked, said])

@@ -66,7 +66,7 @@ def test_the_erased_set_is_the_intended_set(tmp_path, contents, what, erased, un
 
 def test_the_note_says_what_is_uncertain_so_the_model_can_ask():
     note = render_forget_note("my address", 0, 0, ["I live at 12 Rose Street"])
-    assert "nothing was erased" in note and '- "I live at 12 Rose Street"' in note and "ask the user which" in note
+    assert "found nothing it is sure states this" in note and "nothing was erased" in note and '- "I live at 12 Rose Street"' in note and "ask the user which, if any" in note
     both = render_forget_note("my sister", 1, 0, ["My sister works in Lyon"])
     assert "erasing 1 memory" in both and '- "My sister works in Lyon"' in both and "keeps them" in both
     assert "found nothing" in render_forget_note("my bank PIN", 0, 0, [])
