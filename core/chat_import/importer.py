@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +75,12 @@ class ImportReport:
         }
 
 
-def to_message(conv: Conversation, t: Turn) -> Message:
+def to_message(conv: Conversation, t: Turn, now: datetime | None = None) -> Message:
+    """The turn as Amber stores it. A time in the future (a broken export) is taken as `now`: the
+    turn's extraction window is planned from the time it is stored with."""
+    when = t.created_at if now is None or t.created_at <= now else now
     return Message(id=t.id, role=Role(t.role), content=clip(clean_text(t.text)), client=CLIENTS[conv.source],
-                   session=conv.session, created_at=t.created_at, imported=True)
+                   session=conv.session, created_at=when, imported=True)
 
 
 def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = "auto", dry_run: bool = False,
@@ -105,7 +109,8 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
                 report.conversations_skipped[conv.skip_all] += 1
             elif conv.turns:
                 report.messages += len(conv.turns)
-                pending.append([to_message(conv, t) for t in conv.turns])
+                now = service.clock.now()
+                pending.append([to_message(conv, t, now) for t in conv.turns])
                 size += len(conv.turns)
             if size >= batch:
                 _flush(service, scope, pending, report, known, dry_run, batch, cap)

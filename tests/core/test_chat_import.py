@@ -3,6 +3,7 @@ re-imports, forget, retention, two people, Open WebUI exports of several people.
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 from datetime import datetime, timedelta, timezone
@@ -246,3 +247,11 @@ def test_a_size_cap_stops_an_import_that_would_pass_it(service, alice):
     assert len(service.messages(alice)) == 9
     with pytest.raises(InvalidInput):  # the dry run says so too, writing nothing
         import_chats(service, alice, FIX / "chatgpt", dry_run=True, max_turns=10)
+
+
+def test_a_turn_dated_in_the_future_is_stored_at_the_import_time(service, alice, tmp_path, clock):
+    convo = json.loads((FIX / "chatgpt" / "conversations.json").read_text(encoding="utf-8"))
+    convo[0]["mapping"]["u1"]["message"]["create_time"] = 5_000_000_000  # year 2128
+    (tmp_path / "conversations.json").write_text(json.dumps(convo), encoding="utf-8")
+    import_chats(service, alice, tmp_path)
+    assert next(m for m in service.messages(alice) if m.id == "chatgpt:u1").created_at == clock.now()
