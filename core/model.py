@@ -198,6 +198,7 @@ class Message(BaseModel):
     author: str | None = None  # who spoke, when known (a name, not a user id)
     created_at: Instant  # when it was said, as the client states it: for display and ordering
     stored_at: Instant | None = None  # when Amber stored it, by the server's clock: what retention ages
+    stated_at: Instant | None = None  # the client's time when more than a day ahead of the server's (created_at then says when stored)
     # brought in from a chat export (core/chat_import): kept by message retention (DESIGN §8) and
     # planned for extraction even when the cursor is past its date
     imported: bool = False

@@ -50,7 +50,7 @@ from .redact import Redactor
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
 from .supersede import newest, require_current
-from .turns import unsaved
+from .turns import dated, unsaved
 from .write_path import Revisions, WritePath
 
 
@@ -273,7 +273,7 @@ class MemoryService:
                     "turns": len(self.reads.turns(scope, None))}
             for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):
                 self.store.drop(col)
-                self.recaller.drop_indexes(col)
+                self.writes.refresh(col)  # the revision moves on, so hosts sharing the store drop their indexes too
             gone["tombstones"] = self.tombstones.remove_user(scope.user_id)
             self.store.reg_delete([f"user:{scope.user_id}"])
         return gone
@@ -348,6 +348,7 @@ class MemoryService:
         user's turn and the replies to it) is not stored: it would say again what was just forgotten.
         Returns (turns stored, what the commands did)."""
         messages = self.redact.messages(as_said(messages))  # before a "remember" command can keep a secret
+        messages = [dated(m, self.clock.now()) for m in messages]  # a client's clock does not date a turn into the future
         new = unsaved(self.reads, scope, messages)[0] if commands else list(messages)
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []

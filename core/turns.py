@@ -5,10 +5,19 @@ spooled capture sent twice, a filter retrying after a timeout) and costs nothing
 that tells. With other words it is the same turn said anew: Open WebUI saves a reply under an id
 derived from its question, so a regenerated answer arrives with that id and the words that replace
 the discarded ones, and Amber must keep the new words, not the discarded ones.
+
+`dated` is how a captured turn's time is believed (DESIGN §8; retention ages a turn from its
+`stored_at`, the server's clock): a stated time more than a day ahead of the server's clock is
+clamped to it, the client's time kept as `stated_at`. Refusing such a turn would lose it (the
+person already has the answer; a spool would set it aside), and keeping the date would put it in
+every coming "today" of the boot pack and after everything said later. Captures from clients
+(every face and the capture queue go through `MemoryService.capture`) are dated so; `ingest`
+called directly (imports, jobs, tests on a fixed clock) keeps the times it is given.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from .model import Message
@@ -29,3 +38,13 @@ def to_store(stored: Mapping[str, Message], messages: Sequence[Message]) -> tupl
 def unsaved(reads: "Reads", scope: "Scope", messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
     """`to_store` against the user's stored turns: one read, of the ids given."""
     return to_store(reads.turns_by_id(scope, [m.id for m in messages]), messages)
+
+
+FUTURE_SLACK = timedelta(days=1)  # client clocks a little ahead (time zones entered wrong) are believed
+
+
+def dated(m: Message, now: datetime) -> Message:
+    """The turn with a time the server can believe at `now` (module docstring)."""
+    if m.created_at > now + FUTURE_SLACK:
+        return m.model_copy(update={"created_at": now, "stated_at": m.created_at})
+    return m
