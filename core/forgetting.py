@@ -90,7 +90,7 @@ class Forgetting:
     def _plan(self, scope: Scope, what: str) -> ForgetPlan:
         every = self._reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))
         live = [m for m in every if m.status == Status.active and m.kind not in STANDING]
-        named, uncertain = _named(live, what, self._meaning(scope, what, live))
+        named, uncertain = _named(live, what, lambda: self._meaning(scope, what, live))
         phrases = [what, *(m.content for m in named)]
         wanted = [w for w in map(words_of, phrases) if w]
         # records no longer live (the review queue, the trash, old versions, the archive) that say it
@@ -160,7 +160,7 @@ class Forgetting:
         """Live memories a "forget" names for sure: those containing the words, else the one
         near-match nothing else competes with."""
         live = self._reads.memories(scope, memory_where(scope))
-        return _named(live, text, self._meaning(scope, text, live))[0]
+        return _named(live, text, lambda: self._meaning(scope, text, live))[0]
 
     def turns_saying(self, scope: Scope, text: str) -> set[str]:
         """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
@@ -241,15 +241,16 @@ class Forgetting:
 STANDING = (Kind.digest, Kind.daily_log)
 
 
-def _named(memories: Sequence[Memory], text: str, meaning: dict[str, float]) -> tuple[list[Memory], list[Memory]]:
-    """The memories a forget names for sure, and those it may mean. Pure.
+def _named(memories: Sequence[Memory], text: str, near: Callable[[], dict[str, float]]) -> tuple[list[Memory], list[Memory]]:
+    """The memories a forget names for sure, and those it may mean.
 
     Sure: the memories that contain its words; else the one memory sharing at least half the
     words (by Jaccard over the recall's tokens) when no other does; else the one memory close in
-    meaning (`meaning`: similarities at or over the recall's floor) that also shares a quarter of
-    the words, when it is the only one close in meaning. Everything else that is close (two
+    meaning (`near()`: similarities at or over the recall's floor, asked for only when the words
+    did not decide) that also shares a quarter of the words, when it is the only one close in
+    meaning. Everything else that is close (two
     memories sharing half the words, meaning alone, a near-match below half) is uncertain: a
-    forget acts on what it is sure of and asks about the rest."""
+    forget acts on what it is sure of and asks about the rest. Pure but for `near`."""
     needle = normalize_text(text)
     exact = [m for m in memories if needle and needle in normalize_text(m.content)]
     if exact:
@@ -264,6 +265,7 @@ def _named(memories: Sequence[Memory], text: str, meaning: dict[str, float]) -> 
     strong = [m for m in memories if lexical[m.id] >= 0.5]
     if len(strong) == 1:
         return strong, []
+    meaning = near()
     close = [m for m in memories if m.id in meaning]
     if not strong and len(close) == 1 and lexical[close[0].id] >= 0.25:
         return close, []
