@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -44,8 +44,14 @@ class Revisions:
             self._revs[col] = int(self._registry.reg_get(f"rev:{col}") or 0)
         return self._revs[col]
 
-    def bump(self, col: str) -> tuple[int, int]:
+    def bump(self, col: str, noted: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+        """Move the revision on. `noted(old, new)` tells this host's recall indexes first: published
+        before them, the new revision made a concurrent recall find its index one revision behind
+        and read the person's whole collection again (seconds for a big user), for a write that was
+        about to be noted anyway. An index ahead of the published revision is current (core/recall)."""
         old = self.get(col)
+        if noted is not None:
+            noted(old, old + 1)
         self._revs[col] = old + 1
         if self._shared:  # other hosts read it to know their indexes are stale; one owner needs no record
             self._registry.reg_put(f"rev:{col}", old + 1, kind="rev")
@@ -165,8 +171,7 @@ class WritePath:
             stale = []
         if stale:
             self._store.put_memories(col, stale, None)
-        old, new = self._revisions.bump(col)
-        self._recaller.note_memories(col, memories, old, new)
+        self._revisions.bump(col, lambda old, new: self._recaller.note_memories(col, memories, old, new))
 
     def seen(self, scope: Scope, mem: Memory, now: datetime) -> WriteResult:
         seen = mem.model_copy(update={"seen_count": mem.seen_count + 1, "last_seen_at": now})
@@ -233,11 +238,11 @@ class WritePath:
         if not messages:
             return
         self._store.put_messages(col, messages, [m.content for m in messages], vectors)
-        old, rev = self._revisions.bump(col)
         if replacing:
             self._recaller.drop_indexes(col)
+            self._revisions.bump(col)
         else:
-            self._recaller.note_messages(col, messages, old, rev)
+            self._revisions.bump(col, lambda old, new: self._recaller.note_messages(col, messages, old, new))
 
     def delete_records(self, scope: Scope, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
         """Remove records for good, under the user's lock. Raises if the store refuses."""

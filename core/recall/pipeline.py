@@ -234,11 +234,11 @@ class Recaller:
     def _mem_index(self, col: str) -> _MemIndex:
         rev = self.revision(col)
         idx = self._mem.get(col)
-        if idx is not None and idx.rev == rev:
+        if idx is not None and idx.rev >= rev:
             return idx
         with self._building(col):
             idx = self._mem.get(col)
-            if idx is not None and idx.rev == rev:  # another thread built it while we waited
+            if idx is not None and idx.rev >= rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
@@ -359,11 +359,11 @@ class Recaller:
     def _msg_index(self, col: str) -> _MsgIndex:
         rev = self.revision(col)
         idx = self._msg.get(col)
-        if idx is not None and idx.rev == rev:
+        if idx is not None and idx.rev >= rev:
             return idx
         with self._building(col):
             idx = self._msg.get(col)
-            if idx is not None and idx.rev == rev:  # another thread built it while we waited
+            if idx is not None and idx.rev >= rev:  # another thread built it while we waited
                 return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
@@ -418,7 +418,7 @@ class Recaller:
         """The last n turns of a session from the in-process index, or None when it is not loaded
         or not current (the caller then reads the store)."""
         idx = self._msg.get(col)
-        if idx is None or idx.rev != self.revision(col) or n > LEXICAL_CONTEXT:
+        if idx is None or idx.rev < self.revision(col) or n > LEXICAL_CONTEXT:
             return None
         return list(idx.tails.get(session, []))[-n:] if n else []
 
