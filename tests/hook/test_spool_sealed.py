@@ -102,3 +102,20 @@ def test_lines_from_before_the_key_are_read_and_sealed_when_rewritten(tmp_path):
     asyncio.run(sealed.drain_once(store))  # set aside: written again, sealed
     assert [e["command"] for e in sealed.quarantined()] == ["my Capybarion is called Ned"]
     assert files_holding(tmp_path, "Capybarion") == []
+
+
+def test_amber_spool_reads_a_sealed_journal_with_the_configured_key(tmp_path, monkeypatch, capsys):
+    from mcp_server.cli import main as amber
+
+    spool = Spool(tmp_path / "spool", master_key=KEY)
+    asyncio.run(spool.put(entry("ann", 0, "my Okapiroon is hungry")))
+    asyncio.run(spool.drain_once(Store(refuse={"ann-0"})))
+    monkeypatch.setenv("AMBER_MASTER_KEY", KEY.hex())
+    assert amber(["spool", "status", "--data-dir", str(tmp_path)]) == 0
+    assert "set aside    1 exchange(s)" in capsys.readouterr().out
+    assert amber(["spool", "replay", "--data-dir", str(tmp_path), "--user", "ann"]) == 0
+    assert "1 exchange(s) of user 'ann' moved back" in capsys.readouterr().out
+    assert files_holding(tmp_path, "Okapiroon") == []
+    again = Store()
+    asyncio.run(Spool(tmp_path / "spool", master_key=KEY).drain_once(again))
+    assert again.texts == ["my Okapiroon is hungry"]
