@@ -8,8 +8,9 @@ to leave an old copy behind. Amber cannot reach into all of that without stoppin
 VACUUM rewrites the whole file under an exclusive lock). So the words never reach Chroma in the
 clear: the record JSON and the document of each record are sealed with AES-GCM under a random
 256-bit key for that record, and the keys live in a small SQLite file Amber owns
-(`<data_dir>/record_keys.sqlite3`, secure_delete on, rollback journal). Removing a record for good
-(a forget, a purge of the trash, a retention purge, a person erased) deletes its key, and every
+(`<data_dir>/record_keys.sqlite3`, secure_delete on, its write-ahead log emptied at every erase).
+Removing a record for good (a forget, a purge of the trash, a retention purge, a person erased)
+deletes its key, and every
 copy Chroma still holds, in its log, its free pages or its index files, is unreadable from then on.
 
 What stays readable in Chroma: the ids, the vectors, and the flat fields Amber filters on (status,
