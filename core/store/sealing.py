@@ -10,8 +10,8 @@ clear: the record JSON and the document of each record are sealed with AES-GCM u
 256-bit key for that record, and the keys live in a small SQLite file Amber owns
 (`<data_dir>/record_keys.sqlite3`, secure_delete on, its write-ahead log emptied at every erase).
 Removing a record for good (a forget, a purge of the trash, a retention purge, a person erased)
-deletes its key, and every
-copy Chroma still holds, in its log, its free pages or its index files, is unreadable from then on.
+deletes its key, and every copy Chroma still holds, in its log, its free pages or its index
+files, is unreadable from then on.
 
 What stays readable in Chroma: the ids, the vectors, and the flat fields Amber filters on (status,
 kind, namespace, dates, the fact key's name, a content digest). With Chroma as a server
