@@ -35,7 +35,7 @@ OAUTH_ENDPOINTS = {"/register", "/authorize", "/token", "/revoke", "/oauth/regis
                    "/mcp/register", "/mcp/authorize", "/mcp/token"}
 NO_OAUTH = ("Amber has no OAuth server: send its API key as 'Authorization: Bearer <key>' "
             "(or '?token=<key>' where a client cannot set headers)")
-MCP_REFUSED = -32001  # a JSON-RPC server error code: the request was refused before MCP saw it (key, user, scope)
+MCP_REFUSED = -32010  # a JSON-RPC server error code (not the SDK's -32000 closed / -32001 timeout): the request was refused before MCP saw it (key, user, scope)
 MCP_SCOPES = (READ, WRITE, ADMIN)
 
 

@@ -27,7 +27,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable, NoReturn
 
 import anyio
 import httpx2
@@ -60,7 +60,7 @@ from .identity import CLIENT_HEADER, USER_HEADER
 log = logging.getLogger("amber.mcp_bridge")
 REPLAY_TIMEOUT_S = 30.0
 GOODBYE_S = 0.5  # after the client went: time to pass on its last messages and end the host's session politely
-PARENT_POLL_S = 0.2
+PARENT_POLL_S = 0.1
 
 
 def endpoint_of(url: str) -> str:
@@ -70,10 +70,16 @@ def endpoint_of(url: str) -> str:
     return url if url.endswith("/mcp") else f"{url}/mcp"
 
 
-def run(url: str, key: str | None, user: str | None) -> int:
+def run(url: str, key: str | None, user: str | None) -> NoReturn:
     if not log.isEnabledFor(logging.DEBUG):  # one line per HTTP request is noise in an MCP client's log
         logging.getLogger("httpx2").setLevel(logging.WARNING)
-    return anyio.run(_run, endpoint_of(url), key, user)
+    code = anyio.run(_run, endpoint_of(url), key, user)
+    # The client is gone. Nothing here needs an orderly interpreter teardown (sockets and pipes close with
+    # the process), and on a busy machine that teardown alone can take seconds: end now.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 async def _run(endpoint: str, key: str | None, user: str | None) -> int:
@@ -82,9 +88,10 @@ async def _run(endpoint: str, key: str | None, user: str | None) -> int:
         code, line = problem
         print(f"amber mcp: {line}", file=sys.stderr)
         return code
-    async with stdio_server(stdin=ClientInput(0)) as (read, write):
+    source = ClientInput(0)
+    async with stdio_server(stdin=source) as (read, write):
         async with write:  # closing it ends the transport's stdout writer, so the process can exit
-            await Bridge(endpoint, key, user).serve(read, write)
+            await Bridge(endpoint, key, user).serve(read, write, client_gone=source.parent_gone)
     return 0
 
 
@@ -190,7 +197,7 @@ class Bridge:
         self.said_refused = False
         self.replays = 0
 
-    async def serve(self, client_read: Any, client_write: Any) -> None:
+    async def serve(self, client_read: Any, client_write: Any, client_gone: Callable[[], bool] = lambda: False) -> None:
         self.client_write = client_write
         self.outbox, outbox_read = anyio.create_memory_object_stream[JSONRPCMessage](math.inf)
         async with anyio.create_task_group() as tg:
@@ -211,7 +218,8 @@ class Bridge:
                         self.pending.pop((msg.params or {}).get("requestId"), None)  # no answer will come
                     await self.outbox.send(msg)
             # the client closed stdin: pass on what it sent last, then end the host's session politely
-            with anyio.move_on_after(GOODBYE_S) as goodbye:
+            # (a client whose process is gone sent all it will send: no goodbye)
+            with anyio.move_on_after(0 if client_gone() else GOODBYE_S) as goodbye:
                 await self.sent_all.wait()
                 link = self.link
                 if link is not None:

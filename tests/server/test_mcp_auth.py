@@ -71,7 +71,7 @@ async def test_a_refusal_on_mcp_is_a_json_rpc_error_naming_the_fix(host, who, he
     assert r.status_code == status, (who, r.text)
     assert (r.headers.get("www-authenticate") == 'Bearer realm="amber"') == (status == 401), who
     body = r.json()
-    assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32001, body
+    assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32010, body
     assert says in body["error"]["message"], body
     assert body["error"]["data"]["error"] == code and body["error"]["data"]["status"] == status, body
 
