@@ -57,17 +57,16 @@ from .write_path import Revisions, WritePath
 def as_said(messages: Sequence[Message]) -> list[Message]:
     """Turns as the person and the model said them, whichever face or queue brought them: a client may
     echo back the memory block Amber gave it (stored, it would be recalled as if someone had said
-    it), a turn left empty by that is dropped, and an id given twice in one batch (a retried queue
-    entry) counts once, its last version winning, as a regenerated reply replaces the earlier one."""
-    last: dict[str, Message] = {}
+    it), and a turn left empty by that is dropped. One request naming an id twice is refused (the
+    capture queue merges a retried entry's turns before it calls, core/capture_queue.py)."""
+    if len({m.id for m in messages}) != len(messages):
+        raise InvalidInput("messages", "message ids repeat within one request")
+    out = []
     for m in messages:
         text = strip_patch(m.content)
         if text.strip():
-            last.pop(m.id, None)
-            last[m.id] = m if text == m.content else m.model_copy(update={"content": text})
-        else:
-            last.pop(m.id, None)
-    return list(last.values())
+            out.append(m if text == m.content else m.model_copy(update={"content": text}))
+    return out
 
 
 class MemoryService:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from core import Message, store_entries
+import pytest
+
+from core import InvalidInput, Message, store_entries
 from core.recall.render import render_forget_note
 
 WHEN = "2026-03-04T10:00:00+00:00"
@@ -31,10 +33,14 @@ def test_the_queue_path_strips_echoed_memory_blocks(service, alice):
     assert not any("Background from Amber" in c for c in stored(service, alice).values())
 
 
-def test_a_retried_turn_in_one_batch_counts_once(service, alice):
-    n, _ = service.capture(alice, [_msg("u1", "Hello there"), _msg("u1", "Hello there"), _msg("a1", "Hi!")])
-    assert n == 2
+def test_a_retried_entry_counts_once_and_one_request_may_not_repeat_an_id(service, alice):
+    first = {"messages": [turn("u1", "user", "Hello there"), turn("a1", "assistant", "Hi!")]}
+    store_entries(service, "alice", [first, first])  # a proxy's retry queued the same exchange twice
     assert stored(service, alice) == {"u1": "Hello there", "a1": "Hi!"}
+    with pytest.raises(InvalidInput) as e:
+        service.capture(alice, [_msg("u2", "Hello again"), _msg("u2", "Hello again")])
+    assert e.value.field == "messages"
+    assert "u2" not in stored(service, alice)
 
 
 def _msg(i: str, content: str) -> Message:
