@@ -27,7 +27,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, NoReturn
+from typing import Any, AsyncIterator, Callable
 
 import anyio
 import httpx2
@@ -70,16 +70,10 @@ def endpoint_of(url: str) -> str:
     return url if url.endswith("/mcp") else f"{url}/mcp"
 
 
-def run(url: str, key: str | None, user: str | None) -> NoReturn:
+def run(url: str, key: str | None, user: str | None) -> int:
     if not log.isEnabledFor(logging.DEBUG):  # one line per HTTP request is noise in an MCP client's log
         logging.getLogger("httpx2").setLevel(logging.WARNING)
-    code = anyio.run(_run, endpoint_of(url), key, user)
-    # The client is gone. Nothing here needs an orderly interpreter teardown (sockets and pipes close with
-    # the process), and on a busy machine that teardown alone can take seconds: end now.
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    return anyio.run(_run, endpoint_of(url), key, user)
 
 
 async def _run(endpoint: str, key: str | None, user: str | None) -> int:
