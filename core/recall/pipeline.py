@@ -138,6 +138,13 @@ class _MemIndex:
     # namespaces -> (rev, valid from, valid until, ids): building the set costs ~15 ms at 100k records
     _allowed: dict[tuple[str, ...], tuple[int, float, float, set[str]]] = field(default_factory=dict)
 
+    def drop(self, memory_id: str) -> None:
+        """The memory is no longer active (or no longer exists): out of every part of the index."""
+        self.bm25.remove(memory_id)
+        self.cands.pop(memory_id, None)
+        self.meta.pop(memory_id, None)
+        self.listing.pop(memory_id, None)
+
     def allowed(self, namespaces: tuple[str, ...], now_ts: float) -> set[str]:
         """Ids readable in these namespaces and not past their TTL; cached until the next write or
         the next expiry, whichever comes first."""
@@ -296,10 +303,7 @@ class Recaller:
                 self._mem_add(idx, m)
         else:
             for i in payload:
-                idx.bm25.remove(i)
-                idx.cands.pop(i, None)
-                idx.meta.pop(i, None)
-                idx.listing.pop(i, None)
+                idx.drop(i)
 
     def _note(self, col: str, what: str, payload, old_rev: int, new_rev: int) -> None:
         """Keep a write for the index being built for `col`, if one is (the caller holds self._lock)."""
@@ -316,10 +320,7 @@ class Recaller:
     @staticmethod
     def _mem_add(idx: _MemIndex, m: Memory) -> None:
         if m.status != Status.active:
-            idx.bm25.remove(m.id)
-            idx.cands.pop(m.id, None)
-            idx.meta.pop(m.id, None)
-            idx.listing.pop(m.id, None)
+            idx.drop(m.id)
             return
         text = " ".join([m.title or "", *m.aliases, m.content])
         idx.bm25.add(m.id, text)
@@ -350,10 +351,7 @@ class Recaller:
                 self._mem.pop(col, None)
                 return
             for i in ids:
-                idx.bm25.remove(i)
-                idx.cands.pop(i, None)
-                idx.meta.pop(i, None)
-                idx.listing.pop(i, None)
+                idx.drop(i)
             idx.rev = new_rev
 
     def _msg_index(self, col: str) -> _MsgIndex:
