@@ -266,12 +266,6 @@ class ChromaStore:
         out.sort(key=lambda x: (x[0].created_at, x[0].id))
         return out
 
-    def query_messages(self, col: str, embedding: Sequence[float], k: int, where: Where | None = None) -> list[tuple[Message, float]]:
-        c = self._collection(col, vectors=True)
-        r = c.query(query_embeddings=[list(embedding)], n_results=k, where=chroma_where(where), include=["metadatas", "distances"])
-        dist = dict(zip(r["ids"][0], r["distances"][0]))
-        return [(message_from(m), 1.0 - dist[i]) for i, m in self._open_all(col, r["ids"][0], r["metadatas"][0])]
-
     def _room(self, payload: int, *, floor: float = 1.0) -> None:
         """Refuse a write the filesystem may not hold (embedded stores; see the module docstring)."""
         if self.disk is not None:

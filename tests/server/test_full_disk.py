@@ -151,7 +151,7 @@ def test_disk_guard_in_process(tmp_path):
         with pytest.raises(StoreUnavailable, match="disk holding Amber's store"):
             store.put_messages("amber_msg_t", [m2], [m2.content], [[0.0, 1.0, 0.0, 0.0]])
         assert store.disk_status()["ok"] is False
-        assert [m.id for m, _ in store.query_messages("amber_msg_t", [1.0, 0.0, 0.0, 0.0], 5)] == ["a"]  # reads go on
+        assert [i for i, _ in store.nearest_ids("amber_msg_t", [1.0, 0.0, 0.0, 0.0], 5)] == ["a"]  # reads go on
         store.disk = DiskGuard(tmp_path, reserve=MB)  # space is back
         store.put_messages("amber_msg_t", [m2], [m2.content], [[0.0, 1.0, 0.0, 0.0]])
         assert store.existing_ids("amber_msg_t", ["a", "b"]) == {"a", "b"}
