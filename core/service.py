@@ -377,14 +377,10 @@ class MemoryService:
     def ingest(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
         """Append turns to the user's log. A message id already stored is skipped when its words are the
         same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
-        messages = as_said(messages)
+        if not redacted:  # capture has done both already
+            messages = self.redact.messages(as_said(messages))
         if not messages:
             return 0
-        if not redacted:  # capture has done it already
-            messages = self.redact.messages(messages)
-        ids = [m.id for m in messages]
-        if len(set(ids)) != len(ids):
-            raise InvalidInput("messages", "message ids repeat within one request")
         # Embedding happens before the user's lock is taken: it is the slow part, and the user's
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
         now = self.clock.now()
