@@ -13,10 +13,13 @@ marked uniquely; the fault starts after a short warm-up, lasts `--outage` second
 - clock: no outage; captures and chats state times 30 days slow, two years ahead, or naive; then
   retention runs, and must delete none of them
 
-After recovery, every marker is looked up in the store (memories by text, turns by text) until the
-counts stop changing: acked (the client got a success), lost (acked and not stored), duplicated
-(stored more than once), refused (a 503 the client saw: not acknowledged, its to retry). A table,
-then one JSON line.
+After recovery the bench waits (polling, at most 90 s) until nothing acknowledged waits any more:
+the proxy's capture journal is empty and the shared capture queue has no entry (their backoffs
+are up to 30 s and 10 s, so counting sooner counts turns still on their way as lost). Then every
+marker is looked up in the store (memories by text, turns by text) until the counts stop changing:
+acked (the client got a success), lost (acked and not stored), duplicated (stored more than once),
+refused (a 503 the client saw: not acknowledged, its to retry). Each row says whether it drained
+and how long that took. A table, then one JSON line.
 
     .venv/bin/python bench/faults.py [--outage 10] [--threads 3] [--only chroma,redis]
     .venv/bin/python bench/faults.py --smoke      # 2 s faults, 2 threads, chroma and clock only
@@ -47,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
+from core import Journal  # noqa: E402
 from tests.kit import topology as kit  # noqa: E402
 from tests.kit.servers import free_port, stop_process, wait_answering  # noqa: E402
 from tests.kit.topology import ADMIN_KEY, AmberHost, Topology  # noqa: E402
@@ -192,11 +196,41 @@ def stored(host: AmberHost, user: str, tag: str) -> dict[str, Counter]:
     return {"remember": mem, "capture": cap, "chat": chat}
 
 
-STILL_S = 40.0  # longer than the capture queue's and the spool's longest backoff (10 s, 30 s)
+DRAIN_S = 90.0  # at most this long for the proxy's journal and the capture queue to empty after a fault
+STILL_S = 5.0  # once drained: counts unchanged this long are final
 
 
-def settle(host: AmberHost, load: Load, timeout: float) -> dict[str, Any]:
-    """Wait until every acked marker is stored or the counts stop changing for STILL_S; then count."""
+def waiting(host: AmberHost, spool: Path | None) -> dict[str, Any]:
+    """What is acknowledged and not stored yet: turns in the proxy's journal (its files, read as
+    `amber spool status` reads them) and entries in the shared capture queue (the host's /health).
+    None where it cannot be told right now (the host or Redis not answering)."""
+    out: dict[str, Any] = {"spool": Journal(spool).status()["pending"] if spool is not None else 0, "queue": 0}
+    try:
+        queue = (host.rest("GET", "/health", timeout=5).json().get("coordination") or {}).get("capture_queue")
+    except (httpx.HTTPError, ValueError):
+        out["queue"] = None
+    else:
+        out["queue"] = queue.get("waiting") if queue else 0
+    return out
+
+
+def drain(host: AmberHost, spool: Path | None, timeout: float = DRAIN_S) -> dict[str, Any]:
+    """Poll until nothing acknowledged waits (twice in a row, 2 s apart: a chat's capture callback
+    runs just after its answer) or `timeout`; the journal's backoff is at most 30 s and the queue's
+    10 s, so a count taken before this counted turns still on their way as lost."""
+    started, calm = time.monotonic(), 0
+    while True:
+        w = waiting(host, spool)
+        calm = calm + 1 if w["spool"] == 0 and w["queue"] == 0 else 0
+        if calm >= 2 or time.monotonic() - started > timeout:
+            return {"drained": calm >= 2, "drain_s": round(time.monotonic() - started, 1), "left": w}
+        time.sleep(2)
+
+
+def settle(host: AmberHost, load: Load, timeout: float, spool: Path | None = None) -> dict[str, Any]:
+    """Wait for the journal and the queue to drain (bounded), then count every acked marker, reading
+    again until every one is found or the counts stay the same for STILL_S."""
+    drained = drain(host, spool, min(DRAIN_S, timeout))
     deadline, last, still = time.monotonic() + timeout, None, time.monotonic()
     while True:
         try:
@@ -220,6 +254,7 @@ def settle(host: AmberHost, load: Load, timeout: float) -> dict[str, Any]:
                      "refused": load.outcomes[f"{kind} refused"], "errors": sum(v for k, v in load.outcomes.items()
                                                                               if k.startswith(kind) and not k.endswith((" ok", " refused")))}
     row["recall"] = {"ok": load.outcomes["recall ok"], "failed": sum(v for k, v in load.outcomes.items() if k.startswith("recall") and k != "recall ok")}
+    row.update(drained)
     return row
 
 
@@ -262,7 +297,7 @@ def run_fault(fault: str, topo: Topology, chroma: Restartable, redis: Restartabl
         r = host.rest("POST", "/v1/jobs/retention/run", key=ADMIN_KEY)
         r.raise_for_status()
         time.sleep(3)
-    row = settle(host, load, args.settle)
+    row = settle(host, load, args.settle, topo.proxy.workdir / "data" / "spool" if topo.proxy else None)
     row["seconds"] = round(time.monotonic() - started, 1)
     return row
 
@@ -330,13 +365,14 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     kinds = ["remember", "capture", "chat"]
-    print(f"{'fault':8} " + " ".join(f"{k + ' acked/lost/dup/refused':>32}" for k in kinds) + f" {'recall ok/failed':>18}")
+    print(f"{'fault':8} " + " ".join(f"{k + ' acked/lost/dup/refused':>32}" for k in kinds) + f" {'recall ok/failed':>18}  drained")
     for fault, row in results.items():
         if "skipped" in row:
             print(f"{fault:8} skipped: {row['skipped']}")
             continue
         cells = [f"{row[k]['acked']}/{row[k]['lost']}/{row[k]['duplicated']}/{row[k]['refused']}" if row[k]["acked"] or row[k]["refused"] else "-" for k in kinds]
-        print(f"{fault:8} " + " ".join(f"{c:>32}" for c in cells) + f" {str(row['recall']['ok']) + '/' + str(row['recall']['failed']):>18}")
+        drained = f"{row['drain_s']} s" if row["drained"] else f"NOT drained in {row['drain_s']} s: {row['left']}"
+        print(f"{fault:8} " + " ".join(f"{c:>32}" for c in cells) + f" {str(row['recall']['ok']) + '/' + str(row['recall']['failed']):>18}  {drained}")
     lost = sum(row[k]["lost"] for row in results.values() if "skipped" not in row for k in kinds)
     dup = sum(row[k]["duplicated"] for row in results.values() if "skipped" not in row for k in kinds)
     print(json.dumps({"faults": results, "lost": lost, "duplicated": dup, "outage_s": args.outage, "threads": args.threads,
