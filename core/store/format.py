@@ -9,6 +9,11 @@ what that one changed) and migrates an older one when it opens it:
   the clear copies Chroma kept in its log and free pages are gone from the file too. That costs a
   full rewrite of the file, once, while nothing else uses the store. A server-mode store records
   2 with `sealed: false` (the records of a shared Chroma server are not sealed).
+- 3: a turn can say it was imported from a chat export (`Message.imported`, core/chat_import),
+  and the registry holds extraction windows marked `imported`. A format-2 Amber reads turns with
+  `extra="forbid"` and would fail on every turn written since, and would run imported windows as
+  live ones: it must refuse the store, which the version does. Nothing is rewritten: a turn
+  stored before has no mark, which reads as not imported.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from .sealing import PREFIX as SEALED
 
 log = logging.getLogger("amber.store")
 
-FORMAT = 2
+FORMAT = 3
 KEY = "store:format"
 
 
@@ -50,6 +55,7 @@ def ensure_format(store: Any) -> int:
         vacuum(path)
         remove_orphan_segments(Path(store.location))
         log.info("amber store %s: format %d -> %d, %d records sealed, file rebuilt", store.location, version, FORMAT, sealed)
+    # 2 -> 3 (imported turns and windows) rewrites nothing: an unmarked turn is not imported
     if found is None or version < FORMAT:
         store.reg_put(KEY, {"version": FORMAT, "sealed": store.sealer is not None}, kind="store")
     return sealed

@@ -15,6 +15,7 @@ import pytest
 
 from core import Actor, Message, MemoryIn, NotFound, Settings, build_service, build_boot, scope_for
 from core.testing import FixedClock, HashEmbedder
+from core.store.format import FORMAT
 
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -139,7 +140,7 @@ def test_a_store_from_before_sealing_is_sealed_and_rebuilt_when_opened(tmp_path)
     assert files_holding(data, "Pumpernickelo")
     svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
     try:
-        assert svc.store.reg_get("store:format")["version"] == 2
+        assert svc.store.reg_get("store:format")["version"] == FORMAT
         assert "list" in readable_anywhere(svc, scope, "Pumpernickelo")  # still readable by its owner
         svc.forget(scope, "Pumpernickelo")
         assert files_holding(data, "Pumpernickelo") == []
