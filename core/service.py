@@ -14,6 +14,7 @@ from .access import AccessCounts
 from .commands import parse_command
 from .coordination import Coordination, LocalCoordination
 from .curated_kinds import Curated
+from .embed.fair import background_owner
 from .forgetting import ForgetPlan, Forgetting
 from .portability import Portability
 from .listing import page_memories
@@ -391,7 +392,8 @@ class MemoryService:
         new = [m for m in new if m.id not in buried]
         if not new:
             return 0
-        vectors = self.embed_background(self._index_texts(scope, new))
+        with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
+            vectors = self.embed_background(self._index_texts(scope, new))
         with self.writes.lock(scope):
             self.writes.register_user(scope)
             fresh, replacing = unsaved(self.reads, scope, new)  # another writer may have stored some meanwhile

@@ -20,6 +20,7 @@ milliseconds on one thread, about 100 languages, vectors within cosine 0.99 of t
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..errors import EmbedderUnavailable
+from .fair import current_owner
 from .text import prepare
 
 log = logging.getLogger("amber.embed")
@@ -169,14 +171,25 @@ class WorkerLane:
 
 
 class _Job:
-    """Texts waiting for the document lane, and where their vectors go."""
+    """Texts waiting for the background lane, whose they are, and where their vectors go."""
 
-    def __init__(self, texts: list[str]):
+    def __init__(self, texts: list[str], owner: str):
         self.texts = texts
+        self.owner = owner
+        self.sent = 0  # texts handed to the lane so far; the vectors of those before it are in `result`
         self.done = threading.Event()
         self.solo = False  # after a failed combined batch: sent alone, so it fails alone
         self.result: list[list[float]] = []
         self.error: Exception | None = None
+
+
+# The background lane sends at most BATCH texts per request, taking at most SHARE from each owner
+# in turn (round robin, the owners served last going to the back): another person's turn goes out
+# with the next batch, however much one person has queued. A batch of 64 passages is about a second
+# of one worker (bench/embed_engine.py), so a turn waits about two batches, not behind an import.
+BATCH = 64
+SHARE = 16
+_calls = itertools.count()  # work without an owner: each call its own
 
 
 class LocalE5Embedder:
@@ -219,7 +232,7 @@ class LocalE5Embedder:
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self.cache_size = cache_size  # recent query vectors kept (0: none; benchmarks measure uncached)
         self._cache_lock = threading.Lock()
-        self._pending: list[_Job] = []
+        self._pending: dict[str, list[_Job]] = {}  # owner -> their jobs, oldest first; owners in serving order
         self._pending_lock = threading.Lock()
         # start the query lane now, so the first chat does not pay for it
         lane = self._queries.get()
@@ -267,13 +280,14 @@ class LocalE5Embedder:
 
     def embed_background(self, texts: Sequence[str]) -> list[list[float]]:
         """Background work (captured turns, imports, reindex, jobs): the background lane, at a lower
-        CPU priority. Concurrent callers are combined: whoever finds the lane free sends everything
-        waiting as one batch (the engine streams its weights once per batch)."""
+        CPU priority. Concurrent callers are combined: whoever finds the lane free sends what is
+        waiting, in batches shared out per owner (core/embed/fair.py), until its own texts are done.
+        A request of many texts goes in slices; when one fails, the request fails at once."""
         if not texts:
             return []
-        job = _Job([prepare(t) for t in texts])
+        job = _Job([prepare(t) for t in texts], current_owner() or f"call-{next(_calls)}")
         with self._pending_lock:
-            self._pending.append(job)
+            self._pending.setdefault(job.owner, []).append(job)
         while not job.done.is_set():
             if self.document_lane.lock.acquire(timeout=0.05):
                 try:
@@ -284,37 +298,69 @@ class LocalE5Embedder:
             raise job.error
         return job.result
 
+    def _next_batch(self) -> list[tuple[_Job, int]]:
+        """(job, how many of its next texts) for the next request: a job marked solo alone, else up
+        to SHARE texts from each owner in turn, round after round, up to BATCH. Holds _pending_lock."""
+        for jobs in self._pending.values():
+            for job in jobs:
+                if job.solo:
+                    return [(job, min(BATCH, len(job.texts) - job.sent))]
+        taken: dict[int, int] = {}
+        order: list[_Job] = []
+        size = 0
+        while size < BATCH:
+            grew = False
+            for jobs in self._pending.values():
+                job = next((j for j in jobs if not j.solo and j.sent + taken.get(id(j), 0) < len(j.texts)), None)
+                if job is None or size >= BATCH:
+                    continue
+                n = min(SHARE, BATCH - size, len(job.texts) - job.sent - taken.get(id(job), 0))
+                if id(job) not in taken:
+                    order.append(job)
+                taken[id(job)] = taken.get(id(job), 0) + n
+                size += n
+                grew = True
+            if not grew:
+                break
+        return [(job, taken[id(job)]) for job in order]
+
     def _serve_pending(self, mine: _Job) -> None:
-        """Holding the lane: send what is waiting, oldest first, combined up to 64 texts, until our
-        own job is done (then a waiting caller takes the lane over)."""
+        """Holding the lane: send what is waiting, batch by batch (`_next_batch`), until our own job
+        is done (then a waiting caller takes the lane over)."""
         while not mine.done.is_set():
             with self._pending_lock:
-                batch: list[_Job] = []
-                size = 0
-                while self._pending and (not batch or (not batch[0].solo and not self._pending[0].solo and size + len(self._pending[0].texts) <= 64)):
-                    job = self._pending.pop(0)
-                    batch.append(job)
-                    size += len(job.texts)
+                batch = self._next_batch()
+                for job, _ in batch:  # the owners served now wait at the back for the next batch
+                    self._pending[job.owner] = self._pending.pop(job.owner)
             if not batch:
                 return
-            flat = [t for job in batch for t in job.texts]
+            flat = [t for job, n in batch for t in job.texts[job.sent : job.sent + n]]
             try:
                 vecs = self.document_lane.request("passage", flat, self.document_timeout_s + 0.5 * len(flat))
             except EmbedderUnavailable as e:
                 if len(batch) > 1:  # one caller's text may be the cause: give each its own try
-                    for job in batch:
+                    for job, _ in batch:
                         job.solo = True
-                    with self._pending_lock:
-                        self._pending[:0] = batch
                     continue
-                batch[0].error = e
-                batch[0].done.set()
+                self._finish(batch[0][0], error=e)  # the rest of that request is not tried: it fails now
                 continue
             i = 0
-            for job in batch:
-                job.result = vecs[i : i + len(job.texts)]
-                i += len(job.texts)
-                job.done.set()
+            for job, n in batch:
+                job.result.extend(vecs[i : i + n])
+                job.sent += n
+                i += n
+                if job.sent == len(job.texts):
+                    self._finish(job)
+
+    def _finish(self, job: _Job, error: Exception | None = None) -> None:
+        with self._pending_lock:
+            jobs = self._pending.get(job.owner, [])
+            if job in jobs:
+                jobs.remove(job)
+            if not jobs:
+                self._pending.pop(job.owner, None)
+        job.error = error
+        job.done.set()
 
     def status(self) -> dict[str, Any]:
         """Each lane's state, without embedding anything (for /health)."""

@@ -207,6 +207,97 @@ def test_concurrent_writers_share_batches_and_get_their_own_vectors(embedder):
         assert max(range(3), key=lambda j: cos(results[i], alone[j])) == i
 
 
+def _recording(lane):
+    """The texts of every request the background lane sends, in order (wraps our own lane object)."""
+    sent: list[list[str]] = []
+    real = lane.request
+
+    def request(kind, texts, timeout_s):
+        sent.append(list(texts))
+        return real(kind, texts, timeout_s)
+
+    lane.request = request
+    return sent
+
+
+def test_bulk_work_is_sliced_and_another_person_goes_out_with_the_next_batch(embedder):
+    """Issue 27: one person's 600 texts go in slices of at most 64, and another person's turn,
+    queued while the bulk is in flight, is in the very next request, long before the bulk is done."""
+    from core.embed.fair import background_owner
+    from core.embed.local import BATCH
+
+    embedder.embed_background(["warm up"])
+    sent = _recording(embedder.document_lane)
+    bulk = [f"imported turn {i}: we talked about the garden and the cello lessons" for i in range(600)]
+    out: dict[str, list] = {}
+    first_sent = threading.Event()
+
+    def big() -> None:
+        with background_owner("ines"):
+            out["bulk"] = embedder.embed_background(bulk)
+
+    t = threading.Thread(target=big)
+    t.start()
+    while not sent:
+        time.sleep(0.01)
+    in_flight = len(sent)
+    with background_owner("otto"):
+        mine = embedder.embed_background(["otto: my train leaves at nine"])
+    assert "bulk" not in out  # served while the bulk is still going
+    t.join(timeout=600)
+    assert len(out["bulk"]) == 600 and all(_unit(v) for v in out["bulk"][:3]) and _unit(mine[0])
+    assert all(len(r) <= BATCH for r in sent)
+    [otto_batch] = [i for i, r in enumerate(sent) if "otto: my train leaves at nine" in r]
+    assert otto_batch <= in_flight  # the request after the one in flight when he asked (or that one)
+    flat = [x for r in sent for x in r if x.startswith("imported turn")]
+    assert flat == bulk  # in order, each once
+
+
+def test_owners_take_turns_within_a_batch(embedder):
+    """Three people queue at once: each batch takes up to 16 of each in turn, nobody's whole queue first."""
+    from core.embed.local import SHARE, _Job
+
+    jobs = [_Job([f"{who} {i}" for i in range(40)], who) for who in ("a", "b", "c")]
+    with embedder._pending_lock:
+        for j in jobs:
+            embedder._pending.setdefault(j.owner, []).append(j)
+        batch = embedder._next_batch()
+        for j in jobs:
+            embedder._pending.pop(j.owner)
+    assert [(j.owner, n) for j, n in batch] == [("a", 32), ("b", 16), ("c", 16)]  # two rounds: 16 each, then a's second 16
+    assert SHARE == 16
+
+
+def test_a_bulk_request_that_fails_fails_at_once_and_spares_the_others(embedder):
+    """The worker dies under one person's bulk request: that request fails with the slice in flight
+    (it does not try its remaining slices), and another person's turn is still embedded."""
+    from core.embed.fair import background_owner
+
+    embedder.embed_background(["warm up"])
+    lane = embedder.document_lane
+    sent = _recording(lane)
+    long_docs = [f"document {i}: " + "the quick brown fox jumps over the lazy dog " * 120 for i in range(640)]
+    errors: list[Exception] = []
+
+    def big() -> None:
+        try:
+            with background_owner("ines"):
+                embedder.embed_background(long_docs)
+        except EmbedderUnavailable as e:
+            errors.append(e)
+
+    t = threading.Thread(target=big)
+    t.start()
+    while not sent:
+        time.sleep(0.01)
+    os.kill(lane.proc.pid, signal.SIGKILL)
+    t.join(timeout=600)
+    assert len(errors) == 1
+    assert len(sent) <= 3  # the slice that died (and at most the one before it), not the other nine
+    with background_owner("otto"):
+        assert _unit(embedder.embed_background(["otto: my train leaves at nine"])[0])
+
+
 def test_worker_pipes_past_file_descriptor_1024():
     """A long-running host holds many sockets and files; the worker's pipe can be fd 1100."""
     import resource
