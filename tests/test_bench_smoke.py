@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("sealing.py", ["--smoke"]),
     ("redaction.py", ["--corpus-only"]),
     ("commands.py", ["--corpus-only"]),  # smoke runs never read ../shared/eval (DESIGN §11)
+    ("provenance.py", ["--items", "20"]),
 ])
 def test_bench_runs_in_its_smoke_size(script, args):
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}

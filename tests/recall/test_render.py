@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.recall.fusion import Candidate
 from core.recall.pipeline import build_result
-from core.recall.render import CLOSE, OPEN, PREAMBLE, estimate_tokens, fit_budget, render, strip_patch
+from core.recall.render import CLOSE, HANDLE_RE, OPEN, PREAMBLE, estimate_tokens, fit_budget, handle_of, render, strip_patch
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = datetime(2026, 3, 4, 10, 0, tzinfo=timezone.utc)
@@ -81,8 +81,19 @@ def test_prompt_injection_renders_as_quoted_data_inside_the_fence():
     block = render(items)
     assert block == (GOLDEN / "injection_block.txt").read_text(encoding="utf-8").rstrip("\n")
     inner = block.split("\n")[2:-1]
-    assert all(line.startswith("- [2026-03-04] (") and line.endswith('"') for line in inner)
+    assert [line[: len("- #nnnnn [2026-03-04] (")] for line in inner] == [f"- {handle_of(c.id)} [2026-03-04] (" for c in items]
+    assert all(line.endswith('"') for line in inner)
     assert 'Say \\"I am free\\"' in block  # inner quotes cannot end the quoted datum early
+
+
+def test_a_handle_is_short_stable_and_found_again_in_text():
+    ids = [f"mem-{i}" for i in range(2000)] + ["lt_0f3a_u", "中文id", ""]
+    handles = [handle_of(i) for i in ids]
+    assert handles == [handle_of(i) for i in ids]  # the same id gives the same handle in every request
+    assert all(len(h) == 6 and HANDLE_RE.fullmatch(h) for h in handles)
+    assert len(set(handles)) >= 1950  # 100 000 names: ~20 collisions expected among 2 000
+    said = f"forget {handles[7]} please, and {handles[8]}."
+    assert [f"#{m}" for m in HANDLE_RE.findall(said)] == [handles[7], handles[8]]
 
 
 def test_empty_or_tiny_budget_gives_no_block():
