@@ -175,7 +175,7 @@ class ChromaStore:
             ids, metas = [m.id for m in batch], self._sealed(col, [m.id for m in batch], [memory_metadata(m) for m in batch])
             if embeddings is not None:
                 vectors = [list(v) for v in embeddings[i : i + _MAX_BATCH]]
-                docs = self._seal_texts(col, ids, [m.content for m in batch])
+                docs = self._documents(col, ids, [m.content for m in batch], [m.content for m in batch])
                 c.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors)
             else:
                 c.update(ids=ids, metadatas=metas)  # content unchanged: document and vector stay
@@ -242,7 +242,7 @@ class ChromaStore:
             ids = [m.id for m in batch]
             c.upsert(
                 ids=ids,
-                documents=self._seal_texts(col, ids, list(texts[i : i + _MAX_BATCH])),
+                documents=self._documents(col, ids, list(texts[i : i + _MAX_BATCH]), [m.content for m in batch]),
                 metadatas=self._sealed(col, ids, [message_metadata(m) for m in batch]),
                 embeddings=[list(v) for v in embeddings[i : i + _MAX_BATCH]],
             )
@@ -262,7 +262,10 @@ class ChromaStore:
     def find_messages(self, col: str, where: Where | None) -> list[tuple[Message, str]]:
         r = _get_paged(self._collection(col, vectors=True), chroma_where(where), ["metadatas", "documents"], None)
         docs = dict(zip(r["ids"], r["documents"]))
-        out = [(message_from(m), self._open_text(col, i, docs[i]) or "") for i, m in self._open_all(col, r["ids"], r["metadatas"])]
+        out = []
+        for i, m in self._open_all(col, r["ids"], r["metadatas"]):
+            msg = message_from(m)
+            out.append((msg, self._open_text(col, i, docs[i]) or msg.content))  # an empty document: the turn's own words
         out.sort(key=lambda x: (x[0].created_at, x[0].id))
         return out
 
@@ -315,6 +318,20 @@ class ChromaStore:
             keyed.append(c)
         return chroma_where(Where.of(*keyed))
 
+    def _documents(self, col: str, ids: Sequence[str], texts: Sequence[str], words: Sequence[str]) -> list[str]:
+        """Chroma's `documents` for a write. In the clear (a Chroma server) the text itself. Sealed, an
+        empty document wherever the text is the record's own words: those are sealed once, in the
+        record, and Chroma's document column and its full-text index (which Amber never queries)
+        hold nothing, not even a second ciphertext of them. It is written as "" rather than left
+        out, because an upsert without a document keeps the one stored before. A text that is not
+        the record's words is sealed under the record's key."""
+        if self.sealer is None:
+            return list(texts)
+        if all(t == w for t, w in zip(texts, words)):
+            return [""] * len(texts)
+        sealed = self._seal_texts(col, ids, texts)
+        return ["" if t == w else s for t, w, s in zip(texts, words, sealed)]
+
     def _seal_texts(self, col: str, ids: Sequence[str], texts: Sequence[str]) -> list[str]:
         if self.sealer is None:
             return list(texts)
@@ -354,8 +371,9 @@ class ChromaStore:
             metas = [dict(m) if m else None for m in r["metadatas"]]
             docs = list(r["documents"])
             if words and ids:
+                own = [json.loads(m["record"]).get("content", "") if m and m.get("record") else "" for m in metas]
                 metas = self._sealed(name, ids, metas)
-                docs = self._seal_texts(name, ids, [d or "" for d in docs])
+                docs = self._documents(name, ids, [d or "" for d in docs], own)
                 sealed += len(ids)
             vectors = [list(map(float, v)) for v in r["embeddings"]]
             meta = dict(old.metadata or {})
@@ -463,6 +481,7 @@ class DiskGuard:
         self.path = path
         self._reserve = reserve
         self.outage = OutageState("disk")
+        self._refused_need = 0  # what the last refused write needed free: /health is degraded until it fits
 
     def _space(self) -> tuple[int, int]:
         st = os.statvfs(self.path)
@@ -481,6 +500,7 @@ class DiskGuard:
             msg = (f"the disk holding Amber's store ({self.path}) is full: {free / _MB:.1f} MB free, this write needs "
                    f"{need / _MB:.1f} MB (Amber keeps {reserve / _MB:.0f} MB free so the store is never written full). "
                    "Free some space: writes resume by themselves, and recall serves what is stored meanwhile")
+            self._refused_need = need
             self.outage.down(msg)
             raise StoreUnavailable(msg)
         self.outage.up()
@@ -490,7 +510,9 @@ class DiskGuard:
             free, reserve = self._space()
         except OSError as e:
             return {"ok": False, "error": str(e)}
-        return {"ok": free >= reserve, "free_mb": round(free / _MB, 1), "reserve_mb": round(reserve / _MB, 1)}
+        if self.outage.is_down and free >= self._refused_need:
+            self.outage.up()  # room again for the write that was refused: writes go through again
+        return {"ok": free >= reserve and not self.outage.is_down, "free_mb": round(free / _MB, 1), "reserve_mb": round(reserve / _MB, 1)}
 
 
 class _Guarded:

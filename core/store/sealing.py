@@ -6,8 +6,9 @@ chroma.sqlite3) holds every version ever written, and SQLite leaves the bytes of
 overwritten rows in free space inside its pages; an access-count patch after a recall is enough
 to leave an old copy behind. Amber cannot reach into all of that without stopping everybody (a
 VACUUM rewrites the whole file under an exclusive lock). So the words never reach Chroma in the
-clear: the record JSON and the document of each record are sealed with AES-GCM under a random
-256-bit key for that record, and the keys live in a small SQLite file Amber owns
+clear: the record JSON of each record is sealed with AES-GCM under a random 256-bit key for that
+record (Chroma's document column and its full-text index get an empty string: the words are sealed
+once, in the record), and the keys live in a small SQLite file Amber owns
 (`<data_dir>/record_keys.sqlite3`, secure_delete on, its write-ahead log emptied at every erase).
 Removing a record for good (a forget, a purge of the trash, a retention purge, a person erased)
 deletes its key, and every copy Chroma still holds, in its log, its free pages or its index
