@@ -1,0 +1,182 @@
+"""A corpus for correcting a memory in the conversation (core/correction.py): what people say
+right after Amber injected something wrong about them, and what they say that looks like it but
+corrects no memory.
+
+Every sentence is made up. Each case is one user turn and the items injected into the request just
+before it (what the person could be correcting): CORRECTIONS name the item they correct (its index
+in `shown`), LOOK_ALIKES must correct nothing. `{h0}`, `{h1}` stand for the handles of shown items
+(the test fills them in from the items' ids).
+
+Written before the detector was tuned against it (DESIGN §11). Every third case of each list (index
+2, 5, 8, ...) is "held_out" and is not used for tuning; bench/corrections.py reports the splits apart.
+
+Decisions the corpus encodes:
+- A correction says that what Amber holds is wrong or no longer true ("that's wrong", "actually",
+  "not X but Y", "no longer", "不对", "其实", "已经不", "不再") and it concerns the person ("I", "my",
+  "我") and one of the items just shown (shared words or a shared topic: where they live, work,
+  names, age, what they eat...), or names an item by its handle.
+- Correcting the assistant's answer is not correcting a memory: "That's wrong, 7 x 8 is 56",
+  "不对，你算错了".
+- Confirming is not correcting: "That's right, I still live in Shanghai", "没错，我妹妹叫林".
+- A plain new statement without a marker ("I moved to Hangzhou") is left to extraction, which
+  supersedes keyed facts later; it is in neither list.
+- Something true for now only ("No, I don't want coffee today") corrects no standing fact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TUNE = "tune"
+HELD_OUT = "held_out"
+
+
+@dataclass(frozen=True)
+class Case:
+    text: str
+    shown: tuple[str, ...]  # the texts of the items injected just before, in block order
+    target: int | None  # index in `shown` of the item corrected; None: no correction
+    lang: str
+    split: str
+
+
+def _split(index: int) -> str:
+    return HELD_OUT if index % 3 == 2 else TUNE
+
+
+def _cases(rows: list[tuple], correcting: bool) -> list[Case]:
+    out = []
+    for i, row in enumerate(rows):
+        if correcting:
+            lang, shown, text, target = row
+        else:
+            (lang, shown, text), target = row, None
+        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=_split(i)))
+    return out
+
+
+SH = "I live in Shanghai"
+SISTER = "My sister is called Lan"
+JOB = "Works as a backend engineer at Acme"
+DOG = "Has a dog named Biscuit"
+AGE = "I am 34 years old"
+VEG = "Is vegetarian"
+COFFEE = "Loves coffee, drinks three cups a day"
+CAR = "Drives a blue Honda Civic"
+BDAY = "Birthday is on March 3"
+PARTNER = "Partner's name is Alex"
+RUN = "Trains for a marathon in October"
+ZH_JOB = "我在字节跳动工作"
+ZH_CITY = "我住在北京朝阳区"
+ZH_CAT = "我养了一只猫叫咪咪"
+ZH_DIET = "我不吃辣"
+ZH_BRO = "我哥哥叫王强"
+ZH_SCHOOL = "女儿在实验小学上三年级"
+ZH_PHONE = "用的是华为手机"
+ZH_AGE = "我今年28岁"
+
+CORRECTIONS = _cases([
+    ("en", [SH, JOB], "That's wrong, I moved to Hangzhou", 0),
+    ("en", [SISTER], "actually my sister is called Lin, not Lan", 0),
+    ("en", [JOB, DOG], "That's not right, I left Acme in June and now work at Globex.", 0),
+    ("en", [DOG, SH], "Actually my dog's name is Cookie, not Biscuit", 0),
+    ("en", [AGE], "No, I'm 35 now, I had my birthday last week", 0),
+    ("en", [VEG, COFFEE], "That's outdated - I eat fish again these days", 0),
+    ("en", [COFFEE], "Not true anymore, I quit coffee last month", 0),
+    ("en", [CAR, SH], "I don't drive the Civic anymore, I sold it and got a bike", 0),
+    ("en", [BDAY], "Wrong date: my birthday is on March 13, not March 3", 0),
+    ("en", [PARTNER, SH], "Actually, my partner is called Alexa, not Alex", 0),
+    ("en", [RUN], "That's old news, I'm no longer training for the marathon", 0),
+    ("en", [SH, DOG], "No, I don't live in Shanghai anymore, I live in Shenzhen now", 0),
+    ("en", [JOB], "Correction: I'm a frontend engineer, not backend", 0),
+    ("en", [SISTER, PARTNER], "You've got my sister's name wrong, it's Lin", 0),
+    ("en", [SH, JOB, DOG], "forget {h2}", 2),
+    ("en", [SH, JOB], "{h1} is wrong, I work at Globex now", 1),
+    ("en", [VEG], "Actually I'm not vegetarian anymore", 0),
+    ("en", [AGE, SH], "that's incorrect, I'm 43, not 34", 0),
+    ("en", [CAR], "Update: I drive a red Tesla now, not the Honda", 0),
+    ("en", [JOB, SH], "Nope, I quit my job at Acme, I'm freelancing now", 0),
+    ("en", [DOG], "Sadly that's not true anymore, Biscuit passed away last year", 0),
+    ("en", [SH], "That was true last year, but I've moved to Hangzhou since", 0),
+    ("en", [PARTNER], "We broke up, I'm not with Alex anymore", 0),
+    ("en", [COFFEE, VEG], "Actually I switched from coffee to green tea", 0),
+    ("en", [SH, JOB], "please forget {h0}, it's wrong", 0),
+    ("en", [BDAY, AGE], "My birthday isn't March 3, it's May 3", 0),
+    ("zh", [ZH_JOB, ZH_CITY], "不对，我已经不在那家公司了", 0),
+    ("zh", [ZH_CITY], "不对，我已经搬到杭州了", 0),
+    ("zh", [ZH_CAT, ZH_CITY], "其实我的猫叫团团，不叫咪咪", 0),
+    ("zh", [ZH_DIET], "我现在能吃辣了，以前不吃", 0),
+    ("zh", [ZH_BRO], "你记错了，我哥哥叫王刚，不是王强", 0),
+    ("zh", [ZH_SCHOOL, ZH_CITY], "不对，女儿已经上四年级了", 0),
+    ("zh", [ZH_PHONE], "我早就不用华为了，现在用的是苹果", 0),
+    ("zh", [ZH_AGE], "错了，我今年29岁", 0),
+    ("zh", [ZH_JOB], "这个过时了，我去年就从字节跳动离职了", 0),
+    ("zh", [ZH_CITY, ZH_CAT], "不是朝阳区，我住在海淀区", 0),
+    ("zh", [ZH_CAT], "咪咪已经不在了，去年走的", 0),
+    ("zh", [ZH_CITY, ZH_JOB], "忘掉{h0}吧，那个不对", 0),
+    ("zh", [ZH_JOB, ZH_PHONE], "{h0}不对，我现在在阿里巴巴工作", 0),
+    ("zh", [ZH_DIET, ZH_AGE], "其实我不是不吃辣，是不吃香菜", 0),
+    ("zh", [ZH_BRO, ZH_CITY], "搞错了，王强是我弟弟，不是哥哥", 0),
+    ("zh", [ZH_SCHOOL], "更正一下，女儿在育才小学，不在实验小学", 0),
+    ("zh", [ZH_CITY], "我已经不住在北京了，搬回成都了", 0),
+    ("zh", [ZH_JOB, ZH_CITY], "不对不对，我早就不在字节了", 0),
+    ("zh", [ZH_AGE, ZH_CAT], "你说错了，我不是28岁，是32岁", 0),
+    ("zh", [ZH_PHONE, ZH_JOB], "那个信息过期了，我换了小米手机", 0),
+    ("zh", [ZH_CAT], "其实咪咪是狗，不是猫", 0),
+    ("zh", [ZH_DIET], "不对，我现在吃辣了", 0),
+], correcting=True)
+
+LOOK_ALIKES = _cases([
+    ("en", [SH], "That's wrong, 7 times 8 is 56, not 54"),
+    ("en", [JOB], "Actually, can you make the answer shorter?"),
+    ("en", [SH], "That's right, I still live in Shanghai"),
+    ("en", [COFFEE], "No, I don't want coffee today, thanks"),
+    ("en", [DOG], "Actually I was wondering if you could help me train my dog"),
+    ("en", [JOB], "No, I meant the second function, not the first one"),
+    ("en", [SISTER], "My sister is called Lan, she's visiting next week"),
+    ("en", [SH], "That's not what I asked, I asked about the weather in Tokyo"),
+    ("en", [AGE], "Actually I'm not sure what to cook tonight"),
+    ("en", [VEG], "Wrong answer, try again with a vegetarian recipe"),
+    ("en", [CAR], "No, the bug is in the parser, not the lexer"),
+    ("en", [RUN], "That's incorrect, the marathon record is 2:00:35"),
+    ("en", [SH, JOB], "Actually, let's talk about something else"),
+    ("en", [PARTNER], "Alex says I'm wrong about the movie, but I'm not"),
+    ("en", [BDAY], "Not quite, the meeting is on March 4, not March 3"),
+    ("en", [SH], "I'm not in Shanghai right now, I'm on a business trip to Tokyo"),
+    ("en", [DOG], "You're wrong about dogs, they can't eat grapes"),
+    ("en", [JOB], "Correct, I still work at Acme"),
+    ("en", [COFFEE], "Actually, I'd love another cup of coffee right now"),
+    ("en", [SISTER, SH], "No, I don't think my sister would like that gift"),
+    ("en", [SH], "forget it, let's move on"),
+    ("en", [JOB], "That's not the error I'm seeing, it says timeout"),
+    ("en", [AGE], "Nope, that didn't work either"),
+    ("en", [VEG], "Is #12345 a valid ticket number?"),
+    ("en", [RUN], "Actually the weather was perfect for my run this morning"),
+    ("en", [SH, CAR], "Not exactly what I wanted, but close"),
+    ("zh", [ZH_CITY], "不对，你算错了，应该是42"),
+    ("zh", [ZH_JOB], "其实我也不知道该怎么办"),
+    ("zh", [ZH_CITY], "没错，我还住在朝阳区"),
+    ("zh", [ZH_CAT], "不是这个意思，我是问猫粮怎么选"),
+    ("zh", [ZH_DIET], "我今天不想吃辣的"),
+    ("zh", [ZH_BRO], "我哥哥王强下周来北京"),
+    ("zh", [ZH_JOB], "不对吧，你再检查一下代码"),
+    ("zh", [ZH_SCHOOL], "其实我想问一下怎么辅导作业"),
+    ("zh", [ZH_PHONE], "错了错了，是第三个选项"),
+    ("zh", [ZH_AGE], "我不是在问这个"),
+    ("zh", [ZH_CITY, ZH_JOB], "算了，忘了吧"),
+    ("zh", [ZH_CAT], "对，咪咪很可爱"),
+    ("zh", [ZH_JOB], "不是的，这个函数没有返回值"),
+    ("zh", [ZH_DIET], "其实这道菜不辣"),
+    ("zh", [ZH_CITY], "我这周不在北京，在上海出差"),
+    ("zh", [ZH_BRO, ZH_AGE], "你说得不对，长城不是从太空能看到的"),
+    ("zh", [ZH_PHONE], "现在用的手机有点卡，怎么办"),
+    ("zh", [ZH_SCHOOL], "不对，题目说的是三角形"),
+    ("zh", [ZH_JOB, ZH_CITY], "其实今天天气不错"),
+    ("zh", [ZH_CAT], "错，这道题的答案是B"),
+    ("zh", [ZH_AGE], "没有，我没这么说过"),
+    ("zh", [ZH_CITY], "好的，谢谢"),
+], correcting=False)
+
+
+def split(cases: list[Case], name: str) -> list[Case]:
+    return [c for c in cases if c.split == name]
