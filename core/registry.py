@@ -19,6 +19,10 @@ class RegistryStore(Protocol):
 
     def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None: ...
 
+    def reg_get_many(self, keys: Iterable[str]) -> dict[str, Any]: ...
+
+    def reg_put_many(self, items: Iterable[tuple[str, Any]], *, kind: str, owner: str = "") -> None: ...
+
     def reg_delete(self, keys: Iterable[str]) -> None: ...
 
     def reg_find(self, kind: str, owner: str | None = None) -> dict[str, Any]: ...
@@ -35,6 +39,14 @@ class Registry:
 
     def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None:
         self._store.reg_put(key, value, kind=kind, owner=owner)
+
+    def reg_get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The records found among `keys`, by key (one read, however many keys)."""
+        return self._store.reg_get_many(keys)
+
+    def reg_put_many(self, items: Iterable[tuple[str, Any]], *, kind: str, owner: str = "") -> None:
+        """(key, value) records of one kind and owner, written together."""
+        self._store.reg_put_many(items, kind=kind, owner=owner)
 
     def reg_delete(self, keys: Iterable[str]) -> None:
         self._store.reg_delete(keys)

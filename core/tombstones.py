@@ -48,6 +48,7 @@ class Tombstones:
         if not records:
             return
         secret = self._secret(user_id, create=True)
+        stones = []
         for r in records:
             ref = self._ref(secret, str(r["id"]))
             value = {
@@ -57,18 +58,20 @@ class Tombstones:
                 "created_at": str(r.get("created_at") or ""),
                 "forgotten_at": now.isoformat(),
             }
-            self._registry.reg_put(self._key(user_id, ref), value, kind=KIND, owner=user_id)
+            stones.append((self._key(user_id, ref), value))
+        self._registry.reg_put_many(stones, kind=KIND, owner=user_id)  # one write for the whole forget
 
     def buried(self, user_id: str, ids: Iterable[str]) -> set[str]:
-        """Which of `ids` were forgotten."""
+        """Which of `ids` were forgotten: looked up by key, so a capture pays for the ids it brings,
+        not for every tombstone the person has (two reads: the secret, then the keys)."""
         wanted = set(ids)
         if not wanted:
             return set()
         secret = self._secret(user_id, create=False)
         if secret is None:
             return set()
-        refs = {v["ref"] for v in self._registry.reg_find(KIND, user_id).values()}
-        return {i for i in wanted if self._ref(secret, i) in refs}
+        keys = {self._key(user_id, self._ref(secret, i)): i for i in wanted}
+        return {keys[k] for k in self._registry.reg_get_many(keys)}
 
     def get(self, user_id: str, record_id: str) -> dict[str, Any] | None:
         """The tombstone of one record, if it was forgotten."""

@@ -410,6 +410,19 @@ class ChromaStore:
     def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None:
         self.put_rows(REGISTRY, [(key, {"value": json.dumps(value, default=str), "kind": kind, "owner": owner})])
 
+    def reg_get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, Any] = {}
+        for i in range(0, len(wanted), _MAX_BATCH):
+            r = self._collection(REGISTRY, vectors=False).get(ids=wanted[i : i + _MAX_BATCH], include=["metadatas"])
+            out.update((k, json.loads(m["value"])) for k, m in zip(r["ids"], r["metadatas"]))
+        return out
+
+    def reg_put_many(self, items: Iterable[tuple[str, Any]], *, kind: str, owner: str = "") -> None:
+        rows = [(k, {"value": json.dumps(v, default=str), "kind": kind, "owner": owner}) for k, v in items]
+        for i in range(0, len(rows), _MAX_BATCH):
+            self.put_rows(REGISTRY, rows[i : i + _MAX_BATCH])
+
     def reg_delete(self, keys: Iterable[str]) -> None:
         self.delete_records(REGISTRY, list(keys), vectors=False)
 
