@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("redaction.py", ["--corpus-only"]),
     ("commands.py", ["--corpus-only"]),  # smoke runs never read ../shared/eval (DESIGN §11)
     ("provenance.py", ["--items", "20"]),
+    ("corrections.py", []),
 ])
 def test_bench_runs_in_its_smoke_size(script, args):
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}

@@ -71,7 +71,7 @@ def speaker(c: Candidate) -> str:
 # 3 tokens per item in OpenAI's and Anthropic's tokenizers (four letters cost 3.8, bench/provenance.py).
 # Names are resolved against what the person was recently shown, newest first (core/why.py), where
 # two items sharing one is rare (10 items: 1 block in 2 000).
-HANDLE_RE = re.compile(r"(?<![\w#])#(\d{5})(?!\d)")
+HANDLE_RE = re.compile(r"(?<![A-Za-z0-9_#])#(\d{5})(?!\d)")
 
 
 def handle_of(item_id: str) -> str:

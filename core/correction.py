@@ -1,0 +1,196 @@
+"""A correction in the conversation: the person says a memory Amber just injected is wrong, in
+English or Chinese ("That's wrong, I moved to Hangzhou", "actually my sister is called Lin, not
+Lan", "不对，我已经不在那家公司了", "forget #48213"). Pure: no model call on the hot path.
+
+Two parts decide together:
+- the grammar: a marker that something held is wrong or no longer true ("that's wrong", "not
+  true anymore", "actually", "not X, Y", "no longer", "不对", "记错了", "其实", "已经不", "不再", "不是
+  X"), and no sign the turn is about something else (a question or request to the model, what the
+  person meant or asked, something true only today, a confirmation);
+- the items injected just before (`Shown`, from the why record, core/why.py): the turn must name
+  one by its handle, or be about the person ("I", "my", "我") and share words or a topic (where
+  they live, work, names, age, food, pets, family...) with one of them, or share a name with it
+  (an English capitalised word; a Chinese word with a strong marker). The best-sharing item is
+  the one corrected.
+
+What the grammar cannot know it leaves alone: a plain new statement ("I moved to Hangzhou")
+is for extraction, which supersedes keyed facts; a correction of the assistant's answer ("That's
+wrong, 7 x 8 is 56") shares nothing with what was injected. The corpus is
+tests/core/correction_phrasings.py; bench/corrections.py measures it (tune and held-out apart).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .recall.lexical import tokenize
+from .recall.render import HANDLE_RE, handle_of
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An item injected into a recent request: what a correction can refer to."""
+
+    id: str
+    text: str
+    source: str = "memory"  # "memory" | "message"
+    fact_key: str | None = None
+
+    @property
+    def handle(self) -> str:
+        return handle_of(self.id)
+
+
+@dataclass(frozen=True)
+class Correction:
+    target: Shown
+    action: str  # "forget": erase it; "supersede": replace it with `statement`; "retract": retire it
+    statement: str  # the person's words that replace it ("" for forget and retract)
+
+
+_V = re.IGNORECASE | re.VERBOSE
+
+_FORGET = re.compile(r"\b(?:forget|delete|remove|erase|drop)\b|忘掉|忘记|忘了|删掉|删除|刪除|去掉", re.IGNORECASE)
+# something held is wrong or no longer true: enough with a shared name
+_STRONG = re.compile(
+    r"""\b(?:that|this|it|which)(?:['’]s|\s+is|\s+was)\s+(?:\w+\s+)?(?:wrong|incorrect|inaccurate|outdated|out\s+of\s+date|old\s+news
+          |not\s+(?:right|true|correct|accurate)|no\s+longer\s+(?:true|right|correct|accurate)|false)
+      | \byou['’]?(?:ve|\s+have)?\s+got\s+.{1,40}?\bwrong\b | \byou['’]re\s+wrong\s+about\s+my\b | ^\W*(?:wrong|incorrect)\b
+      | \bnot\s+(?:true|right|correct|accurate)\s+any\s*more\b | \bany\s*more\b | \bno\s+longer\b
+      | ^\W*(?:correction|update)\s*[:：] | \bthat\s+was\s+true\b.{0,40}\bbut\b
+      | \b(?:is|are|was|'s)n['’]t\s+[^,.;]{1,40},\s*(?:it|she|he|they)['’]?(?:s|\s+is|\s+are)\b    # "isn't March 3, it's May 3"
+      | \b(?:I|we|she|he|it)\s+(?:quit|left|sold|broke\s+up|switched|passed\s+away|moved)\b
+      | ,\s*not\s+[^,.;]{1,30}$ | ,\s*not\s+(?:the\s+)?[^,.;]{1,30}[,.;]
+      | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
+      | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错""",
+    _V | re.MULTILINE,
+)
+# softer: "actually", "no,", "其实", "现在...了": needs the person and a shared word or topic
+_WEAK = re.compile(r"^\W*(?:actually|in\s+fact|no|nope|nah)\b|\bactually\b|其实|其實|现在|現在", re.IGNORECASE)
+# the turn is about something else: a request, what was meant or asked, a passing moment, an opinion
+_AWAY = re.compile(
+    r"""\?|？|\b(?:can|could|would|will)\s+you\b|\blet['’]?s\b|\bhelp\s+me\b|\bwondering\b|\bi['’]?d\s+(?:love|like)\b
+      | \bi\s+(?:meant|mean|asked|was\s+asking|am\s+asking)\b|\bwhat\s+i\s+(?:asked|meant|wanted)\b|\bnot\s+sure\b
+      | \b(?:today|tonight|right\s+now|this\s+(?:morning|afternoon|evening|week|time)|at\s+the\s+moment|for\s+now|trip)\b
+      | \bi\s+(?:don['’]t\s+)?think\b|\bwould\s+like\b|\btry\s+again\b
+      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得""",
+    _V,
+)
+_CONFIRM = re.compile(r"^\W*(?:that['’]?s\s+right|that\s+is\s+right|correct|right|yes|yep|yeah|exactly|没错|沒錯|对[，,。]|對[，,。]|是的|对的)(?:\W|$)", re.IGNORECASE)
+_SELF_EN = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|my|me|mine|we|we['’](?:re|ve)|our)\b", re.IGNORECASE)
+_SELF_ZH = re.compile(r"我|咱")
+# leading words that mark the correction, dropped from the statement kept
+_LEAD = re.compile(
+    r"""^(?:\W*(?:that['’]?s|that\s+is|this\s+is|it['’]s)\s+(?:\w+\s+)?(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|old\s+news)
+          (?:\s+any\s*more)?\s*[-,.;:!—–]*\s*
+        | \W*(?:no|nope|actually|in\s+fact|sadly|wrong\s+\w+|correction|update|not\s+true\s+any\s*more)\b\s*[-,.;:!—–：]*\s*
+        | \W*(?:不对|不對|错了|錯了|你记错了|你說錯了|你说错了|搞错了|弄错了|更正一下|更正|纠正一下|其实|其實|这个过时了|那个信息过期了|不对不对)
+          [\s，,。：:!！]* )+""",
+    _V,
+)
+_MONTHS = frozenset("january february march april may june july august september october november december monday tuesday "
+                    "wednesday thursday friday saturday sunday i".split())
+# CJK pairs with a function character say nothing about the topic ("已经", "不在", "我的")
+_CJK_FUNCTION = set("的了在是不我你他她它这那個个也都就还還已经經很吗嗎吧呢啊一有没沒说說要会會和与與到把被从從对對过過又才再现現")
+_TOPICS: dict[str, tuple[str, ...]] = {
+    "home": ("live", "living", "lives", "moved", "move", "moving", "city", "apartment", "flat", "住", "搬", "城市", "区", "區"),
+    "work": ("work", "works", "working", "job", "company", "employer", "engineer", "quit", "left", "freelanc", "office", "boss",
+             "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里"),
+    "name": ("called", "name", "named", "叫", "名字"),
+    "age": ("years old", "age", "old", "岁", "歲", "年龄", "年齡", "birthday", "生日"),
+    "birthday": ("birthday", "born", "生日"),
+    "food": ("vegetarian", "vegan", "eat", "meat", "fish", "food", "吃", "辣", "素", "香菜"),
+    "drink": ("coffee", "tea", "drink", "喝", "咖啡", "茶"),
+    "pet": ("dog", "cat", "pet", "狗", "猫", "貓", "宠物", "寵物"),
+    "family": ("sister", "brother", "partner", "wife", "husband", "mother", "father", "daughter", "son", "哥哥", "弟弟", "姐姐",
+               "妹妹", "女儿", "女兒", "儿子", "兒子", "老婆", "老公"),
+    "vehicle": ("drive", "car", "bike", "civic", "tesla", "honda", "车", "車", "开车"),
+    "phone": ("phone", "iphone", "手机", "手機", "华为", "華為", "苹果", "小米"),
+    "school": ("school", "grade", "小学", "小學", "年级", "年級", "学校", "學校"),
+    "sport": ("marathon", "training", "race", "马拉松", "跑步"),
+}
+
+
+def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
+    """The correction this user turn makes to one of the items just shown, or None."""
+    s = " ".join(text.split())
+    if not s or not shown:
+        return None
+    named = _by_handle(s, shown)
+    if named is not None:
+        rest = HANDLE_RE.sub(" ", s)
+        if _FORGET.search(rest):
+            return Correction(named, "forget", "")
+        statement = _statement(rest)
+        if _about_self(statement) and len(tokenize(statement)) >= 2:
+            return Correction(named, "supersede", statement)
+        return Correction(named, "retract", "") if _STRONG.search(rest) else None
+    strong = bool(_STRONG.search(s))
+    if not (strong or _WEAK.search(s)) or _AWAY.search(s) or _CONFIRM.match(s):
+        return None
+    statement = _statement(s)
+    if not statement:
+        return None
+    target = _target(statement, shown, strong)
+    return Correction(target, "supersede", statement) if target is not None else None
+
+
+def _by_handle(s: str, shown: Sequence[Shown]) -> Shown | None:
+    handles = {f"#{m}" for m in HANDLE_RE.findall(s)}
+    return next((x for x in shown if x.handle in handles), None)
+
+
+def _statement(s: str) -> str:
+    """The person's new words: the turn without the marker it opens with."""
+    return _LEAD.sub("", s).strip(" ,，。.;；:：-—–!！") or ""
+
+
+def _about_self(s: str) -> bool:
+    return bool(_SELF_EN.search(s) or _SELF_ZH.search(s))
+
+
+def _words(text: str) -> set[str]:
+    out = set()
+    for t in tokenize(text):
+        if t.isdigit() or t in _MONTHS:
+            continue
+        if any("\u3400" <= ch <= "\u9fff" for ch in t) and any(ch in _CJK_FUNCTION for ch in t):
+            continue
+        out.add(t)
+    return out
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words not opening a sentence (English names: Biscuit, Alex, Acme), folded."""
+    found = re.findall(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+)\b", text)
+    return {w.casefold() for w in found if w.casefold() not in _MONTHS}
+
+
+def _topics(text: str) -> set[str]:
+    low = text.casefold()
+    return {name for name, words in _TOPICS.items() if any(_has(low, w) for w in words)}
+
+
+def _has(low: str, word: str) -> bool:
+    if any("\u3400" <= ch <= "\u9fff" for ch in word):
+        return word in low
+    return re.search(r"\b" + re.escape(word), low) is not None
+
+
+def _target(statement: str, shown: Sequence[Shown], strong: bool) -> Shown | None:
+    words, names, topics, me = _words(statement), _names(statement), _topics(statement), _about_self(statement)
+    cjk = any("\u3400" <= ch <= "\u9fff" for ch in statement)
+    best, best_score = None, 0.0
+    for item in shown:
+        shared = words & _words(item.text)
+        same_name = names & _names(" " + item.text) | (names & _words(item.text))
+        same_topic = topics & _topics(item.text)
+        ok = (me and (shared or same_topic)) or bool(same_name) or (cjk and strong and bool(shared))
+        if not ok:
+            continue
+        score = 2.0 * len(same_name) + len(shared) + 0.5 * len(same_topic)
+        if score > best_score:
+            best, best_score = item, score
+    return best
