@@ -11,6 +11,17 @@ the whole process froze (the event loop, /health, recall), and stayed frozen aft
 freed. So every write first asks the filesystem (`DiskGuard`): below a reserve it is refused as
 StoreUnavailable (503 with Retry-After, "no memory this turn" in a chat) before Chroma starts,
 reads go on, and writes resume by themselves once space is back.
+
+The guard asks before the write; another program can still fill the disk between its check and
+Chroma's write. Measured (chromadb 1.5.9, a 24 MB tmpfs, bench/disk_race.py): an upsert holds the
+interpreter lock for its whole native run (a 5 000-record upsert: 3.3 s with no other thread
+running; a query releases it), and ONE native write failure on a full disk ("Error in
+compaction") is enough: the next write froze the process even after the space was freed (2 of 3
+runs), and the next read hung its thread. After a restart the store opens whole, the failed
+writes included. So the first native write failure on a full disk breaks the embedded store for
+this process (`DiskGuard.broken`): every later Chroma call is refused at once as StoreUnavailable
+naming the restart, /health says the store is down, and nothing enters Chroma's native code again.
+What stays open: a call already inside Chroma on another thread when that failure happens.
 """
 
 from __future__ import annotations
@@ -112,6 +123,8 @@ class ChromaStore:
         col = self._cols.get(name)
         if col is not None:
             return col
+        if self.disk is not None:
+            self.disk.usable()
         with self._mutex:
             meta = {"amber:embedder": self.embedder_id, "amber:dim": self.dim} if vectors else {"amber:vectors": "none"}
             try:
@@ -127,7 +140,7 @@ class ChromaStore:
                         f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                         f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                     )
-            self._cols[name] = guarded = _Guarded(col, name, self.outage)
+            self._cols[name] = guarded = _Guarded(col, name, self.outage, self.disk)
             return guarded
 
     def collection_embedder(self, name: str) -> str | None:
@@ -272,6 +285,7 @@ class ChromaStore:
     def _room(self, payload: int, *, floor: float = 1.0) -> None:
         """Refuse a write the filesystem may not hold (embedded stores; see the module docstring)."""
         if self.disk is not None:
+            self.disk.usable()
             self.disk.check(payload, floor=floor)
 
     def disk_status(self) -> dict[str, Any] | None:
@@ -431,6 +445,8 @@ class ChromaStore:
         return {row["id"]: json.loads(row["value"]) for row in self.find_rows(REGISTRY, where)}
 
     def ping(self) -> None:
+        if self.disk is not None:
+            self.disk.usable()  # a broken embedded store is down, not merely short of space
         try:
             self.client.heartbeat()
         except Exception as e:
@@ -441,6 +457,8 @@ class ChromaStore:
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
 _FULL_WORDS = ("disk is full", "no space left", "disk full")
+_WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
+_REFUSALS = frozenset({"InvalidArgumentError", "NotFoundError", "InvalidCollectionException", "DuplicateIDError"})
 _MB = 1 << 20
 # what a write leaves free on the data directory's filesystem: 5 % of it, at least 8 MB, at most 256 MB
 _RESERVE_MIN, _RESERVE_MAX, _RESERVE_SHARE = 8 * _MB, 256 * _MB, 0.05
@@ -494,7 +512,31 @@ class DiskGuard:
         self.path = path
         self._reserve = reserve
         self.outage = OutageState("disk")
+        self.broken: str | None = None  # Chroma failed natively on a full disk: nothing enters it until a restart
         self._refused_need = 0  # what the last refused write needed free: /health is degraded until it fits
+
+    def usable(self) -> None:
+        """Refuse any call into a store that broke on a full disk (module docstring)."""
+        if self.broken is not None:
+            raise StoreUnavailable(self.broken)
+
+    def failed(self, e: BaseException, what: str) -> None:
+        """A write Chroma itself failed: on a full disk (its error says so, or the filesystem is below
+        the reserve now), its native state can no longer be trusted; refuse every later call."""
+        if isinstance(e, (AmberError, ValueError, TypeError)) or type(e).__name__ in _REFUSALS or self.broken is not None:
+            return  # Chroma refused the arguments: its state is fine
+        text = " ".join(f"{x}".casefold() for x in _chain(e))
+        try:
+            free, reserve = self._space()
+        except OSError:
+            free, reserve = 0, 1
+        if not (_is_disk_full(e) or "compaction" in text or free < reserve):
+            return
+        self.broken = (f"embedded Chroma failed a write on a full disk ({what}: {type(e).__name__}: {str(e)[:200]}); "
+                       f"it can hang on any later call, so Amber stopped using it: free space on {self.path} and restart "
+                       "Amber (what was acknowledged is kept; the proxy's journal and the capture queue hold what waits)")
+        log.error("amber: %s", self.broken)
+        self.outage.down(self.broken)
 
     def _space(self) -> tuple[int, int]:
         st = os.statvfs(self.path)
@@ -523,9 +565,10 @@ class DiskGuard:
             free, reserve = self._space()
         except OSError as e:
             return {"ok": False, "error": str(e)}
-        if self.outage.is_down and free >= self._refused_need:
+        if self.outage.is_down and free >= self._refused_need and self.broken is None:
             self.outage.up()  # room again for the write that was refused: writes go through again
-        return {"ok": free >= reserve and not self.outage.is_down, "free_mb": round(free / _MB, 1), "reserve_mb": round(reserve / _MB, 1)}
+        out = {"ok": free >= reserve and not self.outage.is_down and self.broken is None, "free_mb": round(free / _MB, 1), "reserve_mb": round(reserve / _MB, 1)}
+        return {**out, "error": self.broken} if self.broken is not None else out
 
 
 class _Guarded:
@@ -534,10 +577,10 @@ class _Guarded:
     turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
     store's outage state logs once when Chroma goes away and once when it answers again."""
 
-    __slots__ = ("_col", "_name", "_state")
+    __slots__ = ("_col", "_name", "_state", "_disk")
 
-    def __init__(self, col: Any, name: str, state: OutageState | None = None):
-        self._col, self._name, self._state = col, name, state
+    def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None):
+        self._col, self._name, self._state, self._disk = col, name, state, disk
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)
@@ -545,9 +588,14 @@ class _Guarded:
             return value
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if self._disk is not None:
+                self._disk.usable()
             try:
                 out = value(*args, **kwargs)
             except Exception as e:
+                if self._disk is not None and attr in _WRITES:
+                    self._disk.failed(e, f"Chroma {attr} on {self._name}")
+                    self._disk.usable()
                 _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
                 raise
             if self._state is not None:
