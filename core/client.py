@@ -234,11 +234,17 @@ class RemoteMemory:
         top_k: int | None = None,
         preset: str | None = None,
         echo: Sequence[str] = (),
+        why: str | None = None,
     ) -> RecallResult:
         body = {"query": query, "namespace": namespace, "project": project, "budget_tokens": budget_tokens,
-                "top_k": top_k, "preset": preset, "echo": list(echo) or None}
+                "top_k": top_k, "preset": preset, "echo": list(echo) or None, "why": why}
         d = await self._json("POST", "/v1/recall", json={k: v for k, v in body.items() if v is not None})
         return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))
+
+    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+        """What recall injected into the caller's recent requests and why (the host keeps it)."""
+        params = {"last": last, **({"request": request} if request else {})}
+        return (await self._json("GET", "/v1/why", params=params))["requests"]
 
     async def search(
         self,

@@ -61,13 +61,17 @@ class LocalMemory:
         top_k: int | None = None,
         preset: str | None = None,
         echo: Sequence[str] = (),
+        why: str | None = None,
     ) -> RecallResult:
         scope = self._scope(project=project, namespace=namespace)
         overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
         # the configured preset with the operator's budget, or the named preset's own (service.recall_config):
         # the hook in local mode recalls through the same rule, so every face injects the same amount
         cfg = self.service.recall_config(preset, **overrides)
-        return await self.amem.recall(scope, query, cfg, echo=echo)
+        return await self.amem.recall(scope, query, cfg, echo=echo, why=why)
+
+    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+        return await self._run(self.service.why, self._scope(), last, request)
 
     async def search(
         self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None, namespace: str | None = None

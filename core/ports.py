@@ -76,8 +76,14 @@ class MemoryPort(Protocol):
         top_k: int | None = None,
         preset: str | None = None,
         echo: Sequence[str] = (),
+        why: str | None = None,
     ) -> RecallResult:
-        """The <memory_context> block for a query; budget: `budget_tokens`, else the preset's."""
+        """The <memory_context> block for a query; budget: `budget_tokens`, else the preset's.
+        `why`: a request id under which the host keeps what it injected and why (`why`); None keeps nothing."""
+
+    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+        """What recall injected into the caller's recent requests and why (newest first; or the one
+        `request`): per item its handle, scores and arms, and its words as stored now."""
 
     async def search(
         self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None, namespace: str | None = None

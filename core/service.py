@@ -47,6 +47,7 @@ from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
 from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
 from .recall.render import strip_patch
+from .why import keep_why, why_log, why_report
 from .redact import Redactor
 from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
 from .store import ChromaStore
@@ -269,6 +270,7 @@ class MemoryService:
         registry's records of them. In an embedded store each collection's record keys are destroyed
         with it, so whatever Chroma still holds of them cannot be read. Returns what went."""
         with self.writes.lock(scope):
+            why_log(self).drop_user(scope.user_id)
             gone = {"memories": len(self.reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))),
                     "turns": len(self.reads.turns(scope, None))}
             for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):
@@ -451,7 +453,8 @@ class MemoryService:
         return self.recaller.search(scope, query, cfg or self.recall_config(), self.clock.now())
 
     def recall(
-        self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None, *, echo: Collection[str] = ()
+        self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None, *, echo: Collection[str] = (),
+        why: str | None = None,
     ) -> RecallResult:
         """The injectable block for a query (`echo`: fingerprints of turns the request already
         carries, never injected back); access counted in the background."""
@@ -459,7 +462,13 @@ class MemoryService:
         used = [c.id for c in result.items if c.source == "memory"]
         if used:
             self._access.count(scope, used)  # bookkeeping, written in the background (core/access.py)
+        if why:  # the caller named the request: keep what was injected and why (core/why.py)
+            keep_why(self, scope, why, result)
         return result
+
+    def why(self, scope: Scope, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+        """What recall injected into this person's recent requests and why (core/why.py)."""
+        return why_report(self, scope, last, request)
 
     def flush(self) -> None:
         """Wait for background bookkeeping (tests and shutdown)."""

@@ -130,6 +130,16 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens, preset=preset))
         return RecallView(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
 
+    @mcp.tool(title="Why these memories", annotations=READ_ONLY, structured_output=True)
+    async def memory_why(
+        last: Annotated[int, Field(ge=1, le=20, description="How many recent chat requests, newest first")] = 1,
+    ) -> dict[str, Any]:
+        """What Amber injected into the user's recent chat requests, and why: per item its handle
+        (#12345, as the memory block shows it), kind, date, client, scores and the retrieval arms
+        that found it, and its words as stored now ("gone" once forgotten). Use when the user asks
+        why the assistant knew or assumed something, or which memory a handle names."""
+        return {"requests": await _call(port_for_request().why(last=last))}
+
     @mcp.tool(title="Search memories and past turns", annotations=READ_ONLY, structured_output=True)
     async def memory_search(
         query: Annotated[str, Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Words or meaning to look for")],

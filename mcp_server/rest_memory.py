@@ -61,10 +61,19 @@ class WhoOut(BaseModel):
 async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
     r = await p.recall(
         body.query, namespace=body.namespace, project=body.project, budget_tokens=body.budget_tokens, top_k=body.top_k,
-        preset=body.preset, echo=body.echo,
+        preset=body.preset, echo=body.echo, why=body.why,
     )
     request.state.amber_log = f"items={len(r.items)} tokens={r.tokens}"  # for the request's one log line
     return RecallOut(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
+
+
+@router.get("/why", tags=["recall"], summary="What recall injected into your recent requests, and why")
+async def why(p: Port, last: Annotated[int, Query(ge=1, le=20)] = 1,
+              request_id: Annotated[str | None, Query(alias="request", max_length=200)] = None) -> dict:
+    """Newest first: per request its id, time, how many candidates were weighed and whether recall
+    abstained; per injected item its handle, id, kind, date, client, scores and arms, and its words
+    as stored now ("gone" when forgotten since). Kept only for requests that named themselves."""
+    return {"requests": await p.why(last=last, request=request_id)}
 
 
 @router.post("/search", response_model=SearchOut, tags=["recall"], summary="Ranked memories and turns with scores")

@@ -50,6 +50,9 @@ class RecallIn(Strict):
         default_factory=list, max_length=1000,
         description="fingerprints (core.fingerprint) of the turns the request already carries: never injected back",
     )
+    why: str | None = Field(None, min_length=1, max_length=200, description=(
+        "an id for this request: the host keeps what it injected and why, for GET /v1/why (omit in private or "
+        "read-only chats: nothing is kept)"))
 
 
 class RecallOut(BaseModel):

@@ -23,6 +23,7 @@ class Candidate:
     client: str | None = None
     author: str | None = None
     sources: tuple[str, ...] = ()  # a memory's source turns
+    tags: tuple[str, ...] = ()  # a memory's tags (the destination policy keeps "private" ones on the host)
     score: float = 0.0
     arms: tuple[str, ...] = field(default=())
     # Evidence of relevance, measured (not ranked): the query's cosine similarity to this record,

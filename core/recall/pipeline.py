@@ -49,6 +49,7 @@ def memory_candidate(m: Memory) -> Candidate:
         keyed=bool(m.fact_key),
         client=m.source_client,
         sources=tuple(m.source_ids),
+        tags=tuple(m.tags),
     )
 
 
@@ -208,6 +209,10 @@ class RecallResult:
     items: list[Candidate]
     text: str
     tokens: int
+    # why these items (core/why.py): how many candidates were weighed, and whether recall held back
+    # because nothing cleared the relevance floor (only pinned facts then)
+    considered: int = 0
+    abstained: bool = False
 
 
 class Recaller:
@@ -538,11 +543,14 @@ class Recaller:
         floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()
-        if not relevant(pool[: cfg.top_k], query, floor):
+        considered, abstained = len(pool), not relevant(pool[: cfg.top_k], query, floor)
+        if abstained:
             pool = [c for c in pool if c.pinned]  # the user asked for pinned facts everywhere
         staged = (cfg.rerank and self.reranker is not None) or (cfg.compress and self.compressor is not None)
         items = self.refine_sync(query, pool, cfg) if staged else pool[: cfg.top_k]
-        return build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
+        result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
+        result.considered, result.abstained = considered, abstained
+        return result
 
     async def refine(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
         """The optional stages, each under its own timeout; a failed or late stage keeps what it was given."""

@@ -109,10 +109,14 @@ class McpPort:
     # ---- the port ------------------------------------------------------------------------------
 
     async def recall(self, query: str, *, namespace: str | None = None, project: str | None = None, budget_tokens: int | None = None,
-                     top_k: int | None = None, preset: str | None = None, echo: Sequence[str] = ()) -> RecallResult:
-        self._missing("recall", "memory_recall", [n for n, v in (("namespace", namespace), ("top_k", top_k), ("echo", echo)) if v])
+                     top_k: int | None = None, preset: str | None = None, echo: Sequence[str] = (), why: str | None = None) -> RecallResult:
+        self._missing("recall", "memory_recall", [n for n, v in (("namespace", namespace), ("top_k", top_k), ("echo", echo), ("why", why)) if v])
         d = await self._tool("memory_recall", query=query, project=project, budget_tokens=budget_tokens, preset=preset)
         return RecallResult(items=[self._candidate(i) for i in d["items"]], text=d["text"], tokens=d["tokens"])
+
+    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+        self._missing("why", "memory_why", ["request"] if request else [])
+        return (await self._tool("memory_why", last=last))["requests"]
 
     async def search(self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None,
                      namespace: str | None = None) -> list[Candidate]:

@@ -34,6 +34,8 @@ def seeded(host):
         c.put("/v1/cache/owui/secret", json={"value": "lighthouse 7431"}, headers=a).raise_for_status()
         c.post("/v1/memories", json={"content": "Beam schedule", "namespace": "project:lighthouse"}, headers=a).raise_for_status()
         c.post("/v1/memories", json={"content": "Bob likes trains"}, headers=auth("bob")).raise_for_status()
+        # a chat request that named itself: what it injected is Alice's to ask about (memory_why)
+        c.post("/v1/recall", json={"query": "lighthouse 7431 PIN", "why": "alice-chat-1"}, headers=a).raise_for_status()
     return url, ids
 
 
@@ -97,6 +99,7 @@ READ_TOOLS = [
     ("glossary_get", {"term": "Lighthouse"}),
     ("digest_get", {}),
     ("namespaces_list", {}),
+    ("memory_why", {"last": 20}),
 ]
 
 

@@ -21,7 +21,7 @@ TOOLS = {
     "memory_search", "memory_recall", "memory_list", "memory_get", "memory_upsert", "memory_supersede", "memory_archive",
     "memory_update", "memory_delete", "memory_pin", "glossary_set", "glossary_get", "digest_get", "digest_set", "memory_boot",
     "memory_ingest", "memory_export", "namespaces_list", "candidates_review", "memory_forget", "messages_list",
-    "messages_delete", "memory_restore", "memory_purge_trash",
+    "messages_delete", "memory_restore", "memory_purge_trash", "memory_why",
 }
 
 
@@ -61,7 +61,7 @@ async def test_tool_contract(app):
         for name, prop in t.input_schema.get("properties", {}).items():
             assert prop.get("description"), (t.name, name)
     reads = {"memory_search", "memory_recall", "memory_list", "memory_get", "glossary_get", "digest_get", "memory_boot",
-             "memory_export", "namespaces_list", "messages_list"}
+             "memory_export", "namespaces_list", "messages_list", "memory_why"}
     assert {n for n, t in tools.items() if t.annotations.read_only_hint} == reads
     assert tools["memory_delete"].annotations.destructive_hint is True
     assert tools["memory_update"].annotations.destructive_hint is True
