@@ -1,0 +1,70 @@
+"""The why record (core/why.py): kept by the service that recalled, only for a request that names
+itself, bounded, with no words of its own (a forget covers it), dropped when a person is erased."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from core import MemoryIn
+from core.recall.fusion import Candidate
+from core.recall.render import handle_of
+from core.why import WhyLog
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_a_named_recall_keeps_what_it_injected_and_why(service, alice):
+    tea = service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning")).memory
+    service.remember(alice, MemoryIn(content="My cat is called Miso"))
+    service.recall(alice, "what tea do I drink?")  # no request id: nothing kept
+    assert service.why(alice) == []
+    r = service.recall(alice, "what tea do I drink?", why="call-1")
+    [rec] = service.why(alice)
+    assert rec["request"] == "call-1" and rec["abstained"] is False and rec["considered"] >= len(r.items) >= 1
+    first = rec["items"][0]
+    assert (first["id"], first["handle"], first["text"]) == (tea.id, handle_of(tea.id), tea.content)
+    assert first["arms"] and first["score"] > 0 and first["kind"] == "fact"
+    assert f"- {handle_of(tea.id)} [" in r.text  # the block shows the same handle
+
+
+def test_an_unrelated_query_is_recorded_as_an_abstention(service, alice):
+    service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning"))
+    # the test embedder declared calibrated with its similarity floors out of reach (as tests/recall/test_abstention.py)
+    cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
+    service.recall(alice, "Explain the difference between TCP and UDP.", cfg, why="call-2")
+    service.recall(alice, "What tea do I drink every morning?", cfg, why="call-2b")
+    assert [(r["request"], r["abstained"], len(r["items"]) > 0) for r in service.why(alice, last=2)] == [
+        ("call-2b", False, True), ("call-2", True, False)]
+
+
+def test_another_person_never_sees_my_why(service, alice, bob):
+    service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning"))
+    service.recall(alice, "what tea do I drink?", why="call-3")
+    assert service.why(bob, last=20) == [] and service.why(bob, request="call-3") == []
+
+
+def test_a_forget_leaves_no_words_in_the_why_record_and_erasure_drops_it(service, alice):
+    tea = service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning")).memory
+    service.recall(alice, "what tea do I drink?", why="call-4")
+    service.forget(alice, "genmaicha tea")
+    item = next(i for i in service.why(alice)[0]["items"] if i["id"] == tea.id)
+    assert item.get("gone") is True and "genmaicha" not in str(service.why(alice))
+    service.recall(alice, "tea", why="call-5")
+    service.erase_person(alice)
+    assert service.why(alice, last=20) == []
+
+
+def _cand(i: int) -> Candidate:
+    return Candidate(id=f"m{i}", text="words never kept", source="memory", created_at=T0, score=0.1)
+
+
+def test_the_log_is_bounded_per_person_in_total_and_in_time():
+    log = WhyLog(per_user=3, max_records=5, ttl_s=3600)
+    for i in range(10):
+        log.keep("ana", f"r{i}", [_cand(i)], at=T0 + timedelta(seconds=i))
+    assert [r.request for r in log.last("ana", 10, now=T0)] == ["r9", "r8", "r7"]
+    for i in range(4):
+        log.keep(f"u{i}", "r", [_cand(i)], at=T0 + timedelta(seconds=20 + i))
+    assert len(log) == 5 and [r.request for r in log.last("ana", 10, now=T0)] == ["r9"]
+    assert log.last("u3", 1, now=T0 + timedelta(hours=2)) == [] and len(log) == 0  # expired
+    assert "words never kept" not in repr(log._users)
