@@ -38,6 +38,7 @@ from .import_check import JSON_MAX_DEPTH, json_too_deep, parse_jsonl
 from .commands import Command, parse_command
 from .forgetting import forget_request
 from .journal import Journal
+from .outage import disk_space
 from .user_overview import active_memories, kind_counts, vector_health
 from .jobs.runner import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .client_cache import ClientCache
@@ -147,6 +148,7 @@ __all__ = [
     "config_path",
     "count_marks",
     "defuse",
+    "disk_space",
     "entry_messages",
     "erase_person",
     "estimate_tokens",

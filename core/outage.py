@@ -9,8 +9,10 @@ reads `snapshot()` to name the part that is down.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("amber.outage")
@@ -56,3 +58,19 @@ class OutageState:
             if self._down_since is None:
                 return {"ok": True}
             return {"ok": False, "error": self._reason[:300], "down_s": round(time.monotonic() - self._down_since, 1)}
+
+
+_MB = 1 << 20
+# what an embedded store's writes leave free on its filesystem: 5 % of it, at least 8 MB, at most 256 MB
+RESERVE_MIN, RESERVE_MAX, RESERVE_SHARE = 8 * _MB, 256 * _MB, 0.05
+
+
+def disk_space(path: Path | str, reserve: int | None = None) -> tuple[int, int]:
+    """(free bytes, the reserve Amber keeps free) on the filesystem holding `path` (OSError if it
+    cannot be read). The store's DiskGuard refuses writes below the reserve; `amber doctor` reports
+    both for the data directory and the proxy's journal."""
+    st = os.statvfs(path)
+    total = st.f_blocks * st.f_frsize
+    if reserve is None:
+        reserve = int(min(RESERVE_MAX, max(RESERVE_MIN, total * RESERVE_SHARE)))
+    return st.f_bavail * st.f_frsize, reserve

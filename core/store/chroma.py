@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,7 +41,7 @@ from chromadb.config import Settings as ChromaSettings
 from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
 from ..filters import Eq, In, Range, Where
 from ..model import Memory, Message
-from ..outage import OutageState
+from ..outage import OutageState, disk_space
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .format import remove_orphan_segments
 from .lock import DirectoryLock
@@ -459,9 +458,7 @@ _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could n
 _FULL_WORDS = ("disk is full", "no space left", "disk full")
 _WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
 _REFUSALS = frozenset({"InvalidArgumentError", "NotFoundError", "InvalidCollectionException", "DuplicateIDError"})
-_MB = 1 << 20
-# what a write leaves free on the data directory's filesystem: 5 % of it, at least 8 MB, at most 256 MB
-_RESERVE_MIN, _RESERVE_MAX, _RESERVE_SHARE = 8 * _MB, 256 * _MB, 0.05
+_MB = 1 << 20  # the reserve a write leaves free: core.outage.disk_space
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -539,10 +536,7 @@ class DiskGuard:
         self.outage.down(self.broken)
 
     def _space(self) -> tuple[int, int]:
-        st = os.statvfs(self.path)
-        total = st.f_blocks * st.f_frsize
-        reserve = self._reserve if self._reserve is not None else int(min(_RESERVE_MAX, max(_RESERVE_MIN, total * _RESERVE_SHARE)))
-        return st.f_bavail * st.f_frsize, reserve
+        return disk_space(self.path, self._reserve)
 
     def check(self, payload: int = 0, *, floor: float = 1.0) -> None:
         try:
