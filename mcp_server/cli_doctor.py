@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from core import AmberError, Journal, Settings, StoreLocked, config_path, master_key
+from core import AmberError, Journal, Settings, StoreLocked, config_path, disk_space, master_key
 
 from .cli_probe import Found, Probe, find_host, proxy_models
 
@@ -51,6 +51,7 @@ def doctor(args: argparse.Namespace) -> int:
     if settings is not None:
         _check_keys(r, settings)
         _check_spool(r, settings)
+        _check_disk(r, settings)
         _check_encryption(r, settings)
 
     key = args.key or os.environ.get("AMBER_KEY") or (settings.server_key if settings else None)
@@ -113,6 +114,51 @@ def _check_keys(r: Report, settings: Settings) -> None:
         r.ok(f"{len(settings.api_keys)} API key(s) configured")
 
 
+def _mb(n: float) -> str:
+    return f"{n / (1 << 20):.0f} MB" if n >= 10 << 20 else f"{n / (1 << 20):.1f} MB"
+
+
+def _check_disk(r: Report, settings: Settings) -> None:
+    """Free space on this machine, against the reserve Amber keeps free: the data directory's disk
+    (an embedded store refuses writes below it) and the proxy's capture journal's (new turns are
+    refused when it fills)."""
+    data = Path(settings.data_dir)
+    if settings.chroma_url:
+        r.note(f"the store is the Chroma server at {settings.chroma_url}: its disk is that server's to watch")
+    elif data.is_dir():
+        try:
+            free, reserve = disk_space(data)
+        except OSError as e:
+            r.bad(f"the free space of the data directory {data} cannot be read: {e}")
+        else:
+            if free < reserve:
+                r.bad(f"the disk holding the data directory {data} has {_mb(free)} free, below the {_mb(reserve)} Amber keeps free: "
+                      "memory writes are refused (503) and recall serves what is stored",
+                      "free space on that filesystem (or move data_dir): writes resume by themselves")
+            else:
+                r.ok(f"disk of the data directory {data}: {_mb(free)} free (Amber keeps {_mb(reserve)} free)")
+    spool = data / "spool"
+    if not spool.is_dir():
+        return
+    try:
+        free, reserve = disk_space(spool)
+    except OSError as e:
+        r.bad(f"the free space of the capture journal {spool} cannot be read: {e}")
+        return
+    used = sum(p.stat().st_size for p in spool.iterdir() if p.is_file())
+    budget = int(settings.spool_max_mb * 1_000_000)
+    if free < reserve:
+        r.bad(f"the disk holding the capture journal {spool} has {_mb(free)} free, below the {_mb(reserve)} Amber keeps free: "
+              "during an outage new chat turns may find no room and be refused",
+              "free space on that filesystem (or move data_dir)")
+    elif free - reserve < budget - used:
+        r.note(f"capture journal {spool}: {_mb(free)} free (Amber keeps {_mb(reserve)}), less than the journal may still "
+               f"take ({_mb(budget - used)} of its spool_max_mb): the disk would fill before the journal's budget")
+    else:
+        r.ok(f"disk of the capture journal {spool}: {_mb(free)} free (Amber keeps {_mb(reserve)}; the journal holds "
+             f"{_mb(used)} of its {settings.spool_max_mb:g} MB budget)")
+
+
 def _check_spool(r: Report, settings: Settings) -> None:
     """The proxy's capture journal, when this machine holds it: turns set aside, turns waiting, a full budget."""
     try:
@@ -170,6 +216,14 @@ def _check_host(r: Report, probe: Probe, found: Found, args: argparse.Namespace,
             r.bad(f"{where}: the store does not answer: {store.get('error')}", "see the host's log; restart it once the store is reachable")
         if not emb.get("ok"):
             r.bad(f"{where}: the embedder fails: {emb.get('error')}", "see the host's log; `embedding_model` in config.yaml names the embedder")
+    disk = h.get("disk")
+    if disk is not None:  # an embedded store on the host: its disk against the reserve
+        if disk.get("ok"):
+            r.ok(f"{where}: its data directory's disk has {disk.get('free_mb')} MB free (Amber keeps {disk.get('reserve_mb')} MB)")
+        else:
+            why = disk.get("error") or f"{disk.get('free_mb')} MB free, below the {disk.get('reserve_mb')} MB Amber keeps"
+            r.bad(f"{where}: its data directory's disk: {why}",
+                  "free space on the host's data directory: writes resume by themselves (a store that broke on a full disk needs a restart)")
     is_admin = _check_auth(r, probe, base, h)
     if is_admin:
         _check_vectors(r, probe, base)

@@ -244,3 +244,35 @@ def test_a_disk_filled_between_the_check_and_the_write_stops_the_store_instead_o
     assert again.returncode == 0, again.stderr[-3000:]
     back = json.loads(again.stdout.strip().splitlines()[-1])
     assert back["kept"] == sorted(out["acked"]) and back["after"] == ["after"], back
+
+
+def test_doctor_reports_free_space_against_the_reserve_for_the_data_dir_and_the_journal(tmp_path, tmpfs, monkeypatch, capsys):
+    """`amber doctor` on the machine holding the data directory and the proxy's journal: both disks
+    against the reserve (8 MB on this 24 MB filesystem), ok while there is room, a failure naming
+    the fix once it is below."""
+    from mcp_server.cli import main as amber
+
+    data = tmpfs / "data"
+    (data / "spool").mkdir(parents=True)
+    monkeypatch.setenv("AMBER_DATA_DIR", str(data))
+    for name in [n for n in os.environ if n.startswith("AMBER_") and n != "AMBER_DATA_DIR"]:
+        monkeypatch.delenv(name)
+    argv = ["--config", str(tmp_path / "none.yaml"), "doctor", "--url", f"http://127.0.0.1:{free_port()}", "--no-llm"]
+    monkeypatch.setenv("AMBER_SPOOL_MAX_MB", "4")  # the journal's budget fits on this disk
+
+    def report() -> list[str]:
+        capsys.readouterr()
+        amber(argv)
+        return [x for x in capsys.readouterr().out.splitlines() if "disk" in x]
+
+    roomy = report()
+    assert any(x.startswith("[ok  ] disk of the data directory") and "Amber keeps 8.0 MB free" in x for x in roomy), roomy
+    assert any(x.startswith("[ok  ] disk of the capture journal") and "of its 4 MB budget" in x for x in roomy), roomy
+    monkeypatch.setenv("AMBER_SPOOL_MAX_MB", "256")  # a budget this disk cannot hold is said
+    assert any(x.startswith("[note] capture journal") and "the disk would fill before the journal's budget" in x for x in report())
+    with open(tmpfs / "filler", "wb") as f:
+        f.write(b"\0" * max(0, _free(tmpfs) - 2 * MB))
+    full = report()
+    assert any(x.startswith("[FAIL] the disk holding the data directory") and "below the 8.0 MB Amber keeps free" in x for x in full), full
+    assert any(x.startswith("[FAIL] the disk holding the capture journal") for x in full), full
+    (tmpfs / "filler").unlink()
