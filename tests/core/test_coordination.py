@@ -449,7 +449,7 @@ def test_a_lock_whose_holder_died_is_taken_over_in_seconds_not_its_lifetime(serv
             waited = time.monotonic() - started
             assert lock.token != stale.token
             here.check_fence()
-        assert waited < 3, waited  # the lock had 30 s to live
+        assert waited < 15, waited  # the lock had 30 s to live: not waited out (a margin for a busy machine)
     finally:
         here.close()
 
@@ -496,8 +496,35 @@ def test_a_lock_released_while_redis_restarts_is_released_when_it_is_back(tmp_pa
                 started = time.monotonic()
                 with other.user_lock(alice.user_id):
                     waited = time.monotonic() - started
-                assert waited < 4, waited
+                assert waited < 15, waited  # not the lock's 30 s (a margin for a busy machine)
             finally:
                 other.close()
     finally:
         holder.close()
+
+
+def test_a_holder_that_died_while_redis_restarted_is_taken_over_not_waited_out(tmp_path, alice, caplog):
+    """The holder is gone while Redis is down (killed: no release, and the delete of its alive key
+    never arrives); Redis comes back from its append-only file with the lock, which has most of its
+    30 s to live. Another host takes it over once the dead holder's alive key runs out (fencing: the
+    holder's id in the token), rather than waiting out the lock's lifetime; the log says so."""
+    port = free_port()
+    with redis_server(tmp_path / "r", port=port) as rurl:
+        redis.Redis.from_url(rurl).execute_command("CONFIG", "SET", "appendfsync", "always")
+        holder = RedisCoordination(rurl)  # alive_ttl_s 5, lock_ttl_s 30
+        stale = holder.user_lock(alice.user_id)
+        stale.__enter__()
+    holder.close()  # Redis is down: nothing is released or deleted, as after a kill
+    with redis_server(tmp_path / "r", port=port) as rurl:
+        r = redis.Redis.from_url(rurl)
+        key = f"amber:lock:{owner_key(alice.user_id)}"
+        assert r.get(key) is not None and r.get(key).decode() == stale.token  # it survived the restart
+        other = RedisCoordination(rurl, lock_wait_s=60)  # longer than the lock's life: the log tells which way it ended
+        try:
+            with caplog.at_level("WARNING", logger="amber"):
+                with other.user_lock(alice.user_id) as taken:
+                    assert taken.token != stale.token
+                    other.check_fence()
+            assert any("taken over from a holder that is gone" in m for m in caplog.messages), caplog.messages
+        finally:
+            other.close()
