@@ -67,7 +67,10 @@ from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
 from .recall.relevance import fingerprint, fingerprints
 from .redact import Redactor
-from .recall.render import defuse, estimate_tokens, fenced, render_forget_note, strip_patch
+from .recall.render import defuse, estimate_tokens, fenced, handle_of, render_forget_note, strip_patch
+from .recall.render import render as render_recall
+from .correcting import Corrected, correct_in_turn, render_correction_note
+from .destinations import DestinationPolicy
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
 from .identity import ADMIN, READ, WRITE, Identity
@@ -88,7 +91,9 @@ __all__ = [
     "ClientCache",
     "Command",
     "Conflict",
+    "Corrected",
     "DEFINITION_MAX_CHARS",
+    "DestinationPolicy",
     "EmbedderMismatch",
     "EmbedderUnavailable",
     "Event",
@@ -146,6 +151,7 @@ __all__ = [
     "clip",
     "config_file",
     "config_path",
+    "correct_in_turn",
     "count_marks",
     "defuse",
     "disk_space",
@@ -156,6 +162,7 @@ __all__ = [
     "fingerprint",
     "fingerprints",
     "forget_request",
+    "handle_of",
     "import_chats",
     "json_too_deep",
     "kind_counts",
@@ -166,7 +173,9 @@ __all__ = [
     "plan_cache",
     "register_jobs",
     "render_boot",
+    "render_correction_note",
     "render_forget_note",
+    "render_recall",
     "rotate_master_key",
     "run_job",
     "scope_for",

@@ -94,6 +94,12 @@ class Settings(BaseSettings):
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset
     rerank_model: str | None = None  # a LiteLLM rerank model, e.g. cohere/rerank-v3.5
     compress_model: str | None = None  # a cheap LiteLLM chat model that shortens recalled items
+    # destination policy (core/destinations.py): model groups or deployments, shell-style patterns
+    memory_models_allow: list[str] = Field(default_factory=list)  # only these receive memory ([]: every model)
+    memory_models_deny: list[str] = Field(default_factory=list)  # never these (deny wins)
+    host_models: list[str] = Field(default_factory=list)  # models on this host: they may receive host-only items
+    host_only_kinds: list[str] = Field(default_factory=lambda: ["precious"])  # never sent to other models
+    host_only_tags: list[str] = Field(default_factory=lambda: ["private", "health"])  # never sent to other models
 
     # prompt cache
     cache_ttl: Literal["5m", "1h"] = "5m"

@@ -113,6 +113,11 @@ _TOPICS: dict[str, tuple[str, ...]] = {
 }
 
 
+def might_correct(text: str) -> bool:
+    """Cheap first look (no memory read): a handle or a correction marker. Most turns stop here."""
+    return bool(text) and len(text) <= 2000 and bool(HANDLE_RE.search(text) or _STRONG.search(text) or _WEAK.search(text))
+
+
 def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
     """The correction this user turn makes to one of the items just shown, or None."""
     s = " ".join(text.split())

@@ -19,6 +19,7 @@ oldest first): a flood of requests cannot grow it.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -125,17 +126,15 @@ class WhyLog:
 
 def why_log(service: Any) -> WhyLog:
     """The service's why log, made on first use (one per service, so per memory host)."""
-    log = getattr(service, "_why_log", None)
-    if log is None:
-        with _MAKE:
-            log = getattr(service, "_why_log", None)
-            if log is None:
-                log = WhyLog()
-                service._why_log = log
-    return log
+    with _MAKE:
+        log = _LOGS.get(service)
+        if log is None:
+            log = _LOGS[service] = WhyLog()
+        return log
 
 
 _MAKE = threading.Lock()
+_LOGS: "weakref.WeakKeyDictionary[Any, WhyLog]" = weakref.WeakKeyDictionary()
 
 
 def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[str, Any]) -> list[dict[str, Any]]:

@@ -32,13 +32,25 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from core import CacheTarget, Message, clip, fingerprints, parse_command, render_forget_note, strip_patch
+from core import (
+    CacheTarget,
+    DestinationPolicy,
+    Message,
+    clip,
+    fingerprints,
+    handle_of,
+    parse_command,
+    render_correction_note,
+    render_forget_note,
+    render_recall,
+    strip_patch,
+)
 
 from . import capture, identity, request
 from .vision import find_images
 from .host import Host, describe, router
 from .ledger import Decision, RequestLedger
-from .targets import TargetResolver
+from .targets import TargetResolver, deployment_models
 
 log = logging.getLogger("amber.litellm")
 
@@ -81,7 +93,20 @@ class AmberMemory(CustomLogger):
                 self.ledger.open(data.get("litellm_call_id"), Decision(actor, mode, session))
             query = request.last_user_text(data, kind) if mode in ("on", "read") else ""
             patch, items, tokens, why = "", 0, 0, ""
-            asked = parse_command(query) if query else None
+            call_id = data.get("litellm_call_id")
+            # where this request goes decides whether it may carry memory, and which (core/destinations.py)
+            model = str(data.get("model") or "")
+            policy, deployments = DestinationPolicy.from_settings(settings), deployment_models(router(), model)
+            sends = policy.receives_memory(model, deployments)
+            # "that's wrong, I moved to Hangzhou", "forget #48213": carried out now, before this turn's recall
+            note = ""
+            if mode in ("on", "write"):
+                said = query or request.last_user_text(data, kind)
+                note, why = await self._correct(memory, actor, said, settings.recall_timeout_s)
+                note = note if mode == "on" and sends else ""
+            if not sends:
+                query, why = "", why or f"model {model} receives no memory (destination policy)"
+            asked = parse_command(query) if query and not note else None
             if asked is not None and asked.action == "forget":
                 # the model answers before capture carries the forget out: tell it what will go, so
                 # "done" is true, and recall nothing (it would bring back what is being forgotten)
@@ -90,14 +115,21 @@ class AmberMemory(CustomLogger):
             if query:
                 try:
                     echo = sorted(fingerprints(request.turn_texts(data, kind)))
-                    result = await asyncio.wait_for(memory.recall(actor, query, echo), timeout=settings.recall_timeout_s)
-                    patch, items, tokens = result.text or "", len(result.items), result.tokens
+                    # a request in mode `on` names itself, so the host keeps what it injected and why (core/why.py)
+                    named = str(call_id) if mode == "on" and call_id else None
+                    result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named), timeout=settings.recall_timeout_s)
+                    kept = policy.admit(result.items, model, deployments)
+                    patch = (result.text or "") if len(kept) == len(result.items) else render_recall(kept)
+                    items, tokens = len(kept), result.tokens
+                    self.ledger.note_injected(call_id, tuple(c.id for c in kept), tuple(handle_of(c.id) for c in kept))
                 except asyncio.TimeoutError:
                     why = f"recall timed out after {settings.recall_timeout_s}s"
                 except Exception as e:  # store, embedder, remote host: all mean "no memory this turn"
                     why = f"recall failed: {type(e).__name__}: {e}"
+            if note:  # the model is told what the correction changed, before what is recalled now
+                patch = f"{note}\n{patch}" if patch else note
             boot = ""
-            if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read"):
+            if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read") and sends:
                 boot = await self._boot_pack(memory, actor, settings.recall_timeout_s)
             target = CacheTarget(
                 claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
@@ -143,6 +175,29 @@ class AmberMemory(CustomLogger):
         except Exception as e:  # no preview: say nothing rather than something untrue
             return "", f"forget preview failed: {type(e).__name__}: {e}"
         return render_forget_note(subject, *found), ""
+
+    async def _correct(self, memory: Any, actor: Any, said: str, timeout: float) -> tuple[str, str]:
+        """Carry out a correction of what was just injected, if this turn makes one: (note for the model, why not)."""
+        if not said:
+            return "", ""
+        try:
+            done = await asyncio.wait_for(memory.correct(actor, said), timeout=timeout * 2)
+        except Exception as e:  # no correction this turn: the turn is still captured, extraction may learn from it
+            return "", f"correction skipped: {type(e).__name__}: {e}"
+        if done is None:
+            return "", ""
+        log.info("amber correction %s: %s %s", describe(actor), done.action, done.handle)
+        return render_correction_note(done), ""
+
+    async def async_post_call_response_headers_hook(self, data: dict, user_api_key_dict: Any, response: Any,
+                                                    request_headers: dict | None = None, litellm_call_info: dict | None = None) -> dict | None:
+        """`x-amber-memories`: the handles of what was injected into this request (mode `on`), so a
+        person can ask why (GET /memory/v1/why) or correct one by naming it."""
+        try:
+            shown = self.ledger.shown(data.get("litellm_call_id") if isinstance(data, dict) else None)
+        except Exception:
+            return None
+        return {"x-amber-memories": " ".join(shown)} if shown else None
 
     async def _boot_pack(self, memory: Any, actor: Any, timeout: float) -> str:
         try:

@@ -23,6 +23,7 @@ from core import (
     WRITE,
     Actor,
     AsyncMemory,
+    Corrected,
     CaptureQueue,
     Identity,
     LiteLLMClient,
@@ -35,6 +36,7 @@ from core import (
     StoreUnavailable,
     build_service,
     config_file,
+    correct_in_turn,
     entry_messages,
     forget_request,
     master_key,
@@ -66,8 +68,12 @@ class HookMemory:
         self.queue = queue
         self.packs = BootPacks()
 
-    async def recall(self, actor: Actor, query: str, echo: Sequence[str] = ()) -> RecallResult:
-        return await self.port_for(actor).recall(query, echo=echo)
+    async def recall(self, actor: Actor, query: str, echo: Sequence[str] = (), why: str | None = None) -> RecallResult:
+        return await self.port_for(actor).recall(query, echo=echo, why=why)
+
+    async def correct(self, actor: Actor, said: str) -> Corrected | None:
+        """Carry out the correction `said` makes to what was just injected, if any (core/correcting.py)."""
+        return await correct_in_turn(self.port_for(actor), said)
 
     async def forget_preview(self, actor: Actor, what: str) -> tuple[int, int, list[str]]:
         """What a forget of `what` would erase now (memories, turns) and the words of the memories

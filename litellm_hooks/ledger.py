@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from core import Actor
@@ -50,6 +50,7 @@ class RequestLedger:
         self.max_records = max_records
         self.clock = clock
         self._records: OrderedDict[str, tuple[float, object]] = OrderedDict()
+        self._shown: OrderedDict[str, tuple[float, tuple[str, ...]]] = OrderedDict()  # call id -> handles, for the header
         self._lock = threading.Lock()
         self.spoiled = 0  # ids claimed twice
         self.evicted = 0  # records dropped because the ledger was full
@@ -94,6 +95,34 @@ class RequestLedger:
                 return None  # a spoiled id stays until it expires: a third request cannot reuse it
             del self._records[call_id]
             return held[1]  # type: ignore[return-value]
+
+    def note_injected(self, call_id: str | None, ids: tuple[str, ...], handles: tuple[str, ...]) -> None:
+        """What the pre-call injected into this open request: kept on its record (`Decision.injected`)
+        and, for the response header, apart (the success callback may take the record first)."""
+        if not call_id:
+            return
+        now = self.clock()
+        with self._lock:
+            held = self._records.get(call_id)
+            if held is not None and held[1] is not _SPOILED:
+                self._records[call_id] = (held[0], replace(held[1], injected=ids))  # type: ignore[arg-type]
+                self._shown[call_id] = (now, handles)
+                while len(self._shown) > self.max_records:
+                    self._shown.popitem(last=False)
+
+    def shown(self, call_id: str | None) -> tuple[str, ...]:
+        """The handles injected into this request, once (the response header hook asks)."""
+        if not call_id:
+            return ()
+        now = self.clock()
+        with self._lock:
+            while self._shown:
+                _, (at, _) = next(iter(self._shown.items()))
+                if now - at < self.ttl_s:
+                    break
+                self._shown.popitem(last=False)
+            held = self._shown.pop(call_id, None)
+        return held[1] if held is not None else ()
 
     def discard(self, call_id: str | None) -> None:
         """A call that failed: nothing will be captured for it. A spoiled id stays spoiled."""

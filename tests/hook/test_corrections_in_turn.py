@@ -1,0 +1,153 @@
+"""A correction in the conversation, through the hook's pre-call in process (the same code the proxy
+runs; the proxy end to end is test_why_through_proxy.py), on a real Chroma store: the item just
+injected is superseded in the same turn, before that turn's recall; the model is told what changed;
+the old item is never injected again. One regression test per kind of correction."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pytest
+
+from core import MemoryIn, build_service, handle_of, scope_for, Actor
+from core.testing import HashEmbedder
+from litellm_hooks.amber import AmberMemory
+from litellm_hooks.host import HookMemory, local_ports
+from tests.kit.config import settings_apart
+
+_ids = itertools.count()
+
+
+@dataclass
+class Key:
+    end_user_id: str | None = None
+    user_id: str | None = None
+    team_id: str | None = None
+    key_alias: str | None = None
+
+
+@pytest.fixture
+def hook(tmp_path):
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_timeout_s=20,
+                              host_models=["local-*"])
+    service = build_service(settings, embedder=HashEmbedder())
+    callback = AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
+    yield service, callback
+    service.close()
+
+
+async def turn(callback: AmberMemory, text: str, *, user: str = "ana", mode: str | None = None, model: str = "gpt-4o-mini") -> tuple[str, str]:
+    """One chat request through the pre-call: (the memory patch the model got, the call id)."""
+    call_id = f"call-{next(_ids)}"
+    data = {"model": model, "user": user, "litellm_call_id": call_id, "messages": [{"role": "user", "content": text}],
+            "metadata": {"amber_memory": mode} if mode else {}}
+    out = await callback.async_pre_call_hook(Key(), None, data, "acompletion")
+    content = (out or data)["messages"][-1]["content"]
+    blocks = [b["text"] for b in content if b.get("type") == "text"] if isinstance(content, list) else [content]
+    return "\n".join(b for b in blocks if b.startswith("<memory_context>")), call_id
+
+
+def injected(patch: str) -> list[str]:
+    """The recalled items' lines (not the correction note's)."""
+    recall = patch.split("</memory_context>\n<memory_context>")[-1] if "corrected" in patch else patch
+    return [line for line in recall.splitlines() if re.match(r"- #\d{5} \[", line)]
+
+
+def remember(service, user: str, content: str, **kw) -> str:
+    return service.remember(scope_for(Actor(user)), MemoryIn(content=content, **kw)).memory.id
+
+
+async def test_a_keyed_fact_is_superseded_by_its_key_in_the_same_turn(hook):
+    service, cb = hook
+    old = remember(service, "ana", "I live in Shanghai", fact_key="profile.city")
+    patch, _ = await turn(cb, "Where do I live these days?")
+    assert any("Shanghai" in line for line in injected(patch))
+    patch, _ = await turn(cb, "That's wrong, I moved to Hangzhou")
+    assert "corrected" in patch and handle_of(old) in patch and "Hangzhou" in patch  # the model is told what changed
+    assert not any(handle_of(old) in line for line in injected(patch))  # the old item is not recalled in that turn
+    mem = service.get(scope_for(Actor("ana")), old)
+    assert mem.status.value == "superseded" and mem.superseded_by
+    new = service.get(scope_for(Actor("ana")), mem.superseded_by)
+    assert new.fact_key == "profile.city" and new.content == "I moved to Hangzhou"
+    for q in ("Where do I live?", "Shanghai", "Tell me about my city"):
+        patch, _ = await turn(cb, q)
+        assert "Shanghai" not in patch and handle_of(old) not in patch
+    patch, _ = await turn(cb, "Where do I live?")
+    assert "Hangzhou" in patch
+
+
+async def test_an_unkeyed_memory_is_superseded_by_the_item_referred_to(hook):
+    service, cb = hook
+    old = remember(service, "ana", "My sister is called Lan")
+    remember(service, "ana", "I am allergic to peanuts")
+    patch, _ = await turn(cb, "What is my sister called?")
+    assert "Lan" in patch
+    patch, _ = await turn(cb, "actually my sister is called Lin, not Lan")
+    assert "corrected" in patch
+    mem = service.get(scope_for(Actor("ana")), old)
+    assert mem.status.value == "superseded"
+    assert service.get(scope_for(Actor("ana")), mem.superseded_by).content == "my sister is called Lin, not Lan"
+    for q in ("What is my sister called?", "sister Lan", "family"):
+        patch, _ = await turn(cb, q)
+        assert handle_of(old) not in patch and "My sister is called Lan" not in patch
+
+
+async def test_a_chinese_retraction_keeps_the_old_value_it_points_at(hook):
+    service, cb = hook
+    old = remember(service, "ana", "我在字节跳动工作", fact_key="profile.employer")
+    patch, _ = await turn(cb, "我在哪里工作？")
+    assert "字节跳动" in patch
+    patch, _ = await turn(cb, "不对，我已经不在那家公司了")
+    assert "corrected" in patch
+    mem = service.get(scope_for(Actor("ana")), old)
+    new = service.get(scope_for(Actor("ana")), mem.superseded_by)
+    assert mem.status.value == "superseded" and new.content.startswith("我已经不在那家公司了") and "字节跳动" in new.content
+    for q in ("我在哪里工作？", "字节跳动", "公司"):
+        patch, _ = await turn(cb, q)
+        assert handle_of(old) not in patch
+
+
+async def test_forget_by_handle_forgets_that_item(hook):
+    service, cb = hook
+    cat = remember(service, "ana", "My cat is called Miso")
+    remember(service, "ana", "My dog is called Biscuit")
+    patch, _ = await turn(cb, "What are my pets called?")
+    assert handle_of(cat) in patch
+    patch, _ = await turn(cb, f"forget {handle_of(cat)}")
+    assert "forgotten" in patch
+    for q in ("What are my pets called?", "Miso", "cat"):
+        patch, _ = await turn(cb, q)
+        assert handle_of(cat) not in patch and "Miso" not in patch
+    assert all("Miso" not in m.content for m in service.list(scope_for(Actor("ana")), status=None).items)
+
+
+async def test_read_and_off_requests_correct_nothing_and_keep_no_why(hook):
+    service, cb = hook
+    old = remember(service, "ana", "I live in Shanghai", fact_key="profile.city")
+    await turn(cb, "Where do I live?", mode="read")
+    assert service.why(scope_for(Actor("ana")), last=20) == []  # a read-only request leaves no why record
+    await turn(cb, "Where do I live?")  # a normal one does
+    for mode in ("read", "off"):
+        await turn(cb, "That's wrong, I moved to Hangzhou", mode=mode)
+        assert service.get(scope_for(Actor("ana")), old).status.value == "active"
+    assert len(service.why(scope_for(Actor("ana")), last=20)) == 1
+
+
+async def test_a_look_alike_changes_nothing(hook):
+    service, cb = hook
+    old = remember(service, "ana", "I live in Shanghai", fact_key="profile.city")
+    await turn(cb, "Where do I live?")
+    patch, _ = await turn(cb, "That's wrong, 7 times 8 is 56, not 54")
+    assert "corrected" not in patch and service.get(scope_for(Actor("ana")), old).status.value == "active"
+
+
+async def test_the_response_header_names_the_handles_injected(hook):
+    service, cb = hook
+    tea = remember(service, "ana", "I drink genmaicha tea every morning")
+    patch, call_id = await turn(cb, "Which tea do I drink?")
+    headers = await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id}, None, None)
+    assert handle_of(tea) in headers["x-amber-memories"].split()
+    assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id}, None, None) is None  # once

@@ -1,0 +1,92 @@
+"""Destination policy (core/destinations.py), enforced by the hook before it injects: one test per
+rule, through the pre-call in process on a real Chroma store, and the rules on deployments."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import Actor, DestinationPolicy, MemoryIn, build_service, scope_for
+from core.testing import HashEmbedder
+from litellm_hooks.amber import AmberMemory
+from litellm_hooks.host import HookMemory, local_ports
+from tests.hook.test_corrections_in_turn import Key, turn  # noqa: F401  (Key: the fixture's key shape)
+from tests.kit.config import settings_apart
+
+
+def make(tmp_path, **policy):
+    from types import SimpleNamespace
+
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_timeout_s=20, **policy)
+    service = build_service(settings, embedder=HashEmbedder())
+    return service, AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
+
+
+@pytest.fixture
+def ana_tea():
+    return lambda service: service.remember(scope_for(Actor("ana")), MemoryIn(content="I drink genmaicha tea every morning")).memory
+
+
+async def test_a_denied_model_receives_no_memory_and_leaves_no_why(tmp_path, ana_tea):
+    service, cb = make(tmp_path, memory_models_deny=["gpt-*"])
+    try:
+        ana_tea(service)
+        patch, _ = await turn(cb, "Which tea do I drink?", model="gpt-4o-mini")
+        assert patch == "" and service.why(scope_for(Actor("ana")), last=20) == []
+        patch, _ = await turn(cb, "Which tea do I drink?", model="claude-sonnet")
+        assert "genmaicha" in patch
+    finally:
+        service.close()
+
+
+async def test_only_allowed_models_receive_memory(tmp_path, ana_tea):
+    service, cb = make(tmp_path, memory_models_allow=["local-*"])
+    try:
+        ana_tea(service)
+        assert (await turn(cb, "Which tea do I drink?", model="claude-sonnet"))[0] == ""
+        assert "genmaicha" in (await turn(cb, "Which tea do I drink?", model="local-qwen"))[0]
+    finally:
+        service.close()
+
+
+async def test_precious_quotes_stay_on_the_host(tmp_path):
+    service, cb = make(tmp_path, host_models=["local-*"])
+    try:
+        ana = scope_for(Actor("ana"))
+        service.precious_add(ana, "Grandma said: the tea garden is where we begin")
+        service.remember(ana, MemoryIn(content="I drink genmaicha tea from the tea garden"))
+        away, _ = await turn(cb, "Tell me about the tea garden", model="claude-sonnet")
+        assert "genmaicha" in away and "Grandma" not in away
+        home, _ = await turn(cb, "Tell me about the tea garden", model="local-qwen")
+        assert "Grandma" in home
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("tag", ["health", "private"])
+async def test_tagged_memories_stay_on_the_host(tmp_path, tag):
+    service, cb = make(tmp_path, host_models=["local-*"])
+    try:
+        ana = scope_for(Actor("ana"))
+        service.remember(ana, MemoryIn(content="My blood pressure medicine is taken with morning tea", tags=[tag]))
+        service.remember(ana, MemoryIn(content="I drink genmaicha tea every morning"))
+        away, call_id = await turn(cb, "What do I do with my morning tea?", model="claude-sonnet")
+        assert "genmaicha" in away and "blood pressure" not in away
+        shown = (await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id}, None, None))["x-amber-memories"]
+        assert len(shown.split()) == away.count("\n- #")  # the header names only what was sent
+        home, _ = await turn(cb, "What do I do with my morning tea?", model="local-qwen")
+        assert "blood pressure" in home
+    finally:
+        service.close()
+
+
+def test_the_rules_read_every_deployment_behind_a_group():
+    p = DestinationPolicy(allow=("local-*", "ollama/*"), deny=("openai/*",), host_models=("ollama/*",))
+    assert not p.receives_memory("smart", ["ollama/qwen", "openai/gpt-4o"])  # may land on a denied deployment
+    assert p.receives_memory("smart", ["ollama/qwen", "ollama/llama"])  # every deployment allowed
+    assert not p.receives_memory("smart", ["ollama/qwen", "anthropic/claude"])  # one is not allowed
+    assert p.receives_memory("LOCAL-small")  # case-insensitive
+    assert p.on_host("smart", ["ollama/qwen"]) and not p.on_host("smart", ["ollama/qwen", "anthropic/claude"])
+    assert DestinationPolicy().receives_memory("anything") and not DestinationPolicy().on_host("anything")
+    items = [type("I", (), {"kind": k, "tags": t})() for k, t in (("fact", []), ("precious", []), ("fact", ["Private"]))]
+    assert [i.kind for i in p.admit(items, "local-x")] == ["fact"]  # allowed, not on the host
+    assert len(p.admit(items, "x", ["ollama/qwen"])) == 3  # on the host: everything
