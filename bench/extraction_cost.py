@@ -105,7 +105,7 @@ async def run(n: int, window: int, embedder: str, upstream: FakeUpstream) -> dic
         svc = build_service(Settings(data_dir=Path(d), embedding_model=embedder), embedder=emb)
         try:
             scope = scope_for(Actor("bench"))
-            svc.ingest(scope, log)
+            svc.store_turns(scope, log)
             llm = LiteLLMClient("openai/fake-model", api_base=upstream.base_url, api_key="sk-bench", timeout=30)
             settings = SimpleNamespace(jobs_window_size=window, timezone="UTC")
             t0 = time.perf_counter()

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> dict:
             text = f"turn {k} about the {TOPICS[k % 10]} and plan {k % 97}" + (f", my code word is {WORD}" if says else "")
             turns.append(Message(id=f"t{k}", role="user" if k % 2 == 0 else "assistant", session=f"s{k // 20}", content=text,
                                  created_at=t0 + timedelta(minutes=k)))
-        n += svc.ingest(big, turns, redacted=True)
+        n += svc.store_turns(big, turns, redacted=True)
     turns_s = time.perf_counter() - started
     for i in range(args.memories):
         svc.remember(big, MemoryIn(content=f"Big note {i}: my {TOPICS[i % 10]} plan number {i}"))

@@ -87,7 +87,7 @@ def questions_of(sample: dict) -> list[dict]:
 
 def ingest_all(svc, scope, msgs: list[Message]) -> None:
     for i in range(0, len(msgs), 256):  # batches, as a long capture backlog would arrive
-        svc.ingest(scope, msgs[i : i + 256])
+        svc.store_turns(scope, msgs[i : i + 256])
 
 
 def pct(values: list[float], p: float) -> float:
@@ -125,10 +125,10 @@ def main() -> None:
                 n_turns += len(msgs)
                 for m in methods:
                     cfg = svc.recall_config(top_k=max(KS), **{**METHODS, **ABLATIONS}[m])
-                    svc.search(scope, "warm up", cfg)
+                    svc.search(scope, "warm up", config=cfg)
                     for q in questions:
                         t = time.perf_counter()
-                        got = [c.id for c in svc.search(scope, q["question"], cfg)]
+                        got = [c.id for c in svc.search(scope, q["question"], config=cfg)]
                         lat[m].append((time.perf_counter() - t) * 1000)
                         ev = set(q["evidence"])
                         for k in KS:

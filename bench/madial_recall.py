@@ -97,7 +97,7 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
                     scope = scope_for(Actor(user_id=f"madial-{d['user-id'] if per_user else 'all'}", via="bench"))
                     query = dialogue_query(d)
                     t = time.perf_counter()
-                    got = [ids.get(c.id) for c in svc.search(scope, query, cfg)]
+                    got = [ids.get(c.id) for c in svc.search(scope, query, config=cfg)]
                     lat[m].append((time.perf_counter() - t) * 1000)
                     rel = {str(r) for r in d["relevant-id"]}
                     for k in KS:

@@ -69,10 +69,10 @@ def main() -> None:
                 for mode, over in modes.items():
                     cfg = svc.recall_config(top_k=10, **over)
                     for p in prompts:
-                        r = svc.recall(scope, p, cfg, echo=fingerprints([p]))
+                        r = svc.recall(scope, p, config=cfg, echo=fingerprints([p]))
                         injected[mode]["zh" if CJK.search(p) else "en"].append(bool(r.items))
                     for q in questions:
-                        r = svc.recall(scope, q["question"], cfg, echo=fingerprints([q["question"]]))
+                        r = svc.recall(scope, q["question"], config=cfg, echo=fingerprints([q["question"]]))
                         got = {c.id for c in r.items}
                         recall10[mode].append(len(set(q["evidence"]) & got) / len(q["evidence"]))
                         tokens[mode].append(r.tokens)
@@ -81,7 +81,7 @@ def main() -> None:
                             continue
                         carried = [t.content for t in last[: i + 1]]
                         echo = fingerprints(carried) if mode == "amber" else set()
-                        r = svc.recall(scope, turn.content, cfg, echo=echo)
+                        r = svc.recall(scope, turn.content, config=cfg, echo=echo)
                         seen = fingerprints(carried)
                         echoed[mode][0] += sum(1 for c in r.items if c.source == "message" and fingerprint(c.text) in seen)
                         echoed[mode][1] += len(r.items)

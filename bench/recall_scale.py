@@ -126,7 +126,7 @@ def main() -> None:
                 col = svc.store.client.get_collection(_mem_col(svc, user))  # the raw Chroma collection
                 cfg = svc.recall_config()
                 for q in queries[:5]:  # warm: lexical index built, caches hot
-                    svc.recall(user, q, cfg)
+                    svc.recall(user, q, config=cfg)
                     col.query(query_embeddings=[embedder.embed_query(q)], n_results=cfg.top_k)
                 rebuilds = svc.recaller.rebuilds
                 amber, bare, chroma_only = [], [], []
@@ -136,7 +136,7 @@ def main() -> None:
                     for which in ((0, 1) if i % 2 else (1, 0)):
                         if which:
                             t = time.perf_counter()
-                            svc.recall(user, q, cfg)
+                            svc.recall(user, q, config=cfg)
                             amber.append((time.perf_counter() - t) * 1000)
                             svc.flush()
                         else:

@@ -95,7 +95,7 @@ def child(memories: int, recalls: int, batches: int) -> dict:
                          content=f"turn {k} of conversation {b} about the {topics[(b + k) % 10]}", created_at=t0 + timedelta(minutes=b * 20 + k))
                  for k in range(20)]
         counts: dict[str, int] = {}
-        for mode, s in each(b, lambda svc: counts.__setitem__(svc.store.location, svc.ingest(scope, turns))).items():
+        for mode, s in each(b, lambda svc: counts.__setitem__(svc.store.location, svc.store_turns(scope, turns))).items():
             spent[mode] += s
             stored[mode] += counts[services[mode].store.location]
             per_batch[mode].append(counts[services[mode].store.location] / s)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import hashlib
 import json
 from urllib.parse import quote as _q
@@ -35,9 +36,20 @@ from .errors import (
 )
 from .hosts import Host, HostPool
 from .model import Category, Event, Kind, Memory, MemoryIn, MemoryPatch, Message, Page, Status, WriteResult
-from .ports import PurgeResult
 from .recall.fusion import Candidate
 from .recall.pipeline import RecallResult
+from .results import (
+    BootPack,
+    CacheEntry,
+    CandidateAction,
+    ForgetResult,
+    ImportCounts,
+    IngestResult,
+    PurgeResult,
+    ReindexReport,
+    TurnsDeleted,
+    VectorsHealth,
+)
 
 
 # a 503 with one of these codes (or none: something in front of Amber) means this host did not run
@@ -83,14 +95,14 @@ def _error(r: httpx.Response) -> Exception:
 
 
 def _candidate(d: dict[str, Any]) -> Candidate:
-    return Candidate(
-        id=d["id"],
-        text=d["text"],
-        source=d.get("source", "memory"),
-        created_at=datetime.fromisoformat(d["created_at"]),
-        kind=d.get("kind") or "fact",
-        score=float(d.get("score") or 0.0),
-    )
+    """A recalled or found record, field for field as the host sent it (mcp_server/schemas.py `Item`)."""
+    known = {f.name for f in dataclasses.fields(Candidate)}
+    fields = {k: v for k, v in d.items() if k in known}
+    fields["created_at"] = datetime.fromisoformat(d["created_at"])
+    for k in ("sources", "arms", "tags"):
+        if k in fields:
+            fields[k] = tuple(fields[k] or ())
+    return Candidate(**fields)
 
 
 def _memory(d: dict[str, Any] | None) -> Memory | None:
@@ -259,10 +271,9 @@ class RemoteMemory:
         d = await self._json("POST", "/v1/search", json={k: v for k, v in body.items() if v is not None})
         return [_candidate(i) for i in d["hits"]]
 
-    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> dict[str, Any]:
-        """Append turns (idempotent by id). Returns {"ingested": n, "commands": [{"action", "memory_id"}]}."""
+    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> IngestResult:
         msgs = [m.model_dump(mode="json") if isinstance(m, Message) else m for m in messages]
-        return await self._json("POST", "/v1/messages", json={"messages": msgs, "commands": commands})
+        return IngestResult.model_validate(await self._json("POST", "/v1/messages", json={"messages": msgs, "commands": commands}))
 
     async def messages(
         self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None, text: str | None = None
@@ -272,9 +283,8 @@ class RemoteMemory:
         d = await self._json("GET", "/v1/messages", params=params)
         return [Message.model_validate(m) for m in d["messages"]]
 
-    async def delete_message(self, message_id: str) -> dict[str, Any]:
-        """Delete one captured turn; NotFound when the user has none with that id."""
-        return await self._json("DELETE", f"/v1/messages/{_q(message_id, safe='')}")
+    async def delete_message(self, message_id: str) -> TurnsDeleted:
+        return TurnsDeleted.model_validate(await self._json("DELETE", f"/v1/messages/{_q(message_id, safe='')}"))
 
     async def delete_messages(
         self,
@@ -284,20 +294,17 @@ class RemoteMemory:
         since: datetime | None = None,
         until: datetime | None = None,
         everything: bool = False,
-    ) -> dict[str, Any]:
-        """Delete the turns meeting every criterion given (`everything` alone: all). Returns {"deleted", "ids"}."""
+    ) -> TurnsDeleted:
         body: dict[str, Any] = {"ids": list(ids) if ids is not None else None, "session": session,
                                 "since": since.isoformat() if since else None, "until": until.isoformat() if until else None}
         body = {k: v for k, v in body.items() if v is not None}
         if everything:
             body["all"] = True
-        return await self._json("POST", "/v1/messages/delete", json=body)
+        return TurnsDeleted.model_validate(await self._json("POST", "/v1/messages/delete", json=body))
 
-    async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
-        """Forget `what` (or with `preview`, only say what would go): {"what", "done", "memories", "messages", "message_ids"}."""
+    async def forget(self, what: str, *, preview: bool = False) -> ForgetResult:
         d = await self._json("POST", "/v1/forget/preview" if preview else "/v1/forget", json={"what": what})
-        return {**d, "memories": [Memory.model_validate(m) for m in d["memories"]],
-                "uncertain": [Memory.model_validate(m) for m in d.get("uncertain") or []]}
+        return ForgetResult.model_validate(d)
 
     async def remember(self, data: MemoryIn) -> WriteResult:
         d = await self._json("POST", "/v1/memories", json=data.model_dump(mode="json", exclude_unset=True))
@@ -333,9 +340,8 @@ class RemoteMemory:
         return Memory.model_validate(await self._json("DELETE", f"/v1/memories/{memory_id}"))
 
     async def purge_trash(self, ids: Sequence[str] | None = None) -> PurgeResult:
-        """Remove deleted memories for good now: the whole trash, or only these ids among it."""
         d = await self._json("POST", "/v1/trash/purge", json={"ids": list(ids)} if ids is not None else {})
-        return {"purged": list(d["purged"]), "count": int(d["count"])}
+        return PurgeResult.model_validate(d)
 
     async def restore(self, memory_id: str) -> Memory:
         return Memory.model_validate(await self._json("POST", f"/v1/memories/{memory_id}/restore"))
@@ -360,14 +366,8 @@ class RemoteMemory:
 
     # ---- boot pack, precious, glossary, digest ------------------------------------------------
 
-    async def boot(self) -> dict[str, Any]:
-        d = await self._json("GET", "/v1/boot")
-        for key in ("digest", "daily_log"):
-            d[key] = _memory(d.get(key))
-        for key in ("precious", "glossary", "pinned"):
-            d[key] = [Memory.model_validate(m) for m in d.get(key) or []]
-        d["today"] = [Message.model_validate(m) for m in d.get("today") or []]
-        return d
+    async def boot(self) -> BootPack:
+        return BootPack.model_validate(await self._json("GET", "/v1/boot"))
 
     async def precious_list(self) -> list[Memory]:
         return [Memory.model_validate(m) for m in (await self._json("GET", "/v1/precious"))["items"]]
@@ -404,11 +404,9 @@ class RemoteMemory:
     async def candidates(self) -> list[Memory]:
         return [Memory.model_validate(m) for m in (await self._json("GET", "/v1/candidates"))["candidates"]]
 
-    async def candidate(self, memory_id: str, action: str, target_id: str | None = None) -> dict[str, Any]:
-        """approve | discard | merge | supersede. Returns {"action", "memory", "previous"}."""
+    async def candidate(self, memory_id: str, action: str, target_id: str | None = None) -> CandidateAction:
         body = {"target_id": target_id} if target_id else None
-        d = await self._json("POST", f"/v1/candidates/{memory_id}/{action}", json=body)
-        return {"action": d["action"], "memory": _memory(d["memory"]), "previous": _memory(d.get("previous"))}
+        return CandidateAction.model_validate(await self._json("POST", f"/v1/candidates/{memory_id}/{action}", json=body))
 
     # ---- export / import, cache, health --------------------------------------------------------
 
@@ -445,15 +443,17 @@ class RemoteMemory:
                 raise StoreUnavailable(f"Amber host at {host.url} is unreachable: {e}") from e
         raise self._exhausted(failed)
 
-    async def import_(self, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+    async def import_(self, lines: Iterable[dict[str, Any]]) -> ImportCounts:
         body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines).encode()
-        return await self._json("POST", "/v1/import", content=body, headers={"Content-Type": "application/x-ndjson"})
+        return ImportCounts.model_validate(
+            await self._json("POST", "/v1/import", content=body, headers={"Content-Type": "application/x-ndjson"}))
 
-    async def cache_get(self, namespace: str, key: str) -> dict[str, Any]:
-        return await self._json("GET", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}")
+    async def cache_get(self, namespace: str, key: str) -> CacheEntry:
+        return CacheEntry.model_validate(await self._json("GET", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}"))
 
-    async def cache_put(self, namespace: str, key: str, value: Any, ttl_s: float | None = None) -> dict[str, Any]:
-        return await self._json("PUT", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}", json={"value": value, "ttl_s": ttl_s})
+    async def cache_put(self, namespace: str, key: str, value: Any, ttl_s: float | None = None) -> CacheEntry:
+        d = await self._json("PUT", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}", json={"value": value, "ttl_s": ttl_s})
+        return CacheEntry.model_validate(d)
 
     async def cache_delete(self, namespace: str, key: str) -> None:
         await self._send("DELETE", f"/v1/cache/{_q(namespace, safe='')}/{_q(key, safe='')}")
@@ -462,9 +462,9 @@ class RemoteMemory:
         """The host's /health. Raises TransientError if it cannot be reached."""
         return await self._json("GET", "/health")
 
-    async def vectors_health(self) -> dict[str, Any]:
-        return await self._json("GET", "/v1/vectors/health")
+    async def vectors_health(self) -> VectorsHealth:
+        return VectorsHealth.model_validate(await self._json("GET", "/v1/vectors/health"))
 
-    async def reindex(self, user: str | None = None) -> dict[str, Any]:
-        return await self._json("POST", "/v1/reindex", json={"user": user} if user else {})
+    async def reindex(self, user: str | None = None) -> ReindexReport:
+        return ReindexReport.model_validate(await self._json("POST", "/v1/reindex", json={"user": user} if user else {}))
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, NotFound
 from .scope import Scope
-from .service import MemoryService
+
+if TYPE_CHECKING:
+    from .service import MemoryService
 
 MAX_VALUE_BYTES = 64 * 1024
 MAX_TTL_S = 365 * 24 * 3600

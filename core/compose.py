@@ -1,4 +1,5 @@
-"""The composition root: the only place that reads Settings and wires Amber's parts together."""
+"""The composition root: builds the service and its parts (store, embedder, coordination, sealing) from
+Settings. The faces read Settings too (ports, keys, timeouts), but only here are parts wired together."""
 
 from __future__ import annotations
 
@@ -117,6 +118,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     service.owns_embedder = owns_embedder
     # a preset carries its own budget; `recall_budget_tokens` replaces it only when the operator set it
     service.recall_budget = settings.recall_budget_tokens if "recall_budget_tokens" in settings.model_fields_set else None
+    service.timezone = settings.timezone
     repair_all(service)  # keyed facts left with two active versions by an interrupted write (core/repair.py)
     if settings.rerank_model:
         from .recall.rerank import LiteLLMReranker

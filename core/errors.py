@@ -5,15 +5,18 @@
     │   ├── InvalidInput        bad value; `.field` names what is wrong
     │   ├── NotFound            no such record in the caller's scope
     │   ├── Forbidden           the key or actor may not do this
+    │   │   └── Unauthenticated no key, or one Amber does not know (401)
     │   ├── Immutable           precious records are append-only
+    │   ├── Conflict            the record's key is held by another active memory (409)
     │   ├── EmbedderMismatch    collection was built by another embedder: run `amber reindex`
     │   ├── StoreLocked         another process owns the embedded store
     │   └── StoreTooNew         the store was written by a newer Amber (core/store/format.py)
     └── TransientError          may succeed later; retry or degrade (chat goes on without memory)
-        ├── StoreUnavailable
+        ├── StoreUnavailable    Chroma, Redis or the disk cannot serve now (503 with Retry-After)
         ├── EmbedderUnavailable
         ├── LLMError            unreachable model or output that does not parse
-        └── Timeout
+        ├── Timeout
+        └── Busy                another host holds this person's write lock past the wait (several hosts)
 
 Code branches on the class, never on the message. Each class carries the `code` and HTTP
 `status` it travels as (`{"error": code, ...}` in a 4xx/5xx answer): the memory server writes them

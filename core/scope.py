@@ -85,6 +85,18 @@ def scope_for(
     )
 
 
+def widened(scope: Scope, *, project: str | None = None, namespace: str | None = None) -> Scope:
+    """The scope that also reads an active project's namespace and one more named namespace (a
+    recall or search asked for them); writes still go where they went. Unchanged without either."""
+    if not project and not namespace:
+        return scope
+    extra = [ns for ns in scope.read_namespaces if ns != "default"] + ([namespace] if namespace else [])
+    actor = Actor(scope.user_id, client=None, via=scope.actor)  # the client's namespace is among `extra` already
+    wider = scope_for(actor, project=project, write_namespace=scope.write_namespace, extra=extra)
+    return Scope(user_id=scope.user_id, client=scope.client, actor=scope.actor, read_namespaces=wider.read_namespaces,
+                 write_namespace=scope.write_namespace, _token=_SCOPE_TOKEN)
+
+
 def _slug(name: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9._\-]+", "-", name).strip("-._")[:64]
     return slug or "unknown"

@@ -1,6 +1,10 @@
-"""MemoryService: the one facade every face calls. Synchronous; `AsyncMemory` wraps it for async hosts.
+"""MemoryService: the memory port (core/ports.py) with a `Scope` in front. Synchronous.
 
-Every method takes a `Scope` (from `core.scope`), so it can only touch that user's collections.
+Every operation the port declares is a method here with the same name, arguments and typed
+result, after a `Scope` (from `core.scope`) that limits it to one user's collections. The faces
+never call it directly: `core.LocalMemory` checks the caller's permission, builds the scope and
+runs the method in a worker thread; the Redis capture queue, the jobs and the importer hold a scope
+and call it as they are. So every rule a face relies on is here, or in a collaborator it owns.
 Writes are serialized per user, recorded in the audit trail, and keep the recall indexes current.
 """
 
@@ -11,10 +15,11 @@ from datetime import datetime
 from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from .access import AccessCounts
-from .commands import parse_command
+from .capture import Capture
+from .boot import build_boot
+from .client_cache import ClientCache
 from .coordination import Coordination, LocalCoordination
 from .curated_kinds import Curated
-from .embed.fair import background_owner
 from .forgetting import ForgetPlan, Forgetting
 from .portability import Portability
 from .listing import page_memories
@@ -34,41 +39,53 @@ from .model import (
     MemoryPatch,
     Message,
     Page,
-    Role,
     Status,
     WriteResult,
     as_input,
     content_hash,
     embed_text,
-    normalize_text,
 )
 from .ports import Clock, Embedder
 from .recall.config import RecallConfig, preset
 from .recall.fusion import Candidate
-from .recall.pipeline import DENSE_CONTEXT, Recaller, RecallResult, message_index_texts
-from .recall.render import strip_patch
+from .recall.pipeline import Recaller, RecallResult
 from .why import keep_why, why_log, why_report
 from .redact import Redactor
-from .scope import Scope, event_collection, memory_collection, memory_where, message_collection, message_where, validate_namespace
+from .results import (
+    BootPack,
+    CacheEntry,
+    CandidateAction,
+    CommandDone,
+    ForgetResult,
+    ImportCounts,
+    IngestResult,
+    PurgeResult,
+    ReindexReport,
+    TurnsDeleted,
+    VectorsHealth,
+)
+from .scope import (
+    Actor,
+    Scope,
+    event_collection,
+    memory_collection,
+    memory_where,
+    message_collection,
+    message_where,
+    scope_for,
+    validate_namespace,
+    widened,
+)
 from .store import ChromaStore
 from .supersede import newest, require_current
-from .turns import dated, unsaved
+from .user_overview import vector_health
 from .write_path import Revisions, WritePath
 
 
-def as_said(messages: Sequence[Message]) -> list[Message]:
-    """Turns as the person and the model said them, whichever face or queue brought them: a client may
-    echo back the memory block Amber gave it (stored, it would be recalled as if someone had said
-    it), and a turn left empty by that is dropped. One request naming an id twice is refused (the
-    capture queue merges a retried entry's turns before it calls, core/capture_queue.py)."""
-    if len({m.id for m in messages}) != len(messages):
-        raise InvalidInput("messages", "message ids repeat within one request")
-    out = []
-    for m in messages:
-        text = strip_patch(m.content)
-        if text.strip():
-            out.append(m if text == m.content else m.model_copy(update={"content": text}))
-    return out
+def forget_result(plan: ForgetPlan) -> ForgetResult:
+    """What a forget erased (or would), as the port reports it."""
+    return ForgetResult(what=plan.what, done=plan.done, memories=plan.memories, messages=len(plan.message_ids),
+                        message_ids=plan.message_ids, rewritten=[m.id for m, _ in plan.rewrites], uncertain=plan.uncertain)
 
 
 class MemoryService:
@@ -100,9 +117,12 @@ class MemoryService:
         self.tombstones = Tombstones(self.registry)  # what was forgotten, without its words
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,
                                       digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now)
+        self._capture = Capture(self.reads, self.writes, self.recaller, redact=self.redact, clock=clock, tombstones=self.tombstones,
+                                forgetting=self._forgetting, embed_background=self.embed_background, remember=self.remember)
         self._access = AccessCounts(self.writes, clock)  # recall hits, written in the background
         self.owns_embedder = False  # set by build_service when it made the embedder (worker processes to stop)
         self.recall_budget: int | None = None  # the operator's budget for the configured preset (compose)
+        self.timezone = "UTC"  # the person's day for the boot pack's "today" (compose sets the configured one)
 
     def close(self) -> None:
         self._access.close()
@@ -131,6 +151,12 @@ class MemoryService:
         except NotFound:
             if self.tombstones.get(scope.user_id, memory_id) is not None:
                 raise NotFound(f"memory {memory_id!r} was forgotten: its words are gone, and nothing forgotten can be restored") from None
+            # recall and search return captured turns (ids like 'lt_…') next to memories
+            if self.has_message(scope, memory_id):
+                raise NotFound(
+                    f"{memory_id!r} is a captured conversation turn, not a memory: delete it with "
+                    f"DELETE /v1/messages/{memory_id} (MCP: messages_delete)"
+                ) from None
             raise
 
     def list(
@@ -224,12 +250,12 @@ class MemoryService:
         self.writes.audit(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
         return WriteResult(action="superseded", memory=new, previous=retired[0])
 
-    def supersede(self, scope: Scope, old_id: str, data: MemoryIn) -> WriteResult:
+    def supersede(self, scope: Scope, memory_id: str, data: MemoryIn) -> WriteResult:
         """Replace a memory with a new version explicitly (keyed or not); the old one is never recalled again."""
         with self.writes.lock(scope):
-            old = self.get(scope, old_id)
+            old = self.get(scope, memory_id)
             if old.status not in (Status.active, Status.candidate):
-                raise InvalidInput("target_id", f"memory {old_id} is {old.status.value}, not active")
+                raise InvalidInput("target_id", f"memory {memory_id} is {old.status.value}, not active")
             # the new version stays where the old one was filed unless the caller says otherwise
             inherit = {f: getattr(old, f) for f in ("fact_key", "category", "namespace") if f not in data.model_fields_set and getattr(old, f)}
             data = self._checked(scope, data.model_copy(update=inherit))
@@ -259,7 +285,9 @@ class MemoryService:
             return new
 
     def delete(self, scope: Scope, memory_id: str) -> Memory:
-        """Soft delete: never recalled again; hard-deleted by retention later."""
+        """Move a memory to the trash: never recalled again, restorable until purged (retention, or
+        purge_trash now)."""
+        self.get(scope, memory_id)  # a turn's id or a forgotten memory's is told apart
         return self.writes.set_status(scope, memory_id, Status.deleted, "delete")
 
     def archive(self, scope: Scope, memory_id: str) -> Memory:
@@ -280,7 +308,7 @@ class MemoryService:
             self.store.reg_delete([f"user:{scope.user_id}"])
         return gone
 
-    def purge_trash(self, scope: Scope, ids: Sequence[str] | None = None) -> list[str]:
+    def purge_trash(self, scope: Scope, ids: Sequence[str] | None = None) -> PurgeResult:
         """Empty the trash now (or only these ids from it): deleted memories are removed for good,
         their keys destroyed (core/store/sealing.py). Returns the ids purged. Records not in the
         trash are left alone: purging is for what a person already deleted."""
@@ -290,7 +318,7 @@ class MemoryService:
             if chosen:
                 self.writes.delete_records(scope, memory_collection(scope), chosen)
                 self.writes.audit(scope, "purge", chosen, count=len(chosen))
-            return chosen
+            return PurgeResult(purged=chosen, count=len(chosen))
 
     def restore(self, scope: Scope, memory_id: str) -> Memory:
         """Bring back a deleted, archived or expired memory (a deleted one until retention removes it
@@ -326,120 +354,47 @@ class MemoryService:
             self.writes.audit(scope, "pin" if pinned else "unpin", [memory_id])
             return new
 
-    # ---- explicit commands -------------------------------------------------------------------
+    # ---- capture (core/capture.py) -------------------------------------------------------------
 
-    def apply_commands(self, scope: Scope, text: str, *, source_id: str | None = None) -> list[tuple[str, Memory]]:
-        """Carry out "remember ..." / "记住 ..." / "forget ..." in a user message at once.
-        Returns what was done: ("remember", memory) or ("forget", memory) per record touched."""
-        cmd = parse_command(text)
-        if cmd is None:
-            return []
-        if cmd.action == "remember":
-            data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
-            return [("remember", self.remember(scope, data).memory)]
-        # the memories that state it, the raw turns that still say it and those the memories came from
-        return [("forget", m) for m in self._forgetting.forget_subject(scope, cmd.text).memories]
-
-    def delete_messages(self, scope: Scope, ids: Sequence[str]) -> int:
-        """Delete captured turns for good (a forget, a person cleaning up). The audit keeps their ids
-        and count, never their words. Returns how many existed."""
-        return self._forgetting.delete_messages(scope, ids)
+    def ingest(self, scope: Scope, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> IngestResult:
+        """Capture turns, idempotent by id, and carry out the commands in new user turns. A "forget"
+        exchange (the user's turn and the replies to it) is not stored: it would say again what was
+        just forgotten. Returns the turns stored and what the commands did."""
+        n, done = self.capture(scope, [m if isinstance(m, Message) else Message.model_validate(m) for m in messages], commands=commands)
+        return IngestResult(ingested=n, commands=[CommandDone(action=action, memory_id=mem.id) for action, mem in done])
 
     def capture(self, scope: Scope, messages: Sequence[Message], *, commands: bool = True) -> tuple[int, list[tuple[str, Memory]]]:
-        """Store captured turns and carry out the commands in new user turns. A "forget" exchange (the
-        user's turn and the replies to it) is not stored: it would say again what was just forgotten.
-        Returns (turns stored, what the commands did)."""
-        messages = self.redact.messages(as_said(messages))  # before a "remember" command can keep a secret
-        messages = [dated(m, self.clock.now()) for m in messages]  # a client's clock does not date a turn into the future
-        new = unsaved(self.reads, scope, messages)[0] if commands else list(messages)
-        done: list[tuple[str, Memory]] = []
-        keep: list[Message] = []
-        forgets: list[str] = []
-        dropping = False
-        for m in new:
-            if m.role == Role.user:
-                cmd = parse_command(m.content) if commands else None
-                dropping = cmd is not None and cmd.action == "forget"
-                if cmd is not None:
-                    done.extend(self.apply_commands(scope, m.content, source_id=m.id))
-                if dropping:
-                    forgets.append(cmd.text)
-            if not dropping:
-                keep.append(m)
-        n = self.ingest(scope, keep, redacted=True)
-        if forgets:  # a turn of this same batch may say what a later turn of it forgot
-            said = {i for text in forgets for i in self._forgetting.turns_saying(scope, text)}
-            said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
-            if said:
-                self.delete_messages(scope, sorted(said))
-                n -= len(said & {m.id for m in keep})
-        return n, done
+        """`ingest`, returning the memories the commands touched: (turns stored, [(action, memory)])."""
+        return self._capture.capture(scope, messages, commands=commands)
+
+    def store_turns(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
+        """Append turns to the person's log carrying out no command (imports, benches); returns how many were written."""
+        return self._capture.store_turns(scope, messages, redacted=redacted)
+
+    def apply_commands(self, scope: Scope, text: str, *, source_id: str | None = None) -> list[tuple[str, Memory]]:
+        """Carry out a "remember ..." / "forget ..." in a user message at once (core/commands.py)."""
+        return self._capture.apply_commands(scope, text, source_id=source_id)
+
+    def erase_turns(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Erase captured turns for good (a forget, retention, a person cleaning up). The audit keeps
+        their ids and count, never their words. Returns how many existed."""
+        return self._forgetting.delete_messages(scope, ids)
 
     # ---- messages ----------------------------------------------------------------------------
 
-    def ingest(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
-        """Append turns to the user's log. A message id already stored is skipped when its words are the
-        same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
-        if not redacted:  # capture has done both already
-            messages = self.redact.messages(as_said(messages))
-        if not messages:
-            return 0
-        # Embedding happens before the user's lock is taken: it is the slow part, and the user's
-        # other writes (a memory saved now) must not wait behind a batch of captured turns.
-        now = self.clock.now()
-        col = message_collection(scope)
-        new, _ = unsaved(self.reads, scope, messages)
-        # a turn the person made Amber forget stays forgotten when a journal or queue replays it
-        buried = self.tombstones.buried(scope.user_id, [m.id for m in new])
-        new = [m for m in new if m.id not in buried]
-        if not new:
-            return 0
-        with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
-            vectors = self.embed_background(self._index_texts(scope, new))
-        with self.writes.lock(scope):
-            self.writes.register_user(scope)
-            fresh, replacing = unsaved(self.reads, scope, new)  # another writer may have stored some meanwhile
-            fresh_ids = {m.id for m in fresh}
-            keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
-            if not keep:
-                return 0
-            # retention ages a turn from when Amber stored it, whatever clock the client keeps
-            stored = [m.model_copy(update={"stored_at": now}) if m.stored_at is None else m for m, _ in keep]
-            self.writes.add_messages(col, stored, [v for _, v in keep], replacing=bool(replacing))
-            if replacing:
-                self.writes.audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
-            return len(stored)
-
-    def _index_texts(self, scope: Scope, new: Sequence[Message]) -> list[str]:
-        """What each new turn is embedded as: with its neighbours in the session (date, the turn
-        before, the turn, the turn after when it is in the same batch): a reply like "yes, last
-        Tuesday" means nothing alone. Earlier turns are not re-embedded when their successors
-        arrive: that doubled the embedding work of every capture (bench/README.md, proxy load)."""
-        c, col = DENSE_CONTEXT, message_collection(scope)
-        by_session: dict[str, list[Message]] = {}
-        for m in new:
-            by_session.setdefault(m.session or "", []).append(m)
-        chains: list[Message] = []
-        for key, turns in by_session.items():
-            # the session's last turns: from the warm recall index when it is current and the new
-            # turns come after them (the usual capture), else from the store (a full session read)
-            ids = {m.id for m in turns}
-            earlier = self.recaller.session_tail(col, key, c) if c else []
-            if earlier is None or (earlier and (earlier[-1].created_at > turns[0].created_at or ids & {x.id for x in earlier})):
-                earlier = self.reads.turns(scope, message_where(session=key, until=turns[0].created_at.timestamp()))
-            earlier = [x for x in earlier if x.id not in ids]  # a turn being replaced is not its own neighbour
-            chains.extend(earlier[-c:] if c else [])
-            chains.extend(turns)
-        text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))
-        return [text[m.id] for m in new]
-
     def messages(
-        self, scope: Scope, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None
+        self, scope: Scope, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None,
+        text: str | None = None,
     ) -> list[Message]:
+        """Captured turns, oldest first; `text`: only those containing it (case-insensitive)."""
         where = message_where(
             since=since.timestamp() if since else None, until=until.timestamp() if until else None, session=session
         )
-        return self.reads.turns(scope, where)
+        found = self.reads.turns(scope, where)
+        if text:
+            needle = text.casefold()
+            found = [m for m in found if needle in m.content.casefold()]
+        return found
 
     # ---- recall ------------------------------------------------------------------------------
 
@@ -449,16 +404,40 @@ class MemoryService:
             overrides.setdefault("budget_tokens", self.recall_budget)
         return preset(name or self.recall_preset, **overrides)
 
-    def search(self, scope: Scope, query: str, cfg: RecallConfig | None = None) -> list[Candidate]:
-        return self.recaller.search(scope, query, cfg or self.recall_config(), self.clock.now())
+    def search(
+        self, scope: Scope, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None,
+        namespace: str | None = None, config: RecallConfig | None = None,
+    ) -> list[Candidate]:
+        """Ranked memories and captured turns with scores, nothing rendered (`filter=False`: no rerank)."""
+        cfg = config or self.recall_config(None, **({"top_k": top_k} if top_k else {}))
+        if not filter:
+            cfg = cfg.model_copy(update={"rerank": False})
+        return self.recaller.search(widened(scope, project=project, namespace=namespace), query, cfg, self.clock.now())
 
     def recall(
-        self, scope: Scope, query: str, cfg: RecallConfig | None = None, count_tokens=None, *, echo: Collection[str] = (),
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        namespace: str | None = None,
+        project: str | None = None,
+        budget_tokens: int | None = None,
+        top_k: int | None = None,
+        preset: str | None = None,
+        echo: Collection[str] = (),
+        config: RecallConfig | None = None,
+        count_tokens=None,
         why: str | None = None,
     ) -> RecallResult:
-        """The injectable block for a query (`echo`: fingerprints of turns the request already
-        carries, never injected back); access counted in the background."""
-        result = self.recaller.recall(scope, query, cfg or self.recall_config(), self.clock.now(), echo=echo, count_tokens=count_tokens)
+        """The injectable block for a query: the configured preset with the operator's budget, or the
+        named preset's own (`recall_config`), so every face injects the same amount; `config` is a
+        whole configuration (benches, the hook's tests). `echo`: fingerprints of turns the request
+        already carries, never injected back. Access is counted in the background."""
+        if config is None:
+            overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
+            config = self.recall_config(preset, **overrides)
+        scope = widened(scope, project=project, namespace=namespace)
+        result = self.recaller.recall(scope, query, config, self.clock.now(), echo=echo, count_tokens=count_tokens)
         used = [c.id for c in result.items if c.source == "memory"]
         if used:
             self._access.count(scope, used)  # bookkeeping, written in the background (core/access.py)
@@ -491,55 +470,93 @@ class MemoryService:
     def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
         return self._curated.precious_add(scope, quote, source_ids=source_ids, importance=importance)
 
+    def glossary_delete(self, scope: Scope, term: str) -> list[Memory]:
+        """Move a term's entries to the trash; NotFound if there are none."""
+        found = self.glossary_get(scope, term)
+        if not found:
+            raise NotFound(f"no glossary entry {term!r}")
+        return [self.delete(scope, m.id) for m in found]
+
+    def precious_list(self, scope: Scope) -> list[Memory]:
+        """Verbatim quotes worth keeping."""
+        return self.list(scope, kind=Kind.precious, limit=500).items
+
+    def boot(self, scope: Scope) -> BootPack:
+        """The boot pack: digest, daily log, pinned, precious, glossary, today's turns and its text."""
+        return BootPack.model_validate(build_boot(self, scope, self.timezone))
+
     def candidates(self, scope: Scope, limit: int = 500) -> list[Memory]:
         """The review queue: memories waiting for approve / discard / merge / supersede."""
         return self._review.candidates(scope, limit)
 
-    def approve(self, scope: Scope, memory_id: str) -> WriteResult:
-        return self._review.approve(scope, memory_id)
-
-    def discard(self, scope: Scope, memory_id: str) -> Memory:
-        return self._review.discard(scope, memory_id)
-
-    def merge(self, scope: Scope, memory_id: str, target_id: str) -> Memory:
-        """Fold a candidate into an existing memory: the target is marked seen, the candidate retired."""
-        return self._review.merge(scope, memory_id, target_id)
-
-    def supersede_with_candidate(self, scope: Scope, memory_id: str, target_id: str) -> WriteResult:
-        return self._review.supersede_with_candidate(scope, memory_id, target_id)
+    def candidate(self, scope: Scope, memory_id: str, action: str, target_id: str | None = None) -> CandidateAction:
+        """approve | discard | merge | supersede one candidate. merge folds it into `target_id` (the
+        target is marked seen, the candidate retired); supersede replaces `target_id` with it."""
+        if action in ("merge", "supersede") and not target_id:
+            raise InvalidInput("target_id", f"{action} needs the id of the active memory it applies to")
+        if action == "approve":
+            r = self._review.approve(scope, memory_id)
+        elif action == "discard":
+            r = self._review.discard(scope, memory_id)
+        elif action == "merge":
+            r = self._review.merge(scope, memory_id, target_id)
+        elif action == "supersede":
+            r = self._review.supersede_with_candidate(scope, memory_id, target_id)
+        else:
+            raise InvalidInput("action", "one of approve, discard, merge, supersede")
+        if isinstance(r, WriteResult):
+            return CandidateAction(action=r.action, memory=r.memory, previous=r.previous)
+        return CandidateAction(action=action + ("d" if action.endswith("e") else "ed"), memory=r)
 
     def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        """Every record as export lines (JSON objects, core/portability.py), read as they are sent."""
         return self._portability.export(scope)
 
-    def import_(self, scope: Scope, lines: Iterable[dict[str, Any]]) -> dict[str, int]:
+    def import_(self, scope: Scope, lines: Iterable[dict[str, Any]]) -> ImportCounts:
         """Load an export (core/portability.py): checked whole first, every vector computed before the first write."""
-        return self._portability.import_(scope, lines)
+        return ImportCounts.model_validate(self._portability.import_(scope, list(lines)))
 
-    def reindex(self, scope: Scope) -> dict[str, int]:
-        """Re-embed every record of this user with the configured embedder (after changing embedders)."""
-        return self._portability.reindex(scope)
+    def reindex(self, scope: Scope, user: str | None = None) -> ReindexReport:
+        """Re-embed one user's records (`user`), or every user's, with the configured embedder (after
+        changing embedders). An administrator's operation: the scope names who asked."""
+        users = [user] if user else self.users()
+        return ReindexReport(users={u: self._portability.reindex(scope_for(Actor(u, via=scope.actor))) for u in users})
 
-    def forget_preview(self, scope: Scope, what: str) -> ForgetPlan:
-        """What `forget(scope, what)` would remove now; removes nothing."""
-        return self._forgetting.forget_preview(scope, what)
+    def vectors_health(self, scope: Scope) -> VectorsHealth:
+        """Whether every user's stored vectors were built by the configured embedder (administrators)."""
+        return VectorsHealth.model_validate(vector_health(self))
 
-    def forget(self, scope: Scope, what: str) -> ForgetPlan:
-        """Forget what `what` says: delete the memories that state it and the raw turns that still say it."""
-        return self._forgetting.forget(scope, what)
+    def cache_get(self, scope: Scope, namespace: str, key: str) -> CacheEntry:
+        """A client's cached value (core/client_cache.py); NotFound when absent or expired."""
+        return CacheEntry.model_validate(ClientCache(self).get(scope, namespace, key))
+
+    def cache_put(self, scope: Scope, namespace: str, key: str, value: Any, ttl_s: float | None = None) -> CacheEntry:
+        return CacheEntry.model_validate(ClientCache(self).put(scope, namespace, key, value, ttl_s))
+
+    def cache_delete(self, scope: Scope, namespace: str, key: str) -> None:
+        ClientCache(self).delete(scope, namespace, key)
+
+    def forget(self, scope: Scope, what: str, *, preview: bool = False) -> ForgetResult:
+        """Erase for good what states `what` (the memories that state it, in every status, and the
+        raw turns that still say it), or with `preview`, say what that would erase."""
+        plan = self._forgetting.forget_preview(scope, what) if preview else self._forgetting.forget(scope, what)
+        return forget_result(plan)
 
     def select_messages(self, scope: Scope, *, ids: Sequence[str] | None = None, session: str | None = None,
                         since: datetime | None = None, until: datetime | None = None) -> list[str]:
         """Ids of the stored turns that meet every criterion given (ids, session, since ≤ t < until)."""
         return self._forgetting.select_messages(scope, ids=ids, session=session, since=since, until=until)
 
-    def delete_messages_matching(self, scope: Scope, *, ids: Sequence[str] | None = None, session: str | None = None,
-                                 since: datetime | None = None, until: datetime | None = None, everything: bool = False) -> list[str]:
-        """Delete the turns that meet every criterion given (or all of them with `everything`)."""
-        return self._forgetting.delete_messages_matching(scope, ids=ids, session=session, since=since, until=until, everything=everything)
+    def delete_messages(self, scope: Scope, *, ids: Sequence[str] | None = None, session: str | None = None,
+                        since: datetime | None = None, until: datetime | None = None, everything: bool = False) -> TurnsDeleted:
+        """Delete the turns that meet every criterion given (`everything` alone: all of them)."""
+        gone = self._forgetting.delete_messages_matching(scope, ids=ids, session=session, since=since, until=until, everything=everything)
+        return TurnsDeleted(deleted=len(gone), ids=gone)
 
-    def delete_message(self, scope: Scope, message_id: str) -> None:
+    def delete_message(self, scope: Scope, message_id: str) -> TurnsDeleted:
         """Delete one captured turn; NotFound when this user has no turn with that id."""
         self._forgetting.delete_message(scope, message_id)
+        return TurnsDeleted(deleted=1, ids=[message_id])
 
     def has_message(self, scope: Scope, message_id: str) -> bool:
         return self._forgetting.has_message(scope, message_id)

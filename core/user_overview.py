@@ -5,12 +5,14 @@ Used by the memory server's boot pack and by `amber doctor`; reads metadata only
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import Memory, Status
 from .scope import Actor, Scope, memory_where, scope_for
-from .service import MemoryService
 from .supersede import one_active_per_key
+
+if TYPE_CHECKING:
+    from .service import MemoryService
 
 
 def active_memories(service: MemoryService, scope: Scope) -> list[Memory]:

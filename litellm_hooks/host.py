@@ -79,13 +79,12 @@ class HookMemory:
         """What a forget of `what` would erase now (memories, turns) and the words of the memories
         it may mean but is not sure of (kept)."""
         plan = await self.port_for(actor).forget(what, preview=True)
-        maybe = [str(m.get("content") if isinstance(m, dict) else getattr(m, "content", "")) for m in plan.get("uncertain") or []]
-        return len(plan.get("memories") or []), int(plan.get("messages") or len(plan.get("message_ids") or [])), maybe
+        return len(plan.memories), plan.messages, [m.content for m in plan.uncertain]
 
     async def boot_pack(self, actor: Actor) -> str:
         async def build() -> str:
             boot = await self.port_for(actor).boot()
-            return str(boot.get("text") or "")
+            return boot.text
 
         return await self.packs.get(actor.user_id, build)
 

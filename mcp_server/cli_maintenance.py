@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from tqdm import tqdm
 
 from core import Actor, InvalidInput, RemoteMemory, Settings, build_service, parse_jsonl, run_job, scope_for
+from core import ImportCounts, ReindexReport
 
 
 def _user(args: argparse.Namespace, settings: Settings) -> str:
@@ -71,7 +72,7 @@ def export(args: argparse.Namespace) -> int:
 def import_(args: argparse.Namespace) -> int:
     lines = list(_read_lines(args.file))  # all lines are validated before anything is written
     if args.url:
-        async def remote() -> dict[str, int]:
+        async def remote() -> ImportCounts:
             async with RemoteMemory(args.url, api_key=args.key, user=args.user, timeout=600.0) as r:
                 return await r.import_(lines)
 
@@ -85,17 +86,17 @@ def import_(args: argparse.Namespace) -> int:
                 result = service.import_(scope, lines)
         finally:
             service.close()
-    print(f"imported {result['memories']} memories, {result['messages']} messages and {result.get('events', 0)} audit events", file=sys.stderr)
+    print(f"imported {result.memories} memories, {result.messages} messages and {result.events} audit events", file=sys.stderr)
     return 0
 
 
 def reindex(args: argparse.Namespace) -> int:
     if args.url:
-        async def remote() -> dict[str, Any]:
+        async def remote() -> ReindexReport:
             async with RemoteMemory(args.url, api_key=args.key, timeout=3600.0) as r:
                 return await r.reindex(args.user)
 
-        done = asyncio.run(remote())["users"]
+        done = asyncio.run(remote()).users
     else:
         settings = Settings()
         service = build_service(settings)
@@ -103,11 +104,11 @@ def reindex(args: argparse.Namespace) -> int:
             users = [args.user] if args.user else service.users()
             done = {}
             for user in _bar(iterable=users, desc="reindexing", unit=" users"):
-                done[user] = service.reindex(scope_for(Actor(user, via="cli")))
+                done.update(service.reindex(scope_for(Actor(user, via="cli")), user).users)
         finally:
             service.close()
     for user, counts in done.items():
-        print(f"{user}: {counts['memories']} memories, {counts['messages']} messages re-embedded", file=sys.stderr)
+        print(f"{user}: {counts.memories} memories, {counts.messages} messages re-embedded", file=sys.stderr)
     if not done:
         print("no users in this store yet", file=sys.stderr)
     return 0

@@ -56,7 +56,7 @@ def add_context(mcp: MCPServer, port_for_request: Callable[[], MemoryPort]) -> N
                   description="What Amber always knows about you (digest, pinned memories, glossary), as background for a conversation")
     async def boot() -> str:
         b = await _read(port_for_request().boot())
-        return render_boot(b["digest"], b["pinned"], b["glossary"]) or "Amber holds no digest, pinned memories or glossary for you yet."
+        return render_boot(b.digest, b.pinned, b.glossary) or "Amber holds no digest, pinned memories or glossary for you yet."
 
     @mcp.prompt(name="recall", title="What do you remember about…",
                 description="Ask what Amber remembers about a person, project or topic; answers from your memory")

@@ -256,7 +256,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         restored. Memories that are not deleted are never touched; to erase something everywhere, use
         memory_forget."""
         r = await _call(port_for_request().purge_trash(ids))
-        return PurgeView(purged=r["purged"], count=r["count"])
+        return PurgeView(purged=r.purged, count=r.count)
 
     @mcp.tool(title="Forget something everywhere", annotations=DESTRUCTIVE, structured_output=True)
     async def memory_forget(
@@ -269,8 +269,8 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         restored. Call with preview=true first and tell the user what will go, then with preview=false
         to forget; nothing is removed until then."""
         r = await _call(port_for_request().forget(what, preview=preview))
-        return ForgetView(what=r["what"], done=r["done"], memories=views(r["memories"]), messages=r["messages"],
-                          message_ids=r["message_ids"], rewritten=r["rewritten"])
+        return ForgetView(what=r.what, done=r.done, memories=views(r.memories), messages=r.messages,
+                          message_ids=r.message_ids, rewritten=r.rewritten)
 
     @mcp.tool(title="List captured conversation turns", annotations=READ_ONLY, structured_output=True)
     async def messages_list(
@@ -300,7 +300,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         Ids starting 'lt_' in recall results are turns: delete them here, not with memory_delete.
         Memories extracted from the turns stay (use memory_forget or memory_delete for those)."""
         r = await _call(port_for_request().delete_messages(ids=ids, session=session, since=_aware(since), until=_aware(until), everything=all))
-        return DeletedView(deleted=r["deleted"], ids=r["ids"])
+        return DeletedView(deleted=r.deleted, ids=r.ids)
 
     @mcp.tool(title="Pin or unpin a memory", annotations=ADDITIVE, structured_output=True)
     async def memory_pin(id: MemoryId, pinned: Annotated[bool, Field(description="false to unpin")] = True) -> MemoryView:
@@ -344,8 +344,8 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         quotes, glossary, pinned memories and today's turns from the user's other apps."""
         b = await _call(port_for_request().boot())
         return BootView(
-            date=b["date"], digest=view(b["digest"]), daily_log=view(b["daily_log"]), precious=views(b["precious"]),
-            glossary=views(b["glossary"]), pinned=views(b["pinned"]), today=turns(b["today"]), counts=b["counts"],
+            date=b.date, digest=view(b.digest), daily_log=view(b.daily_log), precious=views(b.precious),
+            glossary=views(b.glossary), pinned=views(b.pinned), today=turns(b.today), counts=b.counts,
         )
 
     @mcp.tool(title="Store conversation turns", annotations=ADDITIVE, structured_output=True)
@@ -358,7 +358,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         now = datetime.now(timezone.utc)
         msgs = [_message(t, now) for t in messages]
         r = await _call(port_for_request().ingest(msgs, commands=commands))
-        return IngestView(ingested=r["ingested"], commands=r["commands"])
+        return IngestView(ingested=r.ingested, commands=r.commands)
 
     @mcp.tool(title="Export memory", annotations=READ_ONLY, structured_output=True)
     async def memory_export(limit: Annotated[int, Field(ge=1, le=5000, description="At most this many lines")] = 1000) -> ExportView:
@@ -398,7 +398,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         if not id:
             raise AmberToolError(InvalidInput("id", f"'{action}' needs the candidate's id (call with action='list' first)"))
         r = await _call(p.candidate(id, action, target_id))
-        return ReviewView(action=r["action"], memory=view(r["memory"]), previous=view(r["previous"]))
+        return ReviewView(action=r.action, memory=view(r.memory), previous=view(r.previous))
 
     add_context(mcp, port_for_request)
     answer_errors(mcp)

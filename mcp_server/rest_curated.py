@@ -10,10 +10,10 @@ from fastapi import APIRouter, Body, Depends, Path
 from core import NotFound, WriteResult
 
 from core import LocalMemory
+from core import BootPack, CandidateAction
+
 from .rest_deps import port
 from .schemas import (
-    ActionOut,
-    BootOut,
     CandidatesOut,
     DigestIn,
     DigestOut,
@@ -31,8 +31,8 @@ MemoryId = Annotated[str, Path(min_length=1, max_length=200)]
 Term = Annotated[str, Path(min_length=1, max_length=200)]
 
 
-@router.get("/boot", response_model=BootOut, tags=["boot"], summary="Boot pack: digest, logs, precious, glossary, pinned, today")
-async def boot(p: Port) -> dict:
+@router.get("/boot", response_model=BootPack, tags=["boot"], summary="Boot pack: digest, logs, precious, glossary, pinned, today")
+async def boot(p: Port) -> BootPack:
     return await p.boot()
 
 
@@ -89,11 +89,11 @@ async def candidates(p: Port) -> CandidatesOut:
     return CandidatesOut(candidates=await p.candidates())
 
 
-@router.post("/candidates/{memory_id}/{action}", response_model=ActionOut, tags=["review"])
+@router.post("/candidates/{memory_id}/{action}", response_model=CandidateAction, tags=["review"])
 async def candidate_action(
     memory_id: MemoryId,
     action: Literal["approve", "discard", "merge", "supersede"],
     p: Port,
     body: Annotated[TargetIn | None, Body()] = None,
-) -> dict:
+) -> CandidateAction:
     return await p.candidate(memory_id, action, body.target_id if body else None)

@@ -12,14 +12,13 @@ from pydantic import BaseModel, Field
 from core import Category, Kind, Memory, MemoryIn, MemoryPatch, Page, WriteResult
 
 from core import LocalMemory
+from core import ForgetResult, IngestResult, PurgeResult, TurnsDeleted
+
 from .rest_deps import port, utc
 from .schemas import (
     EventsOut,
     ForgetIn,
-    ForgetOut,
     IngestIn,
-    IngestOut,
-    MessagesDeletedOut,
     MessagesDeleteIn,
     MessagesOut,
     NamespacesOut,
@@ -43,11 +42,6 @@ IdItem = Annotated[str, Field(min_length=1, max_length=200)]
 class PurgeIn(Strict):
     ids: list[IdItem] | None = Field(None, max_length=1000, description="Only these deleted memories; absent: the whole trash. "
                                      "An id that is not in the trash is left alone")
-
-
-class PurgeOut(BaseModel):
-    purged: list[str] = Field(description="The memories removed for good (no longer restorable)")
-    count: int
 
 
 class WhoOut(BaseModel):
@@ -82,8 +76,8 @@ async def search(body: SearchIn, p: Port) -> SearchOut:
     return SearchOut(hits=[item(c) for c in hits])
 
 
-@router.post("/messages", response_model=IngestOut, tags=["messages"], summary="Capture conversation turns (idempotent by id)")
-async def ingest(body: IngestIn, p: Port) -> dict:
+@router.post("/messages", response_model=IngestResult, tags=["messages"], summary="Capture conversation turns (idempotent by id)")
+async def ingest(body: IngestIn, p: Port) -> IngestResult:
     return await p.ingest(body.messages, commands=body.commands)
 
 
@@ -98,28 +92,28 @@ async def messages(
     return MessagesOut(messages=await p.messages(since=utc(since), until=utc(until), session=session, text=text))
 
 
-@router.delete("/messages/{message_id:path}", response_model=MessagesDeletedOut, tags=["messages"],
+@router.delete("/messages/{message_id:path}", response_model=TurnsDeleted, tags=["messages"],
                summary="Delete one captured turn for good (the audit keeps its id, not its words)")
-async def delete_message(message_id: MessageIdPath, p: Port) -> dict:
+async def delete_message(message_id: MessageIdPath, p: Port) -> TurnsDeleted:
     return await p.delete_message(message_id)
 
 
-@router.post("/messages/delete", response_model=MessagesDeletedOut, tags=["messages"],
+@router.post("/messages/delete", response_model=TurnsDeleted, tags=["messages"],
              summary="Delete captured turns by ids, conversation and/or time range (every criterion given must hold)")
-async def delete_messages(body: MessagesDeleteIn, p: Port) -> dict:
+async def delete_messages(body: MessagesDeleteIn, p: Port) -> TurnsDeleted:
     return await p.delete_messages(ids=body.ids, session=body.session, since=body.since, until=body.until, everything=body.all)
 
 
-@router.post("/forget/preview", response_model=ForgetOut, tags=["forget"],
+@router.post("/forget/preview", response_model=ForgetResult, tags=["forget"],
              summary="What forgetting this would erase: memories and captured turns (nothing is removed)")
-async def forget_preview(body: ForgetIn, p: Port) -> dict:
+async def forget_preview(body: ForgetIn, p: Port) -> ForgetResult:
     return await p.forget(body.what, preview=True)
 
 
-@router.post("/forget", response_model=ForgetOut, tags=["forget"],
+@router.post("/forget", response_model=ForgetResult, tags=["forget"],
              summary="Forget: erase for good every memory that states it (any status, precious quotes included) "
                      "and the captured turns that say it; nothing forgotten can be restored")
-async def forget(body: ForgetIn, p: Port) -> dict:
+async def forget(body: ForgetIn, p: Port) -> ForgetResult:
     return await p.forget(body.what)
 
 
@@ -158,9 +152,9 @@ async def delete_memory(memory_id: MemoryId, p: Port) -> Memory:
     return await p.delete(memory_id)
 
 
-@router.post("/trash/purge", response_model=PurgeOut, tags=["memories"],
+@router.post("/trash/purge", response_model=PurgeResult, tags=["memories"],
              summary="Empty the trash now: deleted memories removed for good (all, or only the ids given)")
-async def purge_trash(p: Port, body: Annotated[PurgeIn | None, Body()] = None) -> dict:
+async def purge_trash(p: Port, body: Annotated[PurgeIn | None, Body()] = None) -> PurgeResult:
     return await p.purge_trash(body.ids if body else None)
 
 

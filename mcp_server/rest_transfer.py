@@ -12,8 +12,10 @@ from starlette.responses import StreamingResponse
 from core import InvalidInput, parse_jsonl
 
 from core import LocalMemory
+from core import ImportCounts, ReindexReport, VectorsHealth
+
 from .rest_deps import port
-from .schemas import ImportOut, ReindexIn
+from .schemas import ReindexIn
 
 router = APIRouter(prefix="/v1")
 Port = Annotated[LocalMemory, Depends(port)]
@@ -40,9 +42,9 @@ async def export(p: Port) -> StreamingResponse:
     return StreamingResponse(body(), media_type="application/x-ndjson")
 
 
-@router.post("/import", response_model=ImportOut, tags=["export"], summary="Load an export (JSON lines); all-or-nothing validation",
+@router.post("/import", response_model=ImportCounts, tags=["export"], summary="Load an export (JSON lines); all-or-nothing validation",
              openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}, "required": True}})
-async def import_(request: Request, p: Port) -> dict:
+async def import_(request: Request, p: Port) -> ImportCounts:
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
@@ -55,10 +57,10 @@ async def import_(request: Request, p: Port) -> dict:
 
 
 @router.get("/vectors/health", tags=["admin"], summary="Per user: vector collections vs the configured embedder (admin)")
-async def vectors_health(p: Port) -> dict:
+async def vectors_health(p: Port) -> VectorsHealth:
     return await p.vectors_health()
 
 
 @router.post("/reindex", tags=["admin"], summary="Re-embed one user or all users (admin)")
-async def reindex(p: Port, body: Annotated[ReindexIn | None, Body()] = None) -> dict:
+async def reindex(p: Port, body: Annotated[ReindexIn | None, Body()] = None) -> ReindexReport:
     return await p.reindex(body.user if body else None)

@@ -6,6 +6,7 @@ named before any work starts.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
@@ -25,7 +26,7 @@ class Strict(BaseModel):
 
 
 class Item(BaseModel):
-    """One recalled or found record."""
+    """One recalled or found record: every field of `core.Candidate`, so a client rebuilds it whole."""
 
     id: str
     text: str
@@ -33,10 +34,20 @@ class Item(BaseModel):
     kind: str
     created_at: datetime
     score: float
+    importance: float = 0.5
+    pinned: bool = False
+    keyed: bool = Field(False, description="a keyed fact (one current value per fact_key)")
+    client: str | None = None
+    author: str | None = Field(None, description="for a turn: who said it ('user' or 'assistant')")
+    sources: list[str] = Field(default_factory=list, description="a memory's source turns")
+    arms: list[str] = Field(default_factory=list, description="the retrieval arms that found it")
+    dense: float = Field(0.0, description="the query's cosine similarity to it (0 where the dense arms missed it)")
+    lexical: float = Field(0.0, description="the share of the query's word weight it covers (0 where the lexical arm missed it)")
+    tags: list[str] = Field(default_factory=list, description="a memory's tags")
 
 
 def item(c: Candidate) -> Item:
-    return Item(id=c.id, text=c.text, source=c.source, kind=c.kind, created_at=c.created_at, score=round(c.score, 6))
+    return Item(**{f.name: getattr(c, f.name) for f in dataclasses.fields(Candidate)})
 
 
 class RecallIn(Strict):
@@ -78,14 +89,8 @@ class IngestIn(Strict):
     commands: bool = Field(True, description="Carry out 'remember ...' / 'forget ...' in new user turns at once")
 
 
-class CommandDone(BaseModel):
-    action: str
-    memory_id: str
 
 
-class IngestOut(BaseModel):
-    ingested: int
-    commands: list[CommandDone]
 
 
 class MessagesOut(BaseModel):
@@ -111,9 +116,6 @@ class MessagesDeleteIn(Strict):
     all: bool = Field(False, description="true with no other criterion: every captured turn of this user")
 
 
-class MessagesDeletedOut(BaseModel):
-    deleted: int
-    ids: list[str] = Field(description="The turns deleted (an id that was not there is not listed)")
 
 
 class ForgetIn(Strict):
@@ -121,15 +123,6 @@ class ForgetIn(Strict):
                       "a whole 'forget that ...' sentence works too")
 
 
-class ForgetOut(BaseModel):
-    what: str = Field(description="What was matched against (the command words removed)")
-    done: bool = Field(description="false for a preview: nothing was removed")
-    memories: list[Memory] = Field(description="Memories that state it (deleted when done)")
-    messages: int = Field(description="How many captured turns say it")
-    message_ids: list[str]
-    rewritten: list[str] = Field(default_factory=list, description="Digest and daily-log ids rewritten without the sentences that say it")
-    uncertain: list[Memory] = Field(default_factory=list, description="Memories it may mean but Amber is not sure of: kept, "
-                                    "never erased; ask the person which they mean and forget that one in its own words")
 
 
 class NamespacesOut(BaseModel):
@@ -140,17 +133,6 @@ class EventsOut(BaseModel):
     events: list[Event]
 
 
-class BootOut(BaseModel):
-    date: str
-    yesterday: str
-    digest: Memory | None
-    daily_log: Memory | None
-    precious: list[Memory]
-    glossary: list[Memory]
-    pinned: list[Memory]
-    today: list[Message]
-    counts: dict[str, int]
-    text: str = Field(description="Digest, pinned facts and glossary as one <memory_context> block to inject, '' when empty")
 
 
 class PreciousIn(Strict):
@@ -194,10 +176,6 @@ class TargetIn(Strict):
     target_id: str | None = Field(None, min_length=1, max_length=200, description="The active memory to merge into or supersede")
 
 
-class ActionOut(BaseModel):
-    action: str
-    memory: Memory
-    previous: Memory | None = None
 
 
 class CacheIn(Strict):
@@ -205,22 +183,12 @@ class CacheIn(Strict):
     ttl_s: float | None = Field(None, gt=0, le=365 * 24 * 3600)
 
 
-class CacheOut(BaseModel):
-    namespace: str
-    key: str
-    value: Any
-    updated_at: float
-    expires_at: float | None = None
 
 
 class ReindexIn(Strict):
     user: str | None = Field(None, min_length=1, max_length=256)
 
 
-class ImportOut(BaseModel):
-    memories: int
-    messages: int
-    events: int = 0
 
 
 class ErrorOut(BaseModel):

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core import Memory, Message
+from core import CommandDone
 
 from .schemas import Item
 
@@ -113,7 +114,7 @@ class BootView(BaseModel):
 
 class IngestView(BaseModel):
     ingested: int
-    commands: list[dict[str, str]]
+    commands: list[CommandDone]
 
 
 class ExportView(BaseModel):

@@ -3,7 +3,8 @@
 `port` is parametrized: "local" is `LocalMemory` over the in-process service, "remote" is
 `RemoteMemory` over HTTP against the real app under uvicorn, "mcp" is `McpPort` calling the same
 app's MCP tools over Streamable HTTP (tests/contract/mcp_port.py), "sync" is `SyncMemory` (the
-blocking form for scripts) over HTTP, called from worker threads (tests/contract/sync_port.py). All share one host (real Chroma on a
+blocking form for scripts) over HTTP, called from worker threads (tests/contract/sync_port.py), and
+"service" is `MemoryService` itself with a scope in front (tests/contract/service_port.py). All share one host (real Chroma on a
 temp dir, the hash embedder); each test acts for users of its own, so tests cannot see each other.
 The host is configured with the `thorough` preset, the case where the budgets once diverged."""
 
@@ -19,6 +20,7 @@ from core.testing import HashEmbedder
 from mcp_server.app import create_app
 from tests.kit.config import settings_apart
 from tests.contract.mcp_port import McpPort
+from tests.contract.service_port import ServicePort
 from tests.contract.sync_port import AwaitingSync
 from tests.kit.servers import serve_app
 
@@ -41,7 +43,7 @@ def contract_host(tmp_path_factory):
     service.close()
 
 
-@pytest.fixture(params=["local", "remote", "mcp", "sync"])
+@pytest.fixture(params=["local", "remote", "mcp", "sync", "service"])
 async def make_port(request, contract_host):
     """A factory: `await make_port("alice")` is that user's memory port on this implementation. The
     names get a per-test suffix, so the user is fresh in every test."""
@@ -53,6 +55,8 @@ async def make_port(request, contract_host):
         user = f"{user}-{suffix}"
         if request.param == "local":
             return LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
+        if request.param == "service":
+            return ServicePort(service, user)  # type: ignore[return-value]
         if request.param == "mcp":
             opened.append(await McpPort(url, api_key=TRUSTED, user=user).open())
         elif request.param == "sync":

@@ -12,6 +12,7 @@ conversion: `delete_message` is `messages_delete` with one id, whose "deleted: 0
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -21,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from core import Candidate, InvalidInput, Memory, MemoryIn, MemoryPatch, Message, NotFound, Page, RecallResult, WriteResult
 from core.errors import error_class
+from core import ForgetResult, IngestResult, PurgeResult, TurnsDeleted
 
 UPSERT_FIELDS = {"content", "fact_key", "category", "kind", "importance", "namespace", "pinned", "tags"}  # memory_upsert's
 UPDATE_FIELDS = {"content", "importance", "category", "tags"}  # memory_update's
@@ -99,8 +101,8 @@ class McpPort:
 
     @staticmethod
     def _candidate(d: dict[str, Any]) -> Candidate:
-        return Candidate(id=d["id"], text=d["text"], source=d["source"], kind=d["kind"],
-                         created_at=datetime.fromisoformat(d["created_at"]), score=float(d["score"]))
+        fields = {f.name: tuple(d[f.name] or ()) if f.default == () else d[f.name] for f in dataclasses.fields(Candidate) if f.name in d}
+        return Candidate(**{**fields, "created_at": datetime.fromisoformat(d["created_at"])})
 
     @staticmethod
     def _when(at: datetime | None) -> str | None:
@@ -142,8 +144,8 @@ class McpPort:
     async def delete(self, memory_id: str) -> Memory:
         return self._memory(await self._tool("memory_delete", id=memory_id))
 
-    async def purge_trash(self, ids: Sequence[str] | None = None) -> dict[str, Any]:
-        return await self._tool("memory_purge_trash", ids=list(ids) if ids is not None else None)
+    async def purge_trash(self, ids: Sequence[str] | None = None) -> PurgeResult:
+        return PurgeResult.model_validate(await self._tool("memory_purge_trash", ids=list(ids) if ids is not None else None))
 
     async def restore(self, memory_id: str) -> Memory:
         return self._memory(await self._tool("memory_restore", id=memory_id))
@@ -161,14 +163,15 @@ class McpPort:
                              status=status, text=text, limit=limit, cursor=cursor)
         return Page(items=[self._memory(m) for m in d["items"]], next_cursor=d.get("next_cursor"))
 
-    async def forget(self, what: str, *, preview: bool = False) -> dict[str, Any]:
+    async def forget(self, what: str, *, preview: bool = False) -> ForgetResult:
         d = await self._tool("memory_forget", what=what, preview=preview)
-        return {**d, "memories": [self._memory(m) for m in d["memories"]]}
+        return ForgetResult.model_validate({**d, "memories": [self._memory(m) for m in d["memories"]],
+                                            "uncertain": [self._memory(m) for m in d.get("uncertain") or []]})
 
-    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> dict[str, Any]:
+    async def ingest(self, messages: Sequence[Message | dict[str, Any]], commands: bool = True) -> IngestResult:
         turns = [(m if isinstance(m, Message) else Message.model_validate(m)) for m in messages]
         sent = [m.model_dump(mode="json", include={"id", "role", "content", "created_at", "session"}) for m in turns]
-        return await self._tool("memory_ingest", messages=sent, commands=commands)
+        return IngestResult.model_validate(await self._tool("memory_ingest", messages=sent, commands=commands))
 
     async def messages(self, *, since: datetime | None = None, until: datetime | None = None, session: str | None = None,
                        text: str | None = None) -> list[Message]:
@@ -179,14 +182,14 @@ class McpPort:
         return [Message.model_validate({k: v for k, v in t.items() if v is not None}) for t in d["turns"]]
 
     async def delete_messages(self, *, ids: Sequence[str] | None = None, session: str | None = None, since: datetime | None = None,
-                              until: datetime | None = None, everything: bool = False) -> dict[str, Any]:
-        return await self._tool("messages_delete", ids=list(ids) if ids is not None else None, session=session,
-                                since=self._when(since), until=self._when(until), all=everything)
+                              until: datetime | None = None, everything: bool = False) -> TurnsDeleted:
+        return TurnsDeleted.model_validate(await self._tool("messages_delete", ids=list(ids) if ids is not None else None, session=session,
+                                since=self._when(since), until=self._when(until), all=everything))
 
-    async def delete_message(self, message_id: str) -> dict[str, Any]:
+    async def delete_message(self, message_id: str) -> TurnsDeleted:
         # messages_delete by ids answers what it deleted; none deleted is the port's NotFound
         out = await self.delete_messages(ids=[message_id])
-        if not out["deleted"]:
+        if not out.deleted:
             raise NotFound(f"no captured turn {message_id!r}")
         return out
 

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from core import TurnsDeleted
 from core import (
     Candidate,
     Conflict,
@@ -159,12 +160,12 @@ async def test_forget_preview_removes_nothing_then_forget_removes(port):
     m = (await port.remember(MemoryIn(content="My dentist is Dr. Okonkwo"))).memory
     await port.ingest([turn("f1", "my dentist is Dr. Okonkwo, appointment on Friday")])
     preview = await port.forget("my dentist", preview=True)
-    assert preview["done"] is False and [x.id for x in preview["memories"]] == [m.id]
-    assert preview["message_ids"] == ["f1"] and preview["messages"] == 1
+    assert preview.done is False and [x.id for x in preview.memories] == [m.id]
+    assert preview.message_ids == ["f1"] and preview.messages == 1
     assert (await port.get(m.id)).status.value == "active"
     done = await port.forget("my dentist")
-    assert done["done"] is True and [x.id for x in done["memories"]] == [m.id] and done["message_ids"] == ["f1"]
-    assert isinstance(done["memories"][0], Memory) and set(done) >= {"what", "rewritten"}
+    assert done.done is True and [x.id for x in done.memories] == [m.id] and done.message_ids == ["f1"]
+    assert isinstance(done.memories[0], Memory) and done.what and done.rewritten == []
     # erased, not trashed: no status shows it, nobody can restore it, the export does not hold it
     with pytest.raises(NotFound, match="forgotten"):
         await port.get(m.id)
@@ -175,7 +176,7 @@ async def test_forget_preview_removes_nothing_then_forget_removes(port):
         assert "Okonkwo" not in str([r async for r in port.export()])
     assert await port.messages() == []
     # a replayed turn that was forgotten stays forgotten
-    assert (await port.ingest([turn("f1", "my dentist is Dr. Okonkwo, appointment on Friday")]))["ingested"] == 0
+    assert (await port.ingest([turn("f1", "my dentist is Dr. Okonkwo, appointment on Friday")])).ingested == 0
 
 
 # ---- capture -----------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ async def test_capture_is_idempotent_by_message_id(port):
     msgs = [turn("c1", "I started learning Portuguese"), turn("c2", "Boa sorte!", role="assistant")]
     first = await port.ingest(msgs)
     again = await port.ingest(msgs)
-    assert first["ingested"] == 2 and again["ingested"] == 0
+    assert first.ingested == 2 and again.ingested == 0
     listed = await port.messages()
     assert [m.id for m in listed] == ["c1", "c2"] and all(isinstance(m, Message) for m in listed)
     assert [m.id for m in await port.messages(text="portuguese")] == ["c1"]
@@ -195,17 +196,17 @@ async def test_remember_command_in_a_turn_is_kept_once(port):
     msgs = [turn("r1", "remember that I hate cilantro")]
     first = await port.ingest(msgs)
     again = await port.ingest(msgs)
-    assert [c["action"] for c in first["commands"]] == ["remember"] and again["commands"] == []
+    assert [c.action for c in first.commands] == ["remember"] and again.commands == []
     assert [m.content for m in (await port.list()).items if "cilantro" in m.content.lower()]
 
 
 async def test_delete_messages(port):
     await port.ingest([turn("d1", "first thing"), turn("d2", "second thing")])
-    assert await port.delete_message("d1") == {"deleted": 1, "ids": ["d1"]}
+    assert await port.delete_message("d1") == TurnsDeleted(deleted=1, ids=["d1"])
     with pytest.raises(NotFound):
         await port.delete_message("d1")
     out = await port.delete_messages(everything=True)
-    assert out["deleted"] == 1 and out["ids"] == ["d2"]
+    assert out.deleted == 1 and out.ids == ["d2"]
 
 
 # ---- errors ------------------------------------------------------------------------------------
@@ -266,7 +267,7 @@ async def test_two_users_do_not_see_each_other(make_port):
         await bob.get(m.id)
     with pytest.raises(NotFound):
         await bob.delete(m.id)
-    assert (await bob.forget("locker code", preview=True))["memories"] == []
+    assert (await bob.forget("locker code", preview=True)).memories == []
     assert (await ann.get(m.id)).status.value == "active"
     gone = (await ann.remember(MemoryIn(content="Ann's old PIN is 1234"))).memory
     await ann.delete(gone.id)

@@ -4,12 +4,18 @@ parameters with defaults)."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import uuid
+from datetime import datetime, timezone
 
 import pytest
 
-from core import READ, AsyncMemory, Identity, LocalMemory, MemoryPort, RemoteMemory
+from core import ADMIN, READ, WRITE, AsyncMemory, Forbidden, Identity, LocalMemory, MemoryIn, MemoryPort, MemoryService, RemoteMemory
 from core.ports import MemoryPort as DeclaredPort
+from core.ports import operations
+from core import Message
+from tests.contract.conftest import TRUSTED
 from tests.contract.mcp_port import McpPort
 
 IMPLEMENTATIONS = [LocalMemory, RemoteMemory]
@@ -82,13 +88,87 @@ def test_the_checker_catches_a_drift():
     assert any("defaults" in w for w in incompatibilities(DeclaredPort.pin, Drifted.pin))
 
 
+def test_the_service_is_the_port_with_a_scope_in_front():
+    """MemoryService has every operation under the port's name, with the port's parameters after a
+    `scope` (it may add keyword-only ones with defaults, e.g. a whole recall configuration)."""
+    for name in OPERATIONS:
+        declared, actual = getattr(DeclaredPort, name), getattr(MemoryService, name, None)
+        assert actual is not None, f"MemoryService lacks {name}"
+        params = list(inspect.signature(actual).parameters.values())
+        assert [p.name for p in params[:2]] == ["self", "scope"], f"{name}: the scope comes first"
+        unscoped = inspect.Signature([params[0], *params[2:]])
+        wrong = [w for w in incompatibilities(declared, _with_signature(unscoped)) if "coroutine" not in w]
+        assert wrong == [], (name, wrong)
+
+
+def _with_signature(sig: inspect.Signature):
+    def f(*args, **kwargs): ...
+
+    f.__signature__ = sig
+    return f
+
+
+def test_every_operation_declares_its_permission():
+    assert set(operations()) == set(OPERATIONS)
+    assert {need for need, _ in operations().values()} == {READ, WRITE, ADMIN}
+    assert operations()["forget"] == (WRITE, "preview")  # a preview only reads
+
+
+async def test_local_memory_enforces_the_declared_permission(contract_host):
+    """One place enforces each operation's declared permission: a read-only caller is refused every
+    write, with the scope it lacks named, before the service is reached."""
+    url, service, settings = contract_host
+    reader = LocalMemory(AsyncMemory(service), Identity("reader", "ann-ro", frozenset({READ})), settings)
+    with pytest.raises(Forbidden, match="memory:write"):
+        await reader.remember(MemoryIn(content="I may not write this"))
+    with pytest.raises(Forbidden, match="memory:write"):
+        await reader.forget("anything")
+    assert (await reader.forget("anything", preview=True)).done is False
+    with pytest.raises(Forbidden, match="memory:admin"):
+        await reader.vectors_health()
+    assert (await reader.list()).items == []
+
+
 def test_the_port_names_what_each_operation_takes_and_returns():
-    """Domain values cross the port as core/model.py's models (declared once), never as a bare Any."""
+    """Domain values cross the port as typed models (core/model.py, core/results.py, declared once),
+    never as a bare Any or an untyped dict; only export lines are JSON objects (a file format)."""
     vague = []
     for name in OPERATIONS:
         sig = inspect.signature(getattr(DeclaredPort, name))
         if sig.return_annotation in (inspect.Signature.empty, "Any"):
             vague.append(f"{name} returns {sig.return_annotation}")
+        if "dict[str, Any]" in str(sig.return_annotation) and name != "export":
+            vague.append(f"{name} returns {sig.return_annotation}")
         vague += [f"{name}({p.name}) is {p.annotation}" for p in list(sig.parameters.values())[1:]
                   if p.annotation in (inspect.Parameter.empty, "Any") and p.name != "value"]
     assert vague == []
+
+
+async def test_search_results_survive_the_trip_over_http_and_mcp_field_for_field(contract_host):
+    """A search hit is `core.Candidate` on every face: REST and MCP carry every field, so what a remote
+    caller reads (pinned, importance, keyed, sources, arms, the evidence scores) is what the service found."""
+    url, service, settings = contract_host
+    user = f"trip-{uuid.uuid4().hex[:6]}"
+    local = LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
+    said = Message(id="trip-1", role="user", content="My allotment plot is number 14 by the river", created_at=datetime.now(timezone.utc))
+    await local.ingest([said], commands=False)
+    kept = (await local.remember(MemoryIn(content="Allotment plot 14 grows leeks", fact_key="project.allotment",
+                                          importance=0.9, source_ids=["trip-1"]))).memory
+    await local.pin(kept.id)
+    here = await local.search("allotment plot leeks")
+    assert {c.id for c in here} >= {kept.id, "trip-1"}
+    hit = next(c for c in here if c.id == kept.id)
+    assert hit.pinned and hit.keyed and hit.importance == 0.9 and hit.sources == ("trip-1",) and hit.arms
+    want = [_fields(c) for c in here]
+    async with RemoteMemory(url, api_key=TRUSTED, user=user) as remote:
+        assert [_fields(c) for c in await remote.search("allotment plot leeks")] == want
+    mcp = await McpPort(url, api_key=TRUSTED, user=user).open()
+    try:
+        assert [_fields(c) for c in await mcp.search("allotment plot leeks")] == want
+    finally:
+        await mcp.aclose()
+
+
+def _fields(c) -> dict:
+    """Every field; the score to 6 digits (its recency part moves with the clock between two searches)."""
+    return {**dataclasses.asdict(c), "score": round(c.score, 6)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from core import MemoryIn, NotFound
+from core import PurgeResult
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +22,7 @@ async def test_a_purged_memory_is_gone_for_good(port):
     m = await trashed(port, "Keeps a spare key under the blue flowerpot")
     assert (await port.get(m.id)).status.value == "deleted"  # in the trash: still there, restorable
     done = await port.purge_trash()
-    assert done == {"purged": [m.id], "count": 1}
+    assert done == PurgeResult(purged=[m.id], count=1)
     with pytest.raises(NotFound):
         await port.get(m.id)
     with pytest.raises(NotFound):
@@ -30,7 +31,7 @@ async def test_a_purged_memory_is_gone_for_good(port):
     assert "flowerpot" not in (await port.recall("where is the spare key flowerpot")).text
     if hasattr(port, "export"):  # MCP has no export tool
         assert "flowerpot" not in str([line async for line in port.export()])
-    assert await port.purge_trash() == {"purged": [], "count": 0}  # nothing left to purge
+    assert await port.purge_trash() == PurgeResult(purged=[], count=0)  # nothing left to purge
 
 
 async def test_purging_some_ids_leaves_the_rest_of_the_trash_and_every_live_memory(port):
@@ -41,12 +42,12 @@ async def test_purging_some_ids_leaves_the_rest_of_the_trash_and_every_live_memo
     await port.archive(archived.id)
     # an id outside the trash is named too: a purge never touches what was not deleted
     done = await port.purge_trash([gone.id, live.id, archived.id, "no-such-id"])
-    assert done == {"purged": [gone.id], "count": 1}
+    assert done == PurgeResult(purged=[gone.id], count=1)
     assert (await port.get(live.id)).status.value == "active"
     assert (await port.get(archived.id)).status.value == "archived"
     assert (await port.get(kept.id)).status.value == "deleted"
     assert (await port.restore(kept.id)).status.value == "active"  # what stayed in the trash still comes back
-    assert await port.purge_trash([]) == {"purged": [], "count": 0}  # an empty list names nothing
+    assert await port.purge_trash([]) == PurgeResult(purged=[], count=0)  # an empty list names nothing
 
 
 async def test_purging_the_whole_trash_takes_every_deleted_memory_and_nothing_else(port):
@@ -54,7 +55,7 @@ async def test_purging_the_whole_trash_takes_every_deleted_memory_and_nothing_el
     b = await trashed(port, "Thought about moving to Lyon")
     live = (await port.remember(MemoryIn(content="Learns Italian on weekday evenings"))).memory
     done = await port.purge_trash()
-    assert sorted(done["purged"]) == sorted([a.id, b.id]) and done["count"] == 2
+    assert sorted(done.purged) == sorted([a.id, b.id]) and done.count == 2
     assert (await port.list(status="deleted")).items == []
     assert [m.id for m in (await port.list(status="any")).items] == [live.id]
 
@@ -64,8 +65,8 @@ async def test_another_user_cannot_purge_my_trash(make_port):
     mine = await trashed(ann, "Ann's old gym locker code was 2231")
     his = await trashed(bob, "Bob's old bike was a red Peugeot")
     # naming my id from another user purges nothing of mine; emptying his trash leaves mine alone
-    assert await bob.purge_trash([mine.id]) == {"purged": [], "count": 0}
-    assert await bob.purge_trash() == {"purged": [his.id], "count": 1}
+    assert await bob.purge_trash([mine.id]) == PurgeResult(purged=[], count=0)
+    assert await bob.purge_trash() == PurgeResult(purged=[his.id], count=1)
     assert (await ann.get(mine.id)).status.value == "deleted"
     assert (await ann.restore(mine.id)).status.value == "active"
     with pytest.raises(NotFound):

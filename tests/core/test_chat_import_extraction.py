@@ -52,7 +52,7 @@ def city_facts(service, scope):
 
 async def test_imported_values_form_a_chain_in_date_order(service, alice, tmp_path, clock):
     # the person's cursor is already past 2023 and 2024: Amber has been running for a while
-    service.ingest(alice, [Message(id="live-1", role="user", content="hello", created_at=clock.now())])
+    service.store_turns(alice, [Message(id="live-1", role="user", content="hello", created_at=clock.now())])
     registry.set_cursor(service.registry, "extract", "alice", {"ts": clock.now().timestamp(), "id": "live-1"})
     r = import_chats(service, alice, export(tmp_path))
     assert r.extraction_windows == 2
@@ -91,10 +91,10 @@ async def test_reimport_plans_nothing_new(service, alice, tmp_path):
 
 async def test_live_turns_older_than_an_imported_chat_are_still_planned(service, alice, tmp_path, clock):
     """An imported window's date must not move where live planning starts from."""
-    service.ingest(alice, [Message(id="live-a", role="user", content="I adopted a dog named Rex.", created_at=clock.now())])
+    service.store_turns(alice, [Message(id="live-a", role="user", content="I adopted a dog named Rex.", created_at=clock.now())])
     await run_extraction(service, alice, [{"facts": []}])  # first run: the live window, cursor set
     clock.advance(hours=1)
-    service.ingest(alice, [Message(id="live-b", role="user", content="Rex likes the beach.", created_at=clock.now())])
+    service.store_turns(alice, [Message(id="live-b", role="user", content="Rex likes the beach.", created_at=clock.now())])
     recent = tmp_path / "recent.json"
     recent.write_text(json.dumps([conv("c-now", clock.now(), "I live in Lisbon.")]))
     clock.advance(minutes=30)

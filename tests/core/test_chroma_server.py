@@ -45,14 +45,14 @@ def test_a_turn_deleted_or_a_memory_retired_on_one_host_is_gone_from_the_others_
     lexical = two.recall_config(weights={"mem_lexical": 1.0, "msg_lexical": 1.0, "mem_dense": 0.0, "msg_dense": 0.0})
     try:
         at = datetime(2026, 3, 1, tzinfo=timezone.utc)
-        one.ingest(alice, [Message(id="pin-1", role=Role.user, content="my bank PIN is 4417 zanzibar", created_at=at)])
+        one.store_turns(alice, [Message(id="pin-1", role=Role.user, content="my bank PIN is 4417 zanzibar", created_at=at)])
         fact = one.remember(alice, MemoryIn(content="my locker code is 9981 quokka")).memory
-        assert [c.id for c in two.search(alice, "zanzibar", lexical)] == ["pin-1"]  # two's indexes are warm now
-        assert [c.id for c in two.search(alice, "quokka", lexical)] == [fact.id]
-        assert one.delete_messages(alice, ["pin-1"]) == 1
+        assert [c.id for c in two.search(alice, "zanzibar", config=lexical)] == ["pin-1"]  # two's indexes are warm now
+        assert [c.id for c in two.search(alice, "quokka", config=lexical)] == [fact.id]
+        assert one.erase_turns(alice, ["pin-1"]) == 1
         set_status(one, alice, [fact], Status.archived, "archive", at)
-        assert two.search(alice, "zanzibar", lexical) == []
-        assert two.search(alice, "quokka", lexical) == []
+        assert two.search(alice, "zanzibar", config=lexical) == []
+        assert two.search(alice, "quokka", config=lexical) == []
     finally:
         one.close()
         two.close()

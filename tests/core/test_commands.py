@@ -203,8 +203,8 @@ def test_forget_rewrites_the_digest_and_daily_logs_and_drops_waiting_candidates(
     cand = service.remember(alice, MemoryIn(content="She works at Acme on weekends", status=Status.candidate)).memory
     fact = service.remember(alice, MemoryIn(content="I work at Acme on weekends")).memory
 
-    preview = service.forget_preview(alice, "I work at Acme on weekends")
-    assert {m.id for m in preview.memories} == {fact.id, cand.id} and len(preview.rewrites) == 2
+    preview = service.forget(alice, "I work at Acme on weekends", preview=True)
+    assert {m.id for m in preview.memories} == {fact.id, cand.id} and len(preview.rewritten) == 2
     assert "Acme" in service.digest_get(alice).content  # a preview changes nothing
 
     service.capture(alice, [_turn(0, "user", "Forget that I work at Acme on weekends")])

@@ -24,7 +24,7 @@ def _populate(service, scope, clock):
     service.precious_add(scope, "Never give up")
     service.remember(scope, MemoryIn(content="maybe likes jazz", status="candidate", confidence=0.5))
     service.digest_set(scope, "A tea drinker who switched to coffee.")
-    service.ingest(scope, [Message(id="x1", role="user", content="hello there", session="s", created_at=datetime(2026, 1, 2, tzinfo=timezone.utc)),
+    service.store_turns(scope, [Message(id="x1", role="user", content="hello there", session="s", created_at=datetime(2026, 1, 2, tzinfo=timezone.utc)),
                            Message(id="x2", role="assistant", content="hi!", session="s", created_at=datetime(2026, 1, 2, 0, 1, tzinfo=timezone.utc))])
 
 
@@ -45,7 +45,7 @@ def test_round_trip_is_lossless_and_idempotent(service, alice, clock, tmp_path):
     try:
         target = scope_for(Actor("alice"))
         events = _events(service, alice)
-        assert other.import_(target, exported) == {"memories": 6, "messages": 2, "events": len(events)}
+        assert other.import_(target, exported).model_dump() == {"memories": 6, "messages": 2, "events": len(events)}
         other.import_(target, exported)  # twice: same state
         assert _state(other, target) == before
         # the audit trail came along (plus one "import" event per import)

@@ -104,7 +104,7 @@ def test_each_kind_of_record_leaves_no_word_behind(world, kind):
         svc.digest_set(scope, f"Ines likes the sea. Her secret nickname is {word}.")
         svc.digest_set(scope, f"Ines likes the sea and walks. Her secret nickname is {word}.")
     elif kind == "turn":
-        svc.ingest(scope, [Message(id="t1", role="user", created_at=NOW, content=f"my secret nickname is {word}")])
+        svc.store_turns(scope, [Message(id="t1", role="user", created_at=NOW, content=f"my secret nickname is {word}")])
     churn(svc, scope, word)
     svc.forget(scope, word)
     assert readable_anywhere(svc, scope, word) == [], kind
@@ -119,10 +119,10 @@ def test_each_kind_of_record_leaves_no_word_behind(world, kind):
 def test_a_forgotten_turn_does_not_come_back_when_replayed(world):
     svc, scope, data, _ = world
     turn = Message(id="lt_replayed", role="user", created_at=NOW, content="my locker is number Octavian-88")
-    svc.ingest(scope, [turn])
+    svc.store_turns(scope, [turn])
     svc.forget(scope, "Octavian-88")
-    assert svc.ingest(scope, [turn]) == 0  # the journal or the capture queue replays it
-    assert svc.capture(scope, [turn])[0] == 0
+    assert svc.store_turns(scope, [turn]) == 0  # the journal or the capture queue replays it
+    assert svc.ingest(scope, [turn]).ingested == 0
     assert readable_anywhere(svc, scope, "Octavian") == [] and files_holding(data, "Octavian") == []
 
 
@@ -135,7 +135,7 @@ def test_a_store_from_before_sealing_is_sealed_and_rebuilt_when_opened(tmp_path)
     svc.store.reg_delete(["store:format"])
     scope = scope_for(Actor("olaf", client="tests"))
     svc.remember(scope, MemoryIn(content="My safe word is Pumpernickelo"))
-    svc.ingest(scope, [Message(id="o1", role="user", created_at=NOW, content="Pumpernickelo is what I say")])
+    svc.store_turns(scope, [Message(id="o1", role="user", created_at=NOW, content="Pumpernickelo is what I say")])
     svc.close()
     assert files_holding(data, "Pumpernickelo")
     svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
@@ -238,7 +238,7 @@ def test_a_person_erased_leaves_nothing_readable_and_others_untouched(tmp_path, 
     svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
     svc.remember(gone, MemoryIn(content="My childhood dog was Biscuitfeather"))
     svc.precious_add(gone, "Gwen said Quillowhisper was her favourite word")
-    svc.ingest(gone, [Message(id="g1", role="user", created_at=NOW, content="Biscuitfeather loved the beach")])
+    svc.store_turns(gone, [Message(id="g1", role="user", created_at=NOW, content="Biscuitfeather loved the beach")])
     svc.forget(gone, "Quillowhisper")  # leaves a tombstone
     svc.remember(kept, MemoryIn(content="Hal keeps bees called Honeyrunners"))
     churn(svc, gone, "Biscuitfeather")

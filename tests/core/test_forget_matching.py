@@ -52,7 +52,7 @@ def test_the_erased_set_is_the_intended_set(tmp_path, contents, what, erased, un
     scope = scope_for(Actor("ines", client="tests"))
     try:
         ids = [svc.remember(scope, MemoryIn(content=c)).memory.id for c in contents]
-        preview = svc.forget_preview(scope, what)
+        preview = svc.forget(scope, what, preview=True)
         assert {m.id for m in preview.memories} == {ids[i] for i in erased}
         assert {m.id for m in preview.uncertain} == {ids[i] for i in uncertain}
         done = svc.forget(scope, what)

@@ -140,14 +140,14 @@ def test_candidates_approve_discard_merge(service, alice):
     assert not any(c.id == c1.id for c in service.search(alice, "jazz"))
     with pytest.raises(InvalidInput, match="review queue"):
         service.restore(alice, c1.id)  # restore is no way around review
-    approved = service.approve(alice, c1.id)
+    approved = service.candidate(alice, c1.id, "approve")
     assert approved.memory.status == Status.active
-    assert service.discard(alice, c2.id).status == Status.deleted
-    merged = service.merge(alice, c3.id, target.id)
+    assert service.candidate(alice, c2.id, "discard").memory.status == Status.deleted
+    merged = service.candidate(alice, c3.id, "merge", target.id).memory
     assert merged.seen_count == 2 and "msg-9" in merged.source_ids
     assert service.candidates(alice) == []
     with pytest.raises(InvalidInput):
-        service.approve(alice, target.id)
+        service.candidate(alice, target.id, "approve")
 
 
 def test_audit_trail_records_every_write(service, alice):

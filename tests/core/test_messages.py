@@ -18,13 +18,13 @@ def msg(i, session="s1", minutes=0, role="user", content=None):
 
 
 def test_ingest_is_idempotent_by_id(service, alice):
-    assert service.ingest(alice, [msg(1), msg(2, minutes=1)]) == 2
-    assert service.ingest(alice, [msg(1), msg(2, minutes=1), msg(3, minutes=2)]) == 1
+    assert service.store_turns(alice, [msg(1), msg(2, minutes=1)]) == 2
+    assert service.store_turns(alice, [msg(1), msg(2, minutes=1), msg(3, minutes=2)]) == 1
     assert [m.id for m in service.messages(alice)] == ["m1", "m2", "m3"]
 
 
 def test_list_by_window_and_session(service, alice):
-    service.ingest(alice, [msg(1), msg(2, minutes=10), msg(3, "s2", minutes=20), msg(4, minutes=30)])
+    service.store_turns(alice, [msg(1), msg(2, minutes=10), msg(3, "s2", minutes=20), msg(4, minutes=30)])
     window = service.messages(alice, since=T0 + timedelta(minutes=5), until=T0 + timedelta(minutes=25))
     assert [m.id for m in window] == ["m2", "m3"]
     assert [m.id for m in service.messages(alice, session="s1")] == ["m1", "m2", "m4"]
@@ -34,15 +34,15 @@ def test_list_by_window_and_session(service, alice):
 
 def test_repeated_ids_in_one_request_are_refused(service, alice):
     with pytest.raises(InvalidInput) as e:
-        service.ingest(alice, [msg(1), msg(1)])
+        service.store_turns(alice, [msg(1), msg(1)])
     assert e.value.field == "messages"
     assert service.messages(alice) == []
 
 
 def test_a_write_is_seen_by_the_next_recall(service, alice):
-    service.ingest(alice, [msg(1, content="We adopted a puppy named Biscuit")])
+    service.store_turns(alice, [msg(1, content="We adopted a puppy named Biscuit")])
     assert any("Biscuit" in c.text for c in service.search(alice, "puppy name"))
-    service.ingest(alice, [msg(2, minutes=1, content="Biscuit chewed my running shoes")])
+    service.store_turns(alice, [msg(2, minutes=1, content="Biscuit chewed my running shoes")])
     assert any("running shoes" in c.text for c in service.search(alice, "what happened to my shoes"))
 
 
@@ -64,11 +64,11 @@ def test_a_regenerated_reply_replaces_the_discarded_one(service, alice):
     from core.scope import message_collection
 
     col = message_collection(alice)
-    assert service.ingest(alice, exchange("The capital of Australia is Sydney.")) == 2
+    assert service.store_turns(alice, exchange("The capital of Australia is Sydney.")) == 2
     assert "Sydney" in words(service, alice, "Sydney")  # the recall indexes are warm now
     before = service.store.memory_embeddings(col, ["mq-reply"])["mq-reply"]
 
-    assert service.ingest(alice, exchange("The capital of Australia is Canberra.", minutes=2)) == 1
+    assert service.store_turns(alice, exchange("The capital of Australia is Canberra.", minutes=2)) == 1
     assert [m.content for m in service.messages(alice)] == [QUESTION, "The capital of Australia is Canberra."]
     assert "Sydney" not in words(service, alice, "Sydney")  # lexical index rebuilt
     assert "Canberra" in words(service, alice, "Canberra")
@@ -81,9 +81,9 @@ def test_a_regenerated_reply_replaces_the_discarded_one(service, alice):
 def test_the_same_turn_sent_again_changes_nothing(service, alice):
     from core.scope import message_collection
 
-    service.ingest(alice, exchange("The capital of Australia is Canberra."))
+    service.store_turns(alice, exchange("The capital of Australia is Canberra."))
     rev, events = service.revision(message_collection(alice)), len(service.events(alice))
-    assert service.ingest(alice, exchange("The capital of Australia is Canberra.")) == 0
+    assert service.store_turns(alice, exchange("The capital of Australia is Canberra.")) == 0
     n, done = service.capture(alice, exchange("The capital of Australia is Canberra."))
     assert (n, done) == (0, [])
     assert service.revision(message_collection(alice)) == rev and len(service.events(alice)) == events
@@ -114,11 +114,11 @@ def test_a_replaced_reply_is_not_indexed_next_to_its_discarded_self(tmp_path, cl
     embedder = RecordingEmbedder()
     service = build_service(Settings(data_dir=tmp_path / "data"), embedder=embedder, clock=clock)
     try:
-        service.ingest(alice, exchange("The capital of Australia is Sydney."))
+        service.store_turns(alice, exchange("The capital of Australia is Sydney."))
         words(service, alice, "Sydney")  # warm: the session's tail comes from the recall index
         embedder.documents.clear()
         new = msg("q-reply", minutes=2, role="assistant", content="The capital of Australia is Canberra.")
-        assert service.ingest(alice, [new]) == 1
+        assert service.store_turns(alice, [new]) == 1
         [text] = embedder.documents
         assert "Sydney" not in text and QUESTION in text and "Canberra" in text
     finally:

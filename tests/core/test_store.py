@@ -51,7 +51,7 @@ def test_embedder_change_is_detected_and_reindex_fixes_it(tmp_path, alice):
     with pytest.raises(EmbedderMismatch) as e:
         svc.search(alice, "bees")
     assert "amber reindex" in str(e.value)
-    assert svc.reindex(alice)["memories"] == 1
+    assert svc.reindex(alice, alice.user_id).users[alice.user_id].memories == 1
     assert svc.search(alice, "bees")[0].text == "I keep bees"
     svc.close()
 

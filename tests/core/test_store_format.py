@@ -24,7 +24,7 @@ def test_a_format_2_store_is_migrated_to_3_and_its_turns_stay_unmarked(tmp_path)
     scope = scope_for(Actor("ines", client="tests"))
     svc = open_store(data)
     assert svc.store.reg_get(KEY)["version"] == FORMAT == 3
-    svc.ingest(scope, [Message(id="live-1", role="user", content="I moved to Coimbra in May", created_at=NOW)])
+    svc.store_turns(scope, [Message(id="live-1", role="user", content="I moved to Coimbra in May", created_at=NOW)])
     svc.store.reg_put(KEY, {"version": 2, "sealed": True}, kind="store")  # what a format-2 Amber recorded
     svc.close()
 
@@ -33,7 +33,7 @@ def test_a_format_2_store_is_migrated_to_3_and_its_turns_stay_unmarked(tmp_path)
         assert svc.store.reg_get(KEY) == {"version": 3, "sealed": True}
         [turn] = svc.messages(scope)
         assert turn.id == "live-1" and turn.content == "I moved to Coimbra in May" and turn.imported is False
-        svc.ingest(scope, [Message(id="chatgpt:m-7", role="user", content="My cello teacher is Rui", created_at=NOW, imported=True)])
+        svc.store_turns(scope, [Message(id="chatgpt:m-7", role="user", content="My cello teacher is Rui", created_at=NOW, imported=True)])
     finally:
         svc.close()
 

@@ -13,7 +13,7 @@ def _fill(service, scope, word):
     service.glossary_set(scope, f"{word}-term", f"{word} definition")
     service.digest_set(scope, f"Digest about {word}")
     service.precious_add(scope, f"a {word} quote")
-    service.ingest(scope, [Message(id="same-id", role="user", content=f"I said {word}", created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))])
+    service.store_turns(scope, [Message(id="same-id", role="user", content=f"I said {word}", created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))])
 
 
 def test_two_users_never_see_each_other(service, alice, bob):

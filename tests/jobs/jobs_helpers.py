@@ -17,7 +17,7 @@ def say(service, scope, clock, *turns: tuple[str, str], start_minutes: int = 0, 
                 created_at=base + timedelta(minutes=i))
         for i, (role, text) in enumerate(turns)
     ]
-    service.ingest(scope, msgs)
+    service.store_turns(scope, msgs)
     return msgs
 
 

@@ -187,12 +187,12 @@ async def test_low_confidence_goes_to_review_then_approve_merge_discard(service,
     assert set(queue) == {"Lives in Porto city", "Is vegetarian", "Likes jazz"}
     assert {m.content for m in service.list(alice).items} == {"Lives in Porto"}
 
-    approved = service.approve(alice, queue["Likes jazz"].id)
+    approved = service.candidate(alice, queue["Likes jazz"].id, "approve")
     assert approved.memory.status == Status.active and approved.memory.fact_key == "preference.music"
     porto = service.list(alice, text="Lives in Porto").items[0]
-    merged = service.merge(alice, queue["Lives in Porto city"].id, porto.id)
+    merged = service.candidate(alice, queue["Lives in Porto city"].id, "merge", porto.id).memory
     assert merged.seen_count == 2
-    service.discard(alice, queue["Is vegetarian"].id)
+    service.candidate(alice, queue["Is vegetarian"].id, "discard")
     assert service.candidates(alice) == []
     assert {m.content for m in service.list(alice).items} == {"Lives in Porto", "Likes jazz"}
 
@@ -207,7 +207,7 @@ async def test_low_confidence_new_value_does_not_retire_the_stated_one(service, 
     assert [m.content for m in service.list(alice).items] == ["Works at the bakery"]
     [cand] = service.candidates(alice)
     assert cand.content == "Works as an astronaut"
-    service.supersede_with_candidate(alice, cand.id, service.list(alice).items[0].id)
+    service.candidate(alice, cand.id, "supersede", service.list(alice).items[0].id)
     assert [m.content for m in service.list(alice).items] == ["Works as an astronaut"]
 
 

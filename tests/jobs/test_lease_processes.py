@@ -52,7 +52,7 @@ def test_two_worker_processes_one_run(chroma_url):
         svc = build_service(Settings(chroma_url=chroma_url), embedder=HashEmbedder())
         scope = scope_for(Actor("alice"))
         now = datetime.now(UTC)
-        svc.ingest(scope, [Message(id="m1", role=Role.user, content="I keep bees.", created_at=now - timedelta(minutes=1))])
+        svc.store_turns(scope, [Message(id="m1", role=Role.user, content="I keep bees.", created_at=now - timedelta(minutes=1))])
         svc.close()
         up.default = facts(fact("Keeps bees", "project.bees", category="project"))
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_WAIT_POLICY": "PASSIVE", "PYTHONPATH": str(ROOT)}

@@ -42,7 +42,7 @@ async def test_retention_order_and_dates(service, clock, alice, settings):
     service.remember(alice, MemoryIn(content="Lives in Braga", fact_key="profile.city"))  # supersedes Porto at T0-28d
     for days in (15, 13):  # retention ages turns from when Amber stored them
         clock.set(T0 - timedelta(days=days))
-        service.ingest(alice, [msg(f"m-{days}d", T0 - timedelta(days=days))])
+        service.store_turns(alice, [msg(f"m-{days}d", T0 - timedelta(days=days))])
     events_before = len(service.events(alice, limit=1000))
 
     clock.set(T0)
@@ -101,7 +101,7 @@ async def test_a_restored_memory_stays_until_used_up_again_and_a_purged_one_is_g
 
 async def test_retention_prunes_old_runs_and_windows_but_keeps_the_cursor(service, clock, alice, settings):
     clock.set(T0 - timedelta(days=40))
-    service.ingest(alice, [msg("w1", T0 - timedelta(days=40))])
+    service.store_turns(alice, [msg("w1", T0 - timedelta(days=40))])
     w = new_window("alice", service.messages(alice), clock.now())
     put_window(service.store, {**w, "state": "processed", "finished_at": clock.now().isoformat()})
     await arun_job("retention", service, settings)  # a run record dated T0-40d
@@ -115,7 +115,7 @@ async def test_retention_prunes_old_runs_and_windows_but_keeps_the_cursor(servic
 @pytest.mark.parametrize("days,kept", [(13.9, True), (14.1, False)])
 async def test_message_horizon(service, clock, alice, settings, days, kept):
     clock.set(T0 - timedelta(days=days))
-    service.ingest(alice, [msg("m", T0 - timedelta(days=days))])
+    service.store_turns(alice, [msg("m", T0 - timedelta(days=days))])
     clock.set(T0)
     await arun_job("retention", service, settings)
     assert bool(service.messages(alice)) is kept
@@ -125,7 +125,7 @@ async def test_a_client_clock_decides_nothing_about_retention(service, clock, al
     """Turns are aged from when Amber stored them: a turn from a client whose clock is 30 days slow
     is kept like any other, and one dated 2999 is purged on time; the stated time stays for display."""
     clock.set(T0)
-    service.ingest(alice, [msg("slow", T0 - timedelta(days=30)), msg("future", datetime(2999, 1, 1, tzinfo=timezone.utc))])
+    service.store_turns(alice, [msg("slow", T0 - timedelta(days=30)), msg("future", datetime(2999, 1, 1, tzinfo=timezone.utc))])
     await arun_job("retention", service, settings)
     stated = {m.id: m for m in service.messages(alice)}
     assert set(stated) == {"slow", "future"} and stated["slow"].created_at == T0 - timedelta(days=30)

@@ -31,11 +31,11 @@ def test_lexical_floor_with_any_embedder(service, alice):
         service.remember(alice, MemoryIn(content=text))
     service.remember(alice, MemoryIn(content="Call me Sam", pinned=True))
     cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
-    got = service.recall(alice, "What is my cat called?", cfg)
+    got = service.recall(alice, "What is my cat called?", config=cfg)
     assert any("Miso" in c.text for c in got.items)
-    unrelated = service.recall(alice, "Explain the difference between TCP and UDP.", cfg)
+    unrelated = service.recall(alice, "Explain the difference between TCP and UDP.", config=cfg)
     assert [c.text for c in unrelated.items] == ["Call me Sam"]  # pinned facts are asked for everywhere
-    assert service.search(alice, "Explain the difference between TCP and UDP.", cfg)  # search, asked on purpose, does not abstain
+    assert service.search(alice, "Explain the difference between TCP and UDP.", config=cfg)  # search, asked on purpose, does not abstain
 
 
 def test_an_uncalibrated_embedder_never_abstains(service, alice):
@@ -46,7 +46,7 @@ def test_an_uncalibrated_embedder_never_abstains(service, alice):
 def test_echoes_and_filler_are_not_injected(service, alice):
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
     chat = ["I adopted a cat called Miso", "ok", "Lovely name! Cats love radiators.", "thanks", "What should I feed Miso?"]
-    service.ingest(alice, [Message(id=f"t{i}", role="user" if i % 2 == 0 else "assistant", content=t, session="s1",
+    service.store_turns(alice, [Message(id=f"t{i}", role="user" if i % 2 == 0 else "assistant", content=t, session="s1",
                                    created_at=t0 + timedelta(minutes=i)) for i, t in enumerate(chat)])
     got = service.recall(alice, "What should I feed Miso?", echo=fingerprints(chat[2:]))  # the request carries the last three
     texts = [c.text for c in got.items]
@@ -83,6 +83,6 @@ def test_one_word_shared_by_chance_is_not_evidence(service, alice):
         service.remember(alice, MemoryIn(content=text))
     service.remember(alice, MemoryIn(content="Spent Sunday discovering new places around the harbour"))
     cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
-    assert service.recall(alice, "Who discovered penicillin?", cfg).items == []
-    assert service.recall(alice, "harbour", cfg).items
-    assert service.recall(alice, "Which harbour did I discover places around?", cfg).items
+    assert service.recall(alice, "Who discovered penicillin?", config=cfg).items == []
+    assert service.recall(alice, "harbour", config=cfg).items
+    assert service.recall(alice, "Which harbour did I discover places around?", config=cfg).items

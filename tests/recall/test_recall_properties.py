@@ -64,9 +64,9 @@ def test_only_the_users_live_records_come_back(world, records, query, budget):
                 svc.archive(who, m.id)
         (live if fate == "active" else dead).add(m.id)
     clock.advance(minutes=2)  # the "expired" ones are now past their TTL
-    got = svc.search(me, " ".join(query), svc.recall_config(top_k=20))
+    got = svc.search(me, " ".join(query), config=svc.recall_config(top_k=20))
     assert {c.id for c in got} <= live
     assert not {c.id for c in got} & dead
-    result = svc.recall(me, " ".join(query), svc.recall_config(budget_tokens=budget))
+    result = svc.recall(me, " ".join(query), config=svc.recall_config(budget_tokens=budget))
     assert {c.id for c in result.items} <= live
     assert result.tokens <= budget

@@ -46,19 +46,19 @@ def test_raw_turns_are_recalled_before_extraction(service, alice):
         Message(id="t2", role=Role.assistant, content="Congratulations, what breed?", session="s", created_at=T0 + timedelta(seconds=5)),
         Message(id="t3", role=Role.user, content="A beagle, three months old", session="s", author="Ana", created_at=T0 + timedelta(seconds=9)),
     ]
-    service.ingest(alice, msgs)
+    service.store_turns(alice, msgs)
     got = service.search(alice, "puppy Biscuit")
     assert got[0].id == "t1" and got[0].source == "message" and got[0].author == "Ana"
     # neighbour credit brings the reply that answers "what breed" along with the hit
     cfg = service.recall_config(neighbours=0.3)
-    assert "t3" in ids(service.search(alice, "what breed is Biscuit the puppy", cfg))
+    assert "t3" in ids(service.search(alice, "what breed is Biscuit the puppy", config=cfg))
 
 
 def test_messages_written_in_two_batches_are_indexed_as_one_conversation(service, alice):
     first = [Message(id="a1", role=Role.user, content="Where should we go hiking?", session="s", created_at=T0)]
-    service.ingest(alice, first)
+    service.store_turns(alice, first)
     service.search(alice, "warm the index")
-    service.ingest(alice, [Message(id="a2", role=Role.assistant, content="The Sintra hills trail", session="s", created_at=T0 + timedelta(minutes=1))])
+    service.store_turns(alice, [Message(id="a2", role=Role.assistant, content="The Sintra hills trail", session="s", created_at=T0 + timedelta(minutes=1))])
     assert "a2" in ids(service.search(alice, "Sintra"))
 
 
@@ -111,7 +111,7 @@ def test_retired_and_unapproved_records_never_come_back(service, alice, clock):
 
 def test_other_users_records_are_never_recalled(service, alice, bob):
     service.remember(alice, MemoryIn(content="Alice's bank PIN is 4321"))
-    service.ingest(alice, [Message(id="x1", role=Role.user, content="my bank PIN is 4321", created_at=T0)])
+    service.store_turns(alice, [Message(id="x1", role=Role.user, content="my bank PIN is 4321", created_at=T0)])
     assert service.search(bob, "bank PIN 4321") == []
     assert service.recall(bob, "bank PIN 4321").text == ""
 
@@ -128,7 +128,7 @@ def test_lexical_index_is_updated_in_place_not_rebuilt(tmp_path):
         ]
         svc.import_(user, lines)
         svc.search(user, "topic 5")
-        svc.ingest(user, [Message(id="g0", role=Role.user, content="hello", created_at=T0)])
+        svc.store_turns(user, [Message(id="g0", role=Role.user, content="hello", created_at=T0)])
         svc.search(user, "hello")
         built = svc.recaller.rebuilds
         # the lexical arms alone: this test is about the in-process index (the dense arm is Chroma's,
@@ -136,12 +136,12 @@ def test_lexical_index_is_updated_in_place_not_rebuilt(tmp_path):
         lexical = svc.recall_config(weights={"mem_lexical": 1.0, "msg_lexical": 1.0, "mem_dense": 0.0, "msg_dense": 0.0})
         for n in range(5):
             m = svc.remember(user, MemoryIn(content=f"fresh zebra fact number {n}")).memory
-            svc.ingest(user, [Message(id=f"g{n + 1}", role=Role.user, content=f"okapi sighting {n}", created_at=T0 + timedelta(minutes=n + 1))])
-            assert m.id in ids(svc.search(user, f"zebra fact number {n}", lexical))
-            assert f"g{n + 1}" in ids(svc.search(user, f"okapi sighting {n}", lexical))
+            svc.store_turns(user, [Message(id=f"g{n + 1}", role=Role.user, content=f"okapi sighting {n}", created_at=T0 + timedelta(minutes=n + 1))])
+            assert m.id in ids(svc.search(user, f"zebra fact number {n}", config=lexical))
+            assert f"g{n + 1}" in ids(svc.search(user, f"okapi sighting {n}", config=lexical))
             svc.delete(user, m.id)
             assert m.id not in ids(svc.search(user, f"zebra fact number {n}"))
-            assert m.id not in ids(svc.search(user, f"zebra fact number {n}", lexical))
+            assert m.id not in ids(svc.search(user, f"zebra fact number {n}", config=lexical))
         assert svc.recaller.rebuilds == built
     finally:
         svc.close()
@@ -157,12 +157,12 @@ def test_turns_captured_one_exchange_at_a_time_are_embedded_with_their_neighbour
                        created_at=T0 + timedelta(minutes=i))
 
     long_answer = "Tell me! " + "Puppies are wonderful. " * 40
-    service.ingest(alice, [turn(0, "Guess what I adopted"), turn(1, long_answer)])
+    service.store_turns(alice, [turn(0, "Guess what I adopted"), turn(1, long_answer)])
     before = service.store.memory_embeddings(message_collection(alice), ["c1"])["c1"]
     service.search(alice, "warm")  # recall index now warm: the next ingest reads the tail from it
-    service.ingest(alice, [turn(2, "A beagle puppy named Biscuit")])
+    service.store_turns(alice, [turn(2, "A beagle puppy named Biscuit")])
     service.recaller.drop_indexes(message_collection(alice))  # cold: read from the store
-    service.ingest(alice, [turn(3, "What a lovely name")])
+    service.store_turns(alice, [turn(3, "What a lovely name")])
     docs = {m.id: d for m, d in service.store.find_messages(message_collection(alice), None)}
     assert set(docs) == {"c0", "c1", "c2", "c3"}  # documents hold the raw words
     vec = service.store.memory_embeddings(message_collection(alice), ["c0", "c1", "c2", "c3"])
@@ -221,9 +221,9 @@ def test_a_turn_outranks_the_neighbours_that_hold_its_words_only_as_context(serv
     """Each turn is indexed with two turns on each side; its own words weigh double, so the turn
     that said "kayak" comes first, not a shorter window at the session's edge that merely holds it."""
     words = ["Morning!", "Hi there, how was the weekend?", "We paddled a kayak across the bay", "Sounds lovely", "It was"]
-    service.ingest(alice, [Message(id=f"k{i}", role=Role.user if i % 2 == 0 else Role.assistant, content=w, session="s",
+    service.store_turns(alice, [Message(id=f"k{i}", role=Role.user if i % 2 == 0 else Role.assistant, content=w, session="s",
                                    created_at=T0 + timedelta(minutes=i)) for i, w in enumerate(words)])
     lexical = service.recall_config(weights={"mem_lexical": 1.0, "msg_lexical": 1.0, "mem_dense": 0.0, "msg_dense": 0.0})
-    got = ids(service.search(alice, "kayak", lexical))
+    got = ids(service.search(alice, "kayak", config=lexical))
     assert got[0] == "k2"
     assert set(got) == {"k0", "k1", "k2", "k3", "k4"}  # the neighbours still find it through their context

@@ -63,13 +63,13 @@ def test_rerank_reorders_through_litellm(service, alice, upstream):
     service.recaller.reranker = LiteLLMReranker("cohere/rerank-test", api_base=f"http://127.0.0.1:{upstream.port}", api_key="sk-fake")
     upstream.favour = "tea"
     cfg = service.recall_config(rerank=True, rerank_timeout_s=10)
-    result = service.recall(alice, "tell me about my sister", cfg)
+    result = service.recall(alice, "tell me about my sister", config=cfg)
     assert "green tea" in result.items[0].text
     sent = upstream.find("/rerank")[-1].body
     assert sent["query"] == "tell me about my sister"
     assert len(sent["documents"]) == len(result.items)
     upstream.favour = "lisbon"
-    assert "Lisbon" in service.recall(alice, "tell me about my sister", cfg).items[0].text
+    assert "Lisbon" in service.recall(alice, "tell me about my sister", config=cfg).items[0].text
 
 
 @pytest.mark.parametrize("trouble", ["slow", "error"])
@@ -83,7 +83,7 @@ def test_rerank_trouble_keeps_the_fused_order(service, alice, upstream, trouble)
     else:
         upstream.fail = True
     cfg = service.recall_config(rerank=True, rerank_timeout_s=0.3)
-    got = service.recall(alice, "where does my sister live", cfg)
+    got = service.recall(alice, "where does my sister live", config=cfg)
     assert [c.id for c in got.items] == plain
     assert upstream.find("/rerank")  # it was asked, and its failure did not hurt recall
 
@@ -94,7 +94,7 @@ def test_compression_shortens_items_through_a_cheap_model(service, alice, upstre
     service.recaller.compressor = LiteLLMClient("openai/cheap-mini", api_base=upstream.openai_base, api_key="sk-fake")
     upstream.script(json.dumps({"items": [{"i": 0, "text": "Sister lives in Lisbon by the river."}]}))
     cfg = service.recall_config(compress=True, compress_timeout_s=20, compress_max_chars=60)
-    result = service.recall(alice, "where does my sister live", cfg)
+    result = service.recall(alice, "where does my sister live", config=cfg)
     assert result.items[0].id == mem.id and result.items[0].text == "Sister lives in Lisbon by the river."
     assert '"Sister lives in Lisbon by the river."' in result.text and "balcony" not in result.text
     prompt = upstream.find("/chat/completions")[-1].messages
@@ -107,7 +107,7 @@ def test_compression_timeout_keeps_items_as_stored(service, alice, upstream):
     # nothing listens on this port's /v1 path prefix: the call fails fast, the stage falls back
     service.recaller.compressor = LiteLLMClient("openai/cheap-mini", api_base=f"http://127.0.0.1:{upstream.port}/nowhere", api_key="sk-fake")
     cfg = service.recall_config(compress=True, compress_timeout_s=5)
-    result = service.recall(alice, "where does my sister live", cfg)
+    result = service.recall(alice, "where does my sister live", config=cfg)
     assert result.items and result.items[0].text == "My sister's flat is in Lisbon"
 
 

@@ -31,8 +31,8 @@ def test_an_unrelated_query_is_recorded_as_an_abstention(service, alice):
     service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning"))
     # the test embedder declared calibrated with its similarity floors out of reach (as tests/recall/test_abstention.py)
     cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
-    service.recall(alice, "Explain the difference between TCP and UDP.", cfg, why="call-2")
-    service.recall(alice, "What tea do I drink every morning?", cfg, why="call-2b")
+    service.recall(alice, "Explain the difference between TCP and UDP.", config=cfg, why="call-2")
+    service.recall(alice, "What tea do I drink every morning?", config=cfg, why="call-2b")
     assert [(r["request"], r["abstained"], len(r["items"]) > 0) for r in service.why(alice, last=2)] == [
         ("call-2b", False, True), ("call-2", True, False)]
 

@@ -25,6 +25,7 @@ from core import (
     TransientError,
     WriteResult,
 )
+from core import ImportCounts
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +43,7 @@ async def test_hot_path_methods(host):
         assert isinstance(w, WriteResult) and w.action == "created" and w.memory.user_id == user
         assert w.memory.source_client == "tests"
         got = await r.ingest([Message(id="c1", role="user", content="remember that I hate cilantro", created_at=now())])
-        assert got["ingested"] == 1 and got["commands"][0]["action"] == "remember"
+        assert got.ingested == 1 and got.commands[0].action == "remember"
         res = await r.recall("marathon training plans", budget_tokens=300)
         assert isinstance(res, RecallResult) and "marathons" in res.text and 0 < res.tokens <= 300
         assert isinstance(res.items[0], Candidate) and res.items[0].id == w.memory.id
@@ -72,22 +73,22 @@ async def test_full_port(host):
         q = await r.precious_add("Dogs are family.")
         assert [m.id for m in await r.precious_list()] == [q.memory.id]
         boot = await r.boot()
-        assert boot["digest"].content == "dog person" and isinstance(boot["precious"][0], Memory)
+        assert boot.digest.content == "dog person" and isinstance(boot.precious[0], Memory)
         c = await r.remember(MemoryIn(content="Maybe a cat too", status="candidate"))
         assert [m.id for m in await r.candidates()] == [c.memory.id]
-        assert (await r.candidate(c.memory.id, "discard"))["memory"].status.value == "deleted"
+        assert (await r.candidate(c.memory.id, "discard")).memory.status.value == "deleted"
         await r.cache_put("tests", "k", {"a": 1}, ttl_s=60)
-        assert (await r.cache_get("tests", "k"))["value"] == {"a": 1}
+        assert (await r.cache_get("tests", "k")).value == {"a": 1}
         await r.cache_delete("tests", "k")
         lines = [line async for line in r.export()]
         assert lines[0]["type"] == "header" and sum(x["type"] == "memory" for x in lines) >= 4
-        assert (await r.vectors_health())["ok"] is True
+        assert (await r.vectors_health()).ok is True
         await r.archive(sup.memory.id)
         assert (await r.delete(sup.memory.id)).status.value == "deleted"
         assert (await r.glossary_delete("PB"))[0].status.value == "deleted"
         moved = RemoteMemory(url, api_key=KEYS["admin"], user=f"rp2-{uuid.uuid4().hex[:6]}")
-        assert (await moved.import_(lines)) == {"memories": sum(x["type"] == "memory" for x in lines), "messages": 0,
-                                                "events": sum(x["type"] == "event" for x in lines)}
+        assert (await moved.import_(lines)) == ImportCounts(memories=sum(x["type"] == "memory" for x in lines), messages=0,
+                                                            events=sum(x["type"] == "event" for x in lines))
         await moved.aclose()
 
 

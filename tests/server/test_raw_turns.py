@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from core import TurnsDeleted
 from core import NotFound, RemoteMemory
 from core import READ, WRITE, Identity
 from mcp_server.identity import current_identity
@@ -191,21 +192,21 @@ async def test_remote_memory_has_the_same_operations(host):
                          turn("r3", "user", "Weekend plans: hiking", 2, session="s9"), turn("r4", "user", "Bring/water", 3, session="s9")])
         assert [m.id for m in await r2.messages(text="LOCKER")] == ["r1", "r2"]
         preview = await r2.forget("my locker is number 42", preview=True)
-        assert preview["done"] is False and preview["message_ids"] == ["r1", "r2"] and preview["memories"][0].content
+        assert preview.done is False and preview.message_ids == ["r1", "r2"] and preview.memories[0].content
         assert len(await r2.messages()) == 4
         done = await r2.forget("my locker is number 42")
-        assert done["done"] is True
+        assert done.done is True
         with pytest.raises(NotFound, match="forgotten"):
-            await r2.get(done["memories"][0].id)
-        assert (await r2.delete_message("r3")) == {"deleted": 1, "ids": ["r3"]}
+            await r2.get(done.memories[0].id)
+        assert await r2.delete_message("r3") == TurnsDeleted(deleted=1, ids=["r3"])
         with pytest.raises(NotFound):
             await r2.delete_message("r3")
-        assert (await r2.delete_messages(session="s9", since=T0)) == {"deleted": 1, "ids": ["r4"]}
+        assert await r2.delete_messages(session="s9", since=T0) == TurnsDeleted(deleted=1, ids=["r4"])
         assert await r2.messages() == []
         await r2.ingest([turn("a/b", "user", "an id with a slash", 5)])
-        assert (await r2.delete_message("a/b"))["ids"] == ["a/b"]
+        assert (await r2.delete_message("a/b")).ids == ["a/b"]
         await r2.ingest([turn("z1", "user", "last one", 6)])
-        assert (await r2.delete_messages(everything=True))["ids"] == ["z1"]
+        assert (await r2.delete_messages(everything=True)).ids == ["z1"]
 
 
 # ---- MCP -------------------------------------------------------------------------------------

@@ -116,7 +116,8 @@ def test_recall_and_search(http):
     r = http.post("/v1/recall", json={"query": "any food allergy? peanuts"}, headers=h).json()
     assert r["text"].startswith("<memory_context>") and "Allergic to peanuts" in r["text"]
     assert r["items"][0]["text"] == "Allergic to peanuts" and r["items"][0]["source"] == "memory"
-    assert set(r["items"][0]) == {"id", "text", "source", "kind", "created_at", "score"}
+    # every field of core.Candidate travels, so a remote caller reads what the service found
+    assert {"id", "text", "source", "kind", "created_at", "score", "pinned", "importance", "sources", "arms"} <= set(r["items"][0])
     assert 0 < r["tokens"] <= 600
 
     small = http.post("/v1/recall", json={"query": "peanuts cello", "budget_tokens": 60}, headers=h).json()

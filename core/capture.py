@@ -1,0 +1,142 @@
+"""Capture: how conversation turns become a person's log, for every path that brings them (a face's
+ingest, the Redis capture queue, an import). `MemoryService` owns one and answers for it.
+
+A captured turn is cleaned first (`as_said`: Amber's own echoed memory block stripped, empty
+turns dropped, repeated ids refused), its secrets redacted, its time believed only up to now; the
+commands in new user turns ("remember …", "forget …") are carried out at once, and a "forget"
+exchange is not stored, as it would say again what was just forgotten.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .commands import parse_command
+from .embed.fair import background_owner
+from .errors import InvalidInput
+from .model import Memory, MemoryIn, Message, Role, WriteResult
+from .recall.pipeline import DENSE_CONTEXT, message_index_texts
+from .recall.render import strip_patch
+from .scope import Scope, message_collection, message_where
+from .turns import dated, unsaved
+
+
+def as_said(messages: Sequence[Message]) -> list[Message]:
+    """Turns as the person and the model said them, whichever face or queue brought them: a client may
+    echo back the memory block Amber gave it (stored, it would be recalled as if someone had said
+    it), and a turn left empty by that is dropped. One request naming an id twice is refused (the
+    capture queue merges a retried entry's turns before it calls, core/capture_queue.py)."""
+    if len({m.id for m in messages}) != len(messages):
+        raise InvalidInput("messages", "message ids repeat within one request")
+    out = []
+    for m in messages:
+        text = strip_patch(m.content)
+        if text.strip():
+            out.append(m if text == m.content else m.model_copy(update={"content": text}))
+    return out
+
+
+class Capture:
+    def __init__(self, reads: Any, writes: Any, recaller: Any, *, redact: Any, clock: Any, tombstones: Any, forgetting: Any,
+                 embed_background: Callable[[list[str]], list[list[float]]], remember: Callable[[Scope, MemoryIn], WriteResult]):
+        self.reads, self.writes, self.recaller = reads, writes, recaller
+        self.redact, self.clock, self.tombstones, self.forgetting = redact, clock, tombstones, forgetting
+        self.embed_background = embed_background  # bulk work goes where it cannot delay a query
+        self.remember = remember
+
+    def apply_commands(self, scope: Scope, text: str, *, source_id: str | None = None) -> list[tuple[str, Memory]]:
+        """Carry out "remember ..." / "记住 ..." / "forget ..." in a user message at once.
+        Returns what was done: ("remember", memory) or ("forget", memory) per record touched."""
+        cmd = parse_command(text)
+        if cmd is None:
+            return []
+        if cmd.action == "remember":
+            data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
+            return [("remember", self.remember(scope, data).memory)]
+        # the memories that state it, the raw turns that still say it and those the memories came from
+        return [("forget", m) for m in self.forgetting.forget_subject(scope, cmd.text).memories]
+
+    def capture(self, scope: Scope, messages: Sequence[Message], *, commands: bool = True) -> tuple[int, list[tuple[str, Memory]]]:
+        """Store captured turns and carry out the commands in new user turns. Returns (turns stored,
+        [(action, memory touched)])."""
+        messages = self.redact.messages(as_said(messages))  # before a "remember" command can keep a secret
+        messages = [dated(m, self.clock.now()) for m in messages]  # a client's clock does not date a turn into the future
+        new = unsaved(self.reads, scope, messages)[0] if commands else list(messages)
+        done: list[tuple[str, Memory]] = []
+        keep: list[Message] = []
+        forgets: list[str] = []
+        dropping = False
+        for m in new:
+            if m.role == Role.user:
+                cmd = parse_command(m.content) if commands else None
+                dropping = cmd is not None and cmd.action == "forget"
+                if cmd is not None:
+                    done.extend(self.apply_commands(scope, m.content, source_id=m.id))
+                if dropping:
+                    forgets.append(cmd.text)
+            if not dropping:
+                keep.append(m)
+        n = self.store_turns(scope, keep, redacted=True)
+        if forgets:  # a turn of this same batch may say what a later turn of it forgot
+            said = {i for text in forgets for i in self.forgetting.turns_saying(scope, text)}
+            said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
+            if said:
+                self.forgetting.delete_messages(scope, sorted(said))
+                n -= len(said & {m.id for m in keep})
+        return n, done
+
+    def store_turns(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
+        """Append turns to the user's log, carrying out no command (imports, benches, `ingest`). A message id already stored is skipped when its words are the
+        same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
+        if not redacted:  # capture has done both already
+            messages = self.redact.messages(as_said(messages))
+        if not messages:
+            return 0
+        # Embedding happens before the user's lock is taken: it is the slow part, and the user's
+        # other writes (a memory saved now) must not wait behind a batch of captured turns.
+        now = self.clock.now()
+        col = message_collection(scope)
+        new, _ = unsaved(self.reads, scope, messages)
+        # a turn the person made Amber forget stays forgotten when a journal or queue replays it
+        buried = self.tombstones.buried(scope.user_id, [m.id for m in new])
+        new = [m for m in new if m.id not in buried]
+        if not new:
+            return 0
+        with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
+            vectors = self.embed_background(self._index_texts(scope, new))
+        with self.writes.lock(scope):
+            self.writes.register_user(scope)
+            fresh, replacing = unsaved(self.reads, scope, new)  # another writer may have stored some meanwhile
+            fresh_ids = {m.id for m in fresh}
+            keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
+            if not keep:
+                return 0
+            # retention ages a turn from when Amber stored it, whatever clock the client keeps
+            stored = [m.model_copy(update={"stored_at": now}) if m.stored_at is None else m for m, _ in keep]
+            self.writes.add_messages(col, stored, [v for _, v in keep], replacing=bool(replacing))
+            if replacing:
+                self.writes.audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
+            return len(stored)
+
+    def _index_texts(self, scope: Scope, new: Sequence[Message]) -> list[str]:
+        """What each new turn is embedded as: with its neighbours in the session (date, the turn
+        before, the turn, the turn after when it is in the same batch): a reply like "yes, last
+        Tuesday" means nothing alone. Earlier turns are not re-embedded when their successors
+        arrive: that doubled the embedding work of every capture (bench/README.md, proxy load)."""
+        c, col = DENSE_CONTEXT, message_collection(scope)
+        by_session: dict[str, list[Message]] = {}
+        for m in new:
+            by_session.setdefault(m.session or "", []).append(m)
+        chains: list[Message] = []
+        for key, turns in by_session.items():
+            # the session's last turns: from the warm recall index when it is current and the new
+            # turns come after them (the usual capture), else from the store (a full session read)
+            ids = {m.id for m in turns}
+            earlier = self.recaller.session_tail(col, key, c) if c else []
+            if earlier is None or (earlier and (earlier[-1].created_at > turns[0].created_at or ids & {x.id for x in earlier})):
+                earlier = self.reads.turns(scope, message_where(session=key, until=turns[0].created_at.timestamp()))
+            earlier = [x for x in earlier if x.id not in ids]  # a turn being replaced is not its own neighbour
+            chains.extend(earlier[-c:] if c else [])
+            chains.extend(turns)
+        text = dict(zip((m.id for m in chains), message_index_texts(chains, c)))
+        return [text[m.id] for m in new]
