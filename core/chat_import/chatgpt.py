@@ -3,13 +3,19 @@
 A conversation is a tree (`mapping` of nodes with `parent` and `children`); regenerations and edits
 are other branches. The thread a person last saw runs from `current_node` back through `parent`
 to the root; every other branch is left out and counted as `abandoned_branch`.
+
+The person's custom instructions ride along in each conversation as a hidden message marked
+`is_user_system_message` (`content_type: user_editable_context`, with `user_profile` and
+`user_instructions`): they are not a turn of the thread, so they are counted as
+`custom_instructions` and handed to the importer (`Conversation.instructions`), which keeps the
+newest as profile facts labelled as imported custom instructions.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .record import Conversation, Timeline, Turn, as_list, parse_time, raw_text, turn_id
+from .record import Conversation, Instructions, Timeline, Turn, as_list, parse_time, raw_text, turn_id
 
 SOURCE = "chatgpt"
 SKIP_TYPES = {"thoughts": "thoughts", "reasoning_recap": "thoughts", "user_editable_context": "system"}
@@ -87,6 +93,12 @@ def parse(conv: dict[str, Any], index: int = 0) -> Conversation:
         meta = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
         role = (msg.get("author") or {}).get("role") if isinstance(msg.get("author"), dict) else None
         when = times.next(parse_time(msg.get("create_time")))
+        if meta.get("is_user_system_message") and isinstance(msg.get("content"), dict):
+            about, respond = (str(msg["content"].get(k) or "").strip() for k in ("user_profile", "user_instructions"))
+            if about or respond:
+                out.instructions.append(Instructions(turn_id(SOURCE, msg.get("id") or node.get("id"), cid, pos), about, respond, when))
+                out.skipped["custom_instructions"] += 1
+                continue
         if meta.get("is_visually_hidden_from_conversation"):
             out.skipped["hidden"] += 1
             continue

@@ -28,7 +28,8 @@ from typing import Any
 from ..model import Message, Role, clip
 from ..recall.render import estimate_tokens
 from ..scope import Scope
-from .record import CLIENTS, Conversation, Turn, clean_text
+from . import instructions as custom
+from .record import CLIENTS, Conversation, Instructions, Turn, clean_text
 from .sources import Export, conversations, openwebui_owners
 from ..errors import InvalidInput
 from ..jobs import registry as jobs_registry
@@ -64,6 +65,7 @@ class ImportReport:
     would_store: int = 0  # turns that are new (what a real run stores)
     extraction_windows: int = 0
     extraction_tokens_estimate: int = 0
+    instructions: dict[str, int] = field(default_factory=dict)  # ChatGPT custom instructions: found, facts kept, ...
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class ImportReport:
             "skipped": dict(sorted((k, v) for k, v in self.skipped.items() if v)), "duplicates": self.duplicates,
             "forgotten": self.forgotten, "new": self.would_store, "stored": self.stored,
             "extraction": {"windows": self.extraction_windows, "tokens_estimate": self.extraction_tokens_estimate},
+            "custom_instructions": self.instructions,
         }
 
 
@@ -102,8 +105,10 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
         known = {w["id"] for w in jobs_registry.get_windows(service.registry, scope.user_id)}
         pending: list[list[Message]] = []  # whole conversations: a conversation's windows are cut in one piece
         size = 0
+        snap: Instructions | None = None  # the newest custom instructions seen
         for conv in _all(parts, openwebui_user):
             report.conversations += 1
+            snap = custom.newest(snap, conv.instructions)
             report.skipped.update(conv.skipped)
             if conv.skip_all:
                 report.conversations_skipped[conv.skip_all] += 1
@@ -117,6 +122,10 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
                 pending, size = [], 0
                 progress({"stage": "batch", **_counts(report)})
         _flush(service, scope, pending, report, known, dry_run, batch, cap)
+    if snap is not None:
+        report.instructions = {"snapshots": report.skipped["custom_instructions"], "facts": sum(1 for t in (snap.about, snap.respond) if t)}
+        if not dry_run:  # profile facts, labelled as imported custom instructions (instructions.py)
+            report.instructions.update(custom.keep(service, scope, snap, service.ingest))
     report.skipped["duplicate"] = report.duplicates
     report.skipped["forgotten"] = report.forgotten
     progress({"stage": "done", **_counts(report)})

@@ -38,6 +38,17 @@ class Turn:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class Instructions:
+    """What a person told the chat app about themselves and how it should answer (ChatGPT's custom
+    instructions): a snapshot as of `created_at`, found in the message `id` (`<source>:<message id>`)."""
+
+    id: str
+    about: str
+    respond: str
+    created_at: datetime
+
+
 @dataclass
 class Conversation:
     source: str
@@ -47,6 +58,7 @@ class Conversation:
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> messages left out
     skip_all: str | None = None  # the whole conversation was left out, and why (e.g. do_not_remember)
     session_key: str | None = None  # when a face of Amber files this conversation's live turns under another name
+    instructions: list[Instructions] = field(default_factory=list)  # custom instructions it carried
 
     @property
     def session(self) -> str:

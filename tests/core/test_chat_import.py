@@ -31,6 +31,8 @@ def test_chatgpt_export_active_thread_only(service, alice):
     assert dict(r.conversations_skipped) == {"do_not_remember": 1}
     assert r.stored == r.messages == 9
     got = texts(service, alice)
+    instructions = got.pop("chatgpt:ctx")  # the custom instructions' own turn (test_chat_import_instructions.py)
+    assert "I am a gardener" in instructions and "Be brief" in instructions
     assert set(got) == {"chatgpt:u1", "chatgpt:a2b", "chatgpt:u3", "chatgpt:img", "chatgpt:odd",
                         "chatgpt:z1", "chatgpt:z2", "chatgpt:k1", "chatgpt:k2"}
     joined = " ".join(got.values())
@@ -40,7 +42,8 @@ def test_chatgpt_export_active_thread_only(service, alice):
     assert "[image_asset_pointer]" in got["chatgpt:u3"]
     assert got["chatgpt:z1"] == "我的猫叫年糕，今年三岁了。"
     skipped = r.as_dict()["skipped"]
-    assert skipped["abandoned_branch"] == 1 and skipped["hidden"] == 2 and skipped["thoughts"] == 2
+    assert skipped["abandoned_branch"] == 1 and skipped["hidden"] == 1 and skipped["thoughts"] == 2
+    assert skipped["custom_instructions"] == 1
     assert skipped["do_not_remember"] == 2
 
 
@@ -220,10 +223,11 @@ def test_retention_keeps_imported_turns(service, alice, clock):
     clock.advance(days=60)
     stats = apply_retention(service, alice, clock.now(), ops, RetentionPolicy(pause_s=0))
     assert stats.messages_deleted == 1
-    assert len(service.messages(alice)) == 9 and "live-1" not in texts(service, alice)
+    # the nine turns and the custom instructions' turn
+    assert len(service.messages(alice)) == 10 and "live-1" not in texts(service, alice)
     # the operator may set a limit for imported history too
     stats = apply_retention(service, alice, clock.now(), ops, RetentionPolicy(pause_s=0, imported_days=30))
-    assert stats.messages_deleted == 9 and service.messages(alice) == []
+    assert stats.messages_deleted == 10 and service.messages(alice) == []
 
 
 def test_the_operator_setting_limits_imported_history(service, alice, clock, tmp_path):
@@ -233,7 +237,7 @@ def test_the_operator_setting_limits_imported_history(service, alice, clock, tmp
     import_chats(service, alice, FIX / "chatgpt")
     later = clock.advance(days=20)
     run_job("retention", service, Settings(data_dir=tmp_path / "data"), now=later)
-    assert len(service.messages(alice)) == 9  # kept by default
+    assert len(service.messages(alice)) == 10  # kept by default (the custom instructions' turn too)
     run_job("retention", service, Settings(data_dir=tmp_path / "data", jobs_imported_days=10), now=later)
     assert service.messages(alice) == []
 
