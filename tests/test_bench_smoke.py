@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("commands.py", ["--corpus-only"]),  # smoke runs never read ../shared/eval (DESIGN §11)
     ("provenance.py", ["--items", "20"]),
     ("corrections.py", []),
+    ("fair_ingest.py", ["--smoke"]),  # the real local embedder: about 20 s
 ])
 def test_bench_runs_in_its_smoke_size(script, args):
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}

@@ -177,18 +177,29 @@ class _Job:
         self.texts = texts
         self.owner = owner
         self.sent = 0  # texts handed to the lane so far; the vectors of those before it are in `result`
+        self.costs = [_cost(t) for t in texts]
         self.done = threading.Event()
         self.solo = False  # after a failed combined batch: sent alone, so it fails alone
         self.result: list[list[float]] = []
         self.error: Exception | None = None
 
 
-# The background lane sends at most BATCH texts per request, taking at most SHARE from each owner
-# in turn (round robin, the owners served last going to the back): another person's turn goes out
-# with the next batch, however much one person has queued. A batch of 64 passages is about a second
-# of one worker (bench/embed_engine.py), so a turn waits about two batches, not behind an import.
+# The background lane sends at most BATCH texts and BATCH_COST of work per request. When several
+# owners wait, a batch takes one share (about SHARE_COST, at least one text) from each in turn and
+# the owner served first goes to the back: another person's turn goes out with the next batch,
+# which stays small, however much one person has queued; an owner alone fills the batch. Work is counted in UTF-8 bytes, which follow tokens
+# for Latin and CJK text alike, capped where the engine stops reading (two 512-token windows): a
+# batch of 64 indexed turns of 1.5 KB (each read with its neighbours, two windows) took ~20 s on a
+# busy 2-core machine, so a turn queued behind it waited ~40 s (bench/fair_ingest.py).
 BATCH = 64
-SHARE = 16
+BATCH_COST = 12_000
+SHARE_COST = 4_000
+
+
+def _cost(text: str) -> int:
+    return min(len(text.encode("utf-8", "replace")), 4096) + 64
+
+
 _calls = itertools.count()  # work without an owner: each call its own
 
 
@@ -299,30 +310,49 @@ class LocalE5Embedder:
         return job.result
 
     def _next_batch(self) -> list[tuple[_Job, int]]:
-        """(job, how many of its next texts) for the next request: a job marked solo alone, else up
-        to SHARE texts from each owner in turn, round after round, up to BATCH. Holds _pending_lock."""
+        """(job, how many of its next texts) for the next request: a job marked solo alone; else a
+        share (about SHARE_COST) from each waiting owner in turn, and when only one owner waits,
+        round after round up to BATCH texts and BATCH_COST. With others waiting the batch stays
+        small, so their turns are not held up by one person's backlog. Holds _pending_lock."""
         for jobs in self._pending.values():
             for job in jobs:
                 if job.solo:
-                    return [(job, min(BATCH, len(job.texts) - job.sent))]
+                    return [(job, self._fit(job, job.sent, BATCH, BATCH_COST, BATCH_COST, True))]
         taken: dict[int, int] = {}
         order: list[_Job] = []
-        size = 0
-        while size < BATCH:
+        size = cost = 0
+        while size < BATCH and cost < BATCH_COST:
             grew = False
             for jobs in self._pending.values():
                 job = next((j for j in jobs if not j.solo and j.sent + taken.get(id(j), 0) < len(j.texts)), None)
-                if job is None or size >= BATCH:
+                if job is None:
                     continue
-                n = min(SHARE, BATCH - size, len(job.texts) - job.sent - taken.get(id(job), 0))
+                start = job.sent + taken.get(id(job), 0)
+                n = self._fit(job, start, BATCH - size, SHARE_COST, BATCH_COST - cost, not order)
+                if n == 0:
+                    continue
                 if id(job) not in taken:
                     order.append(job)
                 taken[id(job)] = taken.get(id(job), 0) + n
                 size += n
+                cost += sum(job.costs[start : start + n])
                 grew = True
-            if not grew:
+            if not grew or len({j.owner for j in order}) > 1:
                 break
         return [(job, taken[id(job)]) for job in order]
+
+    @staticmethod
+    def _fit(job: _Job, start: int, count: int, share: int, room: int, first: bool) -> int:
+        """How many of `job`'s texts from `start` go now: at most `count`; the first if it fits the
+        batch's `room` (or opens the batch), more while they fit `share` and `room`."""
+        n = spent = 0
+        while start + n < len(job.texts) and n < count:
+            c = job.costs[start + n]
+            if (not n and c > room and not first) or (n and (spent + c > share or spent + c > room)):
+                break
+            spent += c
+            n += 1
+        return n
 
     def _serve_pending(self, mine: _Job) -> None:
         """Holding the lane: send what is waiting, batch by batch (`_next_batch`), until our own job
@@ -330,8 +360,9 @@ class LocalE5Embedder:
         while not mine.done.is_set():
             with self._pending_lock:
                 batch = self._next_batch()
-                for job, _ in batch:  # the owners served now wait at the back for the next batch
-                    self._pending[job.owner] = self._pending.pop(job.owner)
+                if batch:  # the owner served first waits at the back: the next batch starts with the next one
+                    owner = batch[0][0].owner
+                    self._pending[owner] = self._pending.pop(owner)
             if not batch:
                 return
             flat = [t for job, n in batch for t in job.texts[job.sent : job.sent + n]]

@@ -254,18 +254,40 @@ def test_bulk_work_is_sliced_and_another_person_goes_out_with_the_next_batch(emb
 
 
 def test_owners_take_turns_within_a_batch(embedder):
-    """Three people queue at once: each batch takes up to 16 of each in turn, nobody's whole queue first."""
-    from core.embed.local import SHARE, _Job
+    """Three people queue at once: each batch takes one share of each (by work, not count), nobody's
+    whole queue first, and the next batch starts with the next person; one person alone fills it."""
+    from core.embed.local import BATCH_COST, SHARE_COST, _Job
 
-    jobs = [_Job([f"{who} {i}" for i in range(40)], who) for who in ("a", "b", "c")]
+    jobs = {who: _Job([f"{who} {i} " + "x" * 1000 for i in range(40)], who) for who in ("a", "b", "c")}
+    assert jobs["a"].costs[0] == 1000 + 4 + 64 and (SHARE_COST, BATCH_COST) == (4000, 12000)
     with embedder._pending_lock:
-        for j in jobs:
+        for j in jobs.values():
             embedder._pending.setdefault(j.owner, []).append(j)
-        batch = embedder._next_batch()
-        for j in jobs:
-            embedder._pending.pop(j.owner)
-    assert [(j.owner, n) for j, n in batch] == [("a", 32), ("b", 16), ("c", 16)]  # two rounds: 16 each, then a's second 16
-    assert SHARE == 16
+        first = embedder._next_batch()
+        assert [(j.owner, n) for j, n in first] == [("a", 3), ("b", 3), ("c", 3)]  # 3 x 1068 <= 4000
+        embedder._pending["a"] = embedder._pending.pop("a")  # what _serve_pending does after sending
+        for j, n in first:
+            j.sent += n
+        assert [(j.owner, n) for j, n in embedder._next_batch()] == [("b", 3), ("c", 3), ("a", 3)]
+        del embedder._pending["b"], embedder._pending["c"]
+        assert [(j.owner, n) for j, n in embedder._next_batch()] == [("a", 11)]  # alone: 11 x 1068 <= 12 000
+        embedder._pending.clear()
+
+
+def test_a_batch_of_long_texts_is_cut_by_their_work_not_their_number(embedder):
+    """Long texts cost the engine two windows each: a person's backlog of them goes two to a batch,
+    not 64, and another person's short turn goes with one of them, so nobody waits behind a batch
+    that runs for tens of seconds."""
+    from core.embed.local import _Job
+
+    big = _Job(["y" * 8000] * 10, "big")
+    small = _Job(["hi"] * 3, "small")
+    with embedder._pending_lock:
+        embedder._pending["big"] = [big]
+        assert [(j.owner, n) for j, n in embedder._next_batch()] == [("big", 2)]  # 2 x 4160 <= 12 000 < 3 x 4160
+        embedder._pending["small"] = [small]
+        assert [(j.owner, n) for j, n in embedder._next_batch()] == [("big", 1), ("small", 3)]
+        embedder._pending.clear()
 
 
 def test_a_bulk_request_that_fails_fails_at_once_and_spares_the_others(embedder):
