@@ -136,6 +136,7 @@ class Forgetting:
                     erased.append(m)  # its previous version would keep the sentence as "superseded"
                 else:
                     self._update(scope, m.id, MemoryPatch(content=text))
+                    self._writes.reseal(scope, [m.id])  # its version with the sentence stays in Chroma's files: its key goes
             self.erase(scope, erased, plan.message_ids)
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
                               uncertain=plan.uncertain)

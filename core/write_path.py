@@ -230,6 +230,11 @@ class WritePath:
             if touched:
                 self._store.put_memories(col, touched, None)
 
+    def reseal(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Memories rewritten without some of their words get fresh keys (ChromaStore.reseal): their
+        older versions, left in the store's files, no longer open. The caller holds the lock."""
+        self._store.reseal(memory_collection(scope), list(ids))
+
     # ---- turns, deletes, indexes ---------------------------------------------------------------
 
     def add_messages(self, col: str, messages: Sequence[Message], vectors: Sequence[Sequence[float]], *, replacing: bool = False) -> None:

@@ -240,6 +240,31 @@ class ChromaStore:
                 with self._keys_written(col):
                     self.sealer.destroy(col, ids)
 
+    def reseal(self, col: str, ids: Sequence[str]) -> int:
+        """Seal these records again as they are now, under fresh keys, and destroy the keys they had:
+        the older versions Chroma still holds (its log, its free pages) were sealed under those and
+        open no more. For a record rewritten without some of its words (a forget's daily log), whose
+        id, and so whose key, would otherwise live on. Returns how many records were resealed."""
+        if self.sealer is None or not ids:
+            return 0
+        self.fence()
+        c = self._collection(col, vectors=True)
+        r = c.get(ids=list(ids), include=["metadatas", "embeddings"])
+        found = self._open_all(col, r["ids"], r["metadatas"])
+        if not found:
+            return 0
+        self._room(sum(len(m["record"]) for _, m in found) + len(found) * (2048 + 8 * self.dim))
+        vectors = dict(zip(r["ids"], r["embeddings"]))
+        done = [i for i, _ in found]
+        with self._keys_written(col):
+            self.sealer.renew(col, done)  # the old keys stay as previous ones until Chroma holds the new seals
+            sealed = self.sealer.seal(col, done, [m["record"] for _, m in found])
+        c.update(ids=done, metadatas=[{**m, "record": s} for (_, m), s in zip(found, sealed)],
+                 embeddings=[list(map(float, vectors[i])) for i in done], documents=[""] * len(done))
+        with self._keys_written(col):
+            self.sealer.retire(col, done)
+        return len(done)
+
     def count(self, col: str, *, vectors: bool = True) -> int:
         return self._collection(col, vectors=vectors).count()
 

@@ -32,6 +32,7 @@ import threading
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 log = logging.getLogger("amber.store")
@@ -126,11 +127,17 @@ class RecordKeys:
             except Exception:
                 self._db.close()
                 raise MasterKeyError(f"the master key given does not open {self.path}") from None
-            self._keys = {r: _unwrap(master, k, r.encode()) for r, k in stored.items()}
-        else:
-            self._keys = stored
-            if master is not None:  # encryption switched on: wrap what is there
-                self._rewrite(master)
+            stored = {r: _unwrap(master, k, r.encode()) for r, k in stored.items()}
+        self._keys: dict[str, bytes] = {}
+        self._prev: dict[str, dict[str, bytes]] = {}  # ref -> {row: key}: keys a record had before `renew`
+        for r, k in stored.items():
+            base, sep, _ = r.partition(_PREV)
+            if sep:
+                self._prev.setdefault(base, {})[r] = k
+            else:
+                self._keys[r] = k
+        if check is None and master is not None:  # encryption switched on: wrap what is there
+            self._rewrite(master)
 
     @property
     def encrypted(self) -> bool:
@@ -146,7 +153,7 @@ class RecordKeys:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self.master = master
-                self._db.executemany("UPDATE record_keys SET key = ? WHERE ref = ?", [(self._stored(r, k), r) for r, k in self._keys.items()])
+                self._db.executemany("UPDATE record_keys SET key = ? WHERE ref = ?", [(self._stored(r, k), r) for r, k in self._rows()])
                 self._db.execute("DELETE FROM key_table WHERE name = 'check'")
                 if master is not None:
                     self._db.execute("INSERT INTO key_table (name, value) VALUES ('check', ?)", (_wrap(master, _CHECK, b"check"),))
@@ -162,8 +169,58 @@ class RecordKeys:
         self._rewrite(new_master)
         return len(self._keys)
 
+    def _rows(self) -> list[tuple[str, bytes]]:
+        return [*self._keys.items(), *(row for prev in self._prev.values() for row in prev.items())]
+
     def get(self, ref: str) -> bytes | None:
         return self._keys.get(ref)
+
+    def previous(self, ref: str) -> list[bytes]:
+        """Keys the record had before `renew`, kept until `retire` (none, nearly always)."""
+        prev = self._prev.get(ref)
+        return list(prev.values()) if prev else []
+
+    def renew(self, refs: Sequence[str]) -> None:
+        """A fresh key for each ref, durably written; the key each had stays as a previous key
+        until `retire`, so the record opens whichever version the store holds meanwhile (a crash
+        between the two leaves both, and the record readable)."""
+        wanted = list(dict.fromkeys(refs))
+        if not wanted:
+            return
+        with self._lock:
+            fresh = {r: os.urandom(32) for r in wanted}
+            kept = {r: (f"{r}{_PREV}{os.urandom(6).hex()}", self._keys[r]) for r in wanted if r in self._keys}
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("INSERT INTO record_keys (ref, key) VALUES (?, ?)", [(row, self._stored(row, k)) for row, k in kept.values()])
+                self._db.executemany("INSERT OR REPLACE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh.items()])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            for r, (row, k) in kept.items():
+                self._prev.setdefault(r, {})[row] = k
+            self._keys.update(fresh)
+
+    def retire(self, refs: Iterable[str]) -> int:
+        """Destroy the previous keys of these refs (the store now holds their records under the
+        current ones): every older copy sealed under them is unreadable from then on."""
+        rows = [row for r in dict.fromkeys(refs) for row in self._prev.get(r, {})]
+        if not rows:
+            return 0
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("DELETE FROM record_keys WHERE ref = ?", [(row,) for row in rows])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            for row in rows:
+                self._prev.get(row.partition(_PREV)[0], {}).pop(row, None)
+            self._prev = {r: p for r, p in self._prev.items() if p}
+            self._settle()
+        return len(rows)
 
     def ensure(self, refs: Sequence[str]) -> list[bytes]:
         """The key of each ref, made (and durably written) for those that have none yet."""
@@ -184,19 +241,21 @@ class RecordKeys:
 
     def destroy(self, refs: Iterable[str]) -> int:
         """Delete these keys for good; what they sealed can no longer be read anywhere."""
-        gone = [r for r in dict.fromkeys(refs) if r in self._keys]
+        gone = [r for r in dict.fromkeys(refs) if r in self._keys or r in self._prev]
         if not gone:
             return 0
+        rows = [*gone, *(row for r in gone for row in self._prev.get(r, {}))]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany("DELETE FROM record_keys WHERE ref = ?", [(r,) for r in gone])
+                self._db.executemany("DELETE FROM record_keys WHERE ref = ?", [(r,) for r in rows])
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             for r in gone:
                 self._keys.pop(r, None)
+                self._prev.pop(r, None)
             self._settle()
         return len(gone)
 
@@ -209,12 +268,15 @@ class RecordKeys:
             log.warning("amber: the record key table's log could not be emptied now (%s); it is at the next erase or on close", self.path)
 
     def destroy_collection(self, col: str) -> int:
-        return self.destroy([r for r in list(self._keys) if r.startswith(col + "\x1f")])
+        return self.destroy([r for r in {*self._keys, *self._prev} if r.startswith(col + "\x1f")])
 
     def close(self) -> None:
         with self._lock:
             self._settle()
             self._db.close()  # the last connection in WAL mode removes the log file
+
+
+_PREV = "\x1eprev\x1e"  # a previous key's row: `<ref><_PREV><random>`
 
 
 def _wrap(master: bytes, key: bytes, ad: bytes) -> bytes:
@@ -271,11 +333,27 @@ class Sealer:
         records were sealed is returned as it is."""
         if text is None or not text.startswith(PREFIX):
             return text
-        key = self.keys.get(_ref(col, record_id))
+        ref = _ref(col, record_id)
+        key = self.keys.get(ref)
         if key is None:
             return None
         raw = base64.b64decode(text[len(PREFIX):])
-        return AESGCM(key).decrypt(raw[:12], raw[12:], _ref(col, record_id).encode("utf-8")).decode("utf-8")
+        try:
+            return AESGCM(key).decrypt(raw[:12], raw[12:], ref.encode("utf-8")).decode("utf-8")
+        except InvalidTag:
+            for old in self.keys.previous(ref):  # sealed before a renew the store has not caught up with
+                try:
+                    return AESGCM(old).decrypt(raw[:12], raw[12:], ref.encode("utf-8")).decode("utf-8")
+                except InvalidTag:
+                    continue
+            raise
+
+    def renew(self, col: str, ids: Sequence[str]) -> None:
+        """Fresh keys for these records; `seal` uses them from now on (see RecordKeys.renew)."""
+        self.keys.renew([_ref(col, i) for i in ids])
+
+    def retire(self, col: str, ids: Iterable[str]) -> int:
+        return self.keys.retire(_ref(col, i) for i in ids)
 
     def destroy(self, col: str, ids: Iterable[str]) -> int:
         return self.keys.destroy(_ref(col, i) for i in ids)

@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from cryptography.exceptions import InvalidTag
+
 from core.store.sealing import RecordKeys, Sealer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,3 +66,31 @@ def test_a_key_is_on_disk_when_ensure_returns(tmp_path):
     keys = RecordKeys(tmp_path / "record_keys.sqlite3", bytes(32))
     assert keys.get("c\x1fx") == x and keys.get("c\x1fy") == y
     keys.close()
+
+
+def test_a_renewed_key_keeps_the_old_one_until_retired_then_the_old_seal_opens_no_more(tmp_path):
+    """A record rewritten without some words gets a fresh key: until the store holds the new seal
+    (and across a restart in between) both versions open; once the old key is retired the old seal
+    does not open and the old key is in no file of the table, with or without a master key."""
+    for master in (None, os.urandom(32)):
+        path = tmp_path / f"keys-{bool(master)}.sqlite3"
+        keys = RecordKeys(path, master)
+        sealer = Sealer(keys)
+        [old_seal] = sealer.seal("c", ["log"], ["Ines said her nickname is Vexillor."])
+        old_key = keys.get("c\x1flog")
+        sealer.renew("c", ["log"])
+        [new_seal] = sealer.seal("c", ["log"], ["Ines walked by the sea."])
+        assert keys.get("c\x1flog") != old_key and keys.previous("c\x1flog") == [old_key]
+        keys.close()
+        keys = RecordKeys(path, master)  # a restart between the renew and the store's write
+        sealer = Sealer(keys)
+        assert sealer.open("c", "log", old_seal) == "Ines said her nickname is Vexillor."
+        assert sealer.open("c", "log", new_seal) == "Ines walked by the sea."
+        assert sealer.retire("c", ["log"]) == 1
+        assert keys.previous("c\x1flog") == [] and sealer.open("c", "log", new_seal) == "Ines walked by the sea."
+        with pytest.raises(InvalidTag):
+            sealer.open("c", "log", old_seal)
+        if master is None:  # stored in the clear: the old key's bytes must be gone from every file
+            assert holding(tmp_path, old_key) == []
+        keys.close()
+        assert RecordKeys(path, master).previous("c\x1flog") == []
