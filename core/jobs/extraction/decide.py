@@ -13,11 +13,13 @@ Order of the rules, and why:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from ...model import Memory, Status
+from ...recall.lexical import tokenize
 from .parse import Fact
 
 Action = Literal["new", "seen", "supersede", "candidate", "drop"]
@@ -83,3 +85,34 @@ def decide(
     if unsure:
         return Decision("candidate", None, best[0] if best else None, f"confidence {fact.confidence:.2f} < {policy.candidate_below}")
     return Decision("new", None, best[0] if best else None, "")
+
+
+# ---- whose statement a "seen" is ------------------------------------------------------------
+
+_QUOTED = re.compile(r"^\s*>.*$|“[^”]{8,}”|\"[^\"]{8,}\"|「[^」]{4,}」|『[^』]{4,}』|‘[^’]{8,}’", re.MULTILINE)
+_SENTENCES = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+
+
+def independent_statement(fact: str, evidence: Sequence[tuple[str, str]], earlier: Sequence[str]) -> bool:
+    """Whether the evidence holds the person's own statement of `fact`, not a retelling: a user turn
+    that still says it once quoted text ("> …", quotation marks) and sentences copied from earlier
+    turns (`earlier`: the words said before it, e.g. an assistant's summary pasted back) are set aside.
+    `evidence`: (role, words) of the turns the fact was read from. An assistant's retelling, or a
+    person quoting one, never counts: confidence rises only on what the person says again themselves."""
+    said_before = [" ".join(t.casefold().split()) for t in earlier if t]
+    want = set(tokenize(fact))
+    if not want:
+        return False
+    for role, text in evidence:
+        if role != "user":
+            continue
+        own = _QUOTED.sub(" ", text)
+        kept = []
+        for s in _SENTENCES.findall(own):
+            norm = " ".join(s.casefold().split())
+            if len(norm) >= 12 and any(norm.strip(" .!?。！？") in e for e in said_before):
+                continue  # a sentence copied from an earlier turn
+            kept.append(s)
+        if len(want & set(tokenize(" ".join(kept)))) >= max(1, round(0.3 * len(want))):
+            return True
+    return False

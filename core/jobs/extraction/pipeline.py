@@ -17,11 +17,11 @@ from typing import Any
 
 from .. import registry
 from ...errors import InvalidInput, LLMError
-from ...model import Kind, MemoryIn, Status, content_hash
+from ...model import Kind, MemoryIn, MemoryPatch, Status, content_hash
 from ...ports import LLM
 from ...scope import Scope, memory_where
 from . import windows as W
-from .decide import Decision, Existing, Policy, decide
+from .decide import Decision, Existing, Policy, decide, independent_statement
 from .parse import FACT_SCHEMA, Fact, parse_facts
 from .prompt import extraction_messages
 
@@ -136,7 +136,7 @@ async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], n
             log.warning("extraction window %s: model error (attempt %d): %s", w["id"], w["retry_count"], e)
             return w
         said = {m.id: m.created_at for m in msgs} if w.get("imported") else None
-        w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress, said)
+        w = await asyncio.to_thread(_apply_facts, service, scope, w, facts, opts, stats, outcome, progress, said, msgs)
     w = W.finished(w, outcome, now())
     await asyncio.to_thread(registry.put_window, reg, w)
     stats.windows["processed"] += 1
@@ -154,13 +154,16 @@ def _window_messages(service: Any, scope: Scope, w: dict[str, Any]) -> list:
     return [m for m in service.messages(scope, since=since, until=until) if m.id in wanted]
 
 
+CONFIDENCE_STEP = 0.1  # how much surer a fact gets each time the person states it again themselves
 _COUNTER = {"created": "added", "seen": "seen", "superseded": "superseded", "deduplicated": "seen"}
 
 
 def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact], opts: ExtractOptions,
                  stats: ExtractStats, outcome: dict[str, int], progress: Progress,
-                 said: dict[str, datetime] | None = None) -> dict[str, Any]:
-    """`said`: for a window of imported turns, when each was said: a fact is dated by its evidence."""
+                 said: dict[str, datetime] | None = None, turns: list | None = None) -> dict[str, Any]:
+    """`said`: for a window of imported turns, when each was said: a fact is dated by its evidence.
+    `turns`: the window's turns in time order, to tell the person's own statement from a retelling."""
+    order = {m.id: i for i, m in enumerate(turns or [])}
     links = dict(w.get("links") or {})
     todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
@@ -170,7 +173,12 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
         when = None
         if said is not None:
             when = max((said[i] for i in fact.evidence if i in said), default=None) or max(said.values(), default=None)
-        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written, when)
+        own = True
+        if turns:
+            first = min((order[i] for i in fact.evidence if i in order), default=len(turns))
+            own = independent_statement(fact.fact, [(turns[order[i]].role.value, turns[order[i]].content) for i in fact.evidence if i in order],
+                                        [m.content for m in turns[:first]])
+        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written, when, own)
         if mem_id is not None:
             written.add(mem_id)
         links[sig] = mem_id
@@ -186,7 +194,7 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
 
 
 def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[float], opts: ExtractOptions,
-                written: set[str], said_at: datetime | None = None) -> tuple[str | None, str]:
+                written: set[str], said_at: datetime | None = None, own: bool = True) -> tuple[str | None, str]:
     reads, ns = service.reads, scope.write_namespace
     tag = f"window:{window}"
     # a previous attempt may have written this fact and died before linking it
@@ -214,7 +222,7 @@ def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[f
         holder = same_key.memory
         if holder.valid_from is not None and holder.valid_from > said_at:
             return _as_history(service, scope, fact, holder, said_at, tag)
-    return _carry_out(service, scope, fact, d, tag, said_at)
+    return _carry_out(service, scope, fact, d, tag, said_at, own)
 
 
 def _as_history(service: Any, scope: Scope, fact: Fact, newer: Any, said_at: datetime, tag: str) -> tuple[str, str]:
@@ -232,11 +240,17 @@ def _as_history(service: Any, scope: Scope, fact: Fact, newer: Any, said_at: dat
     return mem.id, "superseded"
 
 
-def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, said_at: datetime | None = None) -> tuple[str | None, str]:
+def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, said_at: datetime | None = None,
+               own: bool = True) -> tuple[str | None, str]:
     if d.action == "drop":
         return None, "dropped"
     if d.action == "seen":
         target = service.get(scope, d.target_id)
+        if not own:
+            # an assistant's retelling, or the person quoting one, is no new evidence: linked, not counted
+            return target.id, "seen"
+        if target.confidence < 1.0:  # the person said it again themselves: surer than before
+            service.update(scope, target.id, MemoryPatch(confidence=round(min(1.0, target.confidence + CONFIDENCE_STEP), 3)))
         # re-stating the stored wording is the service's own "seen" path (count, time, audit)
         again = MemoryIn(content=target.content, namespace=target.namespace, kind=target.kind, category=target.category,
                          fact_key=target.fact_key, title=target.title, importance=target.importance)
