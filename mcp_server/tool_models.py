@@ -150,3 +150,6 @@ class ForgetView(BaseModel):
     messages: int = Field(description="How many captured conversation turns say it (deleted when done)")
     message_ids: list[str] = Field(description="Those turns' ids")
     rewritten: list[str] = Field(default_factory=list, description="Digest and daily-log ids rewritten without the sentences that say it")
+    uncertain: list[MemoryView] = Field(default_factory=list, description=(
+        "Memories it may mean but Amber is not sure of: kept, never erased (not even with preview=false). "
+        "Ask the user which of them, if any, they mean, and forget that one in its own words"))
