@@ -47,6 +47,49 @@
       box.appendChild(el("p", { class: "meta" }, "Only an admin key sees vector health and reindexes."));
       $("reindex").disabled = true;
     }
+    await loadSetAside();
+  }
+
+  function setAsideTable(rows) {
+    const tbody = el("tbody");
+    for (const r of rows) {
+      tbody.appendChild(el("tr", {}, el("td", { class: "user-id" }, String(r.user || "?")), el("td", {}, String(r.client || "")),
+        el("td", {}, String(r.turns)), el("td", {}, r.said || ""), el("td", { class: "bad" }, r.error || ""), el("td", { class: "when" }, r.at ? when(r.at) : "")));
+    }
+    return el("table", { class: "events" }, el("thead", {}, el("tr", {}, el("th", {}, "user"), el("th", {}, "client"), el("th", {}, "turns"),
+      el("th", {}, "said"), el("th", {}, "why"), el("th", {}, "when"))), tbody);
+  }
+
+  async function loadSetAside() {
+    const box = clear($("set-aside"));
+    let data;
+    try {
+      data = await api("GET", "v1/capture/set-aside");
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 403) throw err;
+      box.appendChild(el("p", { class: "meta" }, "Only an admin key sees the turns set aside."));
+      return;
+    }
+    const parts = [["journal", "The proxy's journal"], ["queue", "The shared capture queue"]].filter(([k]) => data[k]);
+    if (!parts.length) box.appendChild(el("p", { class: "meta" }, "No capture journal or shared queue on this host: nothing is set aside here."));
+    for (const [k, title] of parts) {
+      const part = data[k];
+      if (part.error) {
+        box.appendChild(el("p", { class: "bad" }, title + " cannot be read: " + part.error));
+        continue;
+      }
+      const waiting = part.waiting ? "; " + part.waiting + " waiting to be stored" : "";
+      box.appendChild(el("p", { class: part.count ? "bad" : "meta", dataset: { part: k } },
+        title + ": " + (part.count ? part.count + " set aside" : "nothing set aside") + waiting + "."));
+      if (part.count) box.appendChild(setAsideTable(part.set_aside));
+      if (part.count && k === "queue") {
+        box.appendChild(el("div", { class: "actions" }, el("button", { type: "button", class: "primary", onclick: () => attempt(async () => {
+          const r = await api("POST", "v1/capture/replay");
+          notice(r.replayed + " set-aside entries put back on the queue.");
+          await loadSetAside();
+        }) }, "Put them back on the queue")));
+      }
+    }
   }
 
   function onReindex() {
