@@ -353,6 +353,8 @@ def main() -> None:
         finally:
             server.stop()
 
+    proxy_start = kit.Proxy.start  # LiteLLM's proxy takes over the kit's 120 s to start on a loaded 2-core machine
+    kit.Proxy.start = lambda self, **kw: proxy_start(self, **{"timeout": 600, **kw})
     kit.chroma_server = lambda path: keep(chroma)  # the topology's servers, kept at hand to stop and start
     kit.redis_server = lambda path: keep(redis)
     results: dict[str, Any] = {}
