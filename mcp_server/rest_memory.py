@@ -3,6 +3,8 @@ lifecycle), the trash (purge now), and whose memory a key reaches."""
 
 from __future__ import annotations
 
+import logging
+
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -12,6 +14,7 @@ from pydantic import BaseModel, Field
 from core import Category, Kind, Memory, MemoryIn, MemoryPatch, Page, WriteResult
 
 from core import LocalMemory
+from core import correct_in_turn, render_correction_note
 from core import ForgetResult, IngestResult, PurgeResult, TurnsDeleted
 
 from .rest_deps import port, utc
@@ -30,6 +33,7 @@ from .schemas import (
     item,
 )
 
+log = logging.getLogger("amber.server")
 router = APIRouter(prefix="/v1")
 Port = Annotated[LocalMemory, Depends(port)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=200, description="Memory id")]
@@ -53,12 +57,20 @@ class WhoOut(BaseModel):
 
 @router.post("/recall", response_model=RecallOut, tags=["recall"], summary="The memory block to inject for a query")
 async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
+    # a chat turn that names itself may correct what it was shown last, before this recall (core/correcting.py)
+    done = None
+    if body.correct and body.why:
+        try:
+            done = await correct_in_turn(p, body.query)
+        except Exception as e:  # the recall still answers: a correction is never worth a failed turn
+            log.warning("correction skipped: %s: %s", type(e).__name__, e)
     r = await p.recall(
         body.query, namespace=body.namespace, project=body.project, budget_tokens=body.budget_tokens, top_k=body.top_k,
         preset=body.preset, echo=body.echo, why=body.why,
     )
     request.state.amber_log = f"items={len(r.items)} tokens={r.tokens}"  # for the request's one log line
-    return RecallOut(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
+    note = render_correction_note(done) if done is not None else ""
+    return RecallOut(text="\n".join(t for t in (note, r.text) if t), items=[item(c) for c in r.items], tokens=r.tokens)
 
 
 @router.get("/why", tags=["recall"], summary="What recall injected into your recent requests, and why")

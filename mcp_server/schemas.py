@@ -64,6 +64,9 @@ class RecallIn(Strict):
     why: str | None = Field(None, min_length=1, max_length=200, description=(
         "an id for this request: the host keeps what it injected and why, for GET /v1/why (omit in private or "
         "read-only chats: nothing is kept)"))
+    correct: bool = Field(False, description=(
+        "with `why`: first carry out a correction this turn makes to what was injected last ('that's wrong, I moved to "
+        "Hangzhou', 'forget #12345'); the block then opens with a note saying what changed"))
 
 
 class RecallOut(BaseModel):

@@ -195,6 +195,8 @@ class Filter:
     class UserValves(BaseModel):
         enabled: bool = Field(True, description="Use Amber memory in my chats.")
         private_namespace: str = Field("", description="My own extra namespace to recall from in Open WebUI: a name such as `journal` (read as `project:journal`) or `project:journal`; replaces the admin's namespace valve for me.")
+        show_memories_used: bool = Field(False, description="Show one line under each reply naming the memories used (their #handles), "
+                                         "to ask why or say which is wrong (\"forget #12345\", \"#12345 is wrong, ...\").")
 
     def __init__(self):
         self.valves = self.Valves()
@@ -217,7 +219,10 @@ class Filter:
             idx, query, user_id, namespace, project = plan
             namespace, hint = namespace_for(namespace)
             echo = sorted({fingerprint(t) for t in _chat_texts(body["messages"])})
-            result = await _recall(valves, user_id, query, namespace, project, echo)
+            # an ordinary chat names its request: Amber keeps what it injected and why, and carries out a
+            # correction of what it injected last ("that's wrong, ..."); a temporary chat names nothing
+            named = request_name(body, __metadata__)
+            result = await _recall(valves, user_id, query, namespace, project, echo, named)
         except Exception as e:  # never break the chat: no memory this turn
             log.warning("amber recall failed, chat goes on without memory: %s: %s", type(e).__name__, e)
             await _emit(__event_emitter__, _status(f"Memory unavailable ({_reason(e)})"), valves.show_status)
@@ -237,6 +242,9 @@ class Filter:
         line = f"Recalled {shown} {noun}" if shown else "No memories recalled"
         # a namespace Amber cannot read is said where the person sees it, not dropped in silence
         await _emit(__event_emitter__, _status(f"{line} · {hint}" if hint else line), valves.show_status or bool(hint))
+        used = getattr((__user__ or {}).get("valves"), "show_memories_used", False)
+        if shown and used:
+            await _emit(__event_emitter__, _status("Memories used: " + " ".join(handle_of(str(it.get("id"))) for it in items if isinstance(it, dict))), True)
         if shown:
             await _emit(__event_emitter__, _citation(items), valves.show_citations)
         return body
@@ -341,8 +349,11 @@ def _chat_texts(messages: list) -> list[str]:
     return out
 
 
-async def _recall(valves, user_id: str, query: str, namespace: str, project: str, echo: Optional[list] = None) -> dict:
+async def _recall(valves, user_id: str, query: str, namespace: str, project: str, echo: Optional[list] = None,
+                  named: str = "") -> dict:
     payload: dict[str, Any] = {"query": query, "top_k": valves.top_k, "budget_tokens": valves.budget_tokens}
+    if named:
+        payload.update(why=named, correct=True)
     if echo:
         payload["echo"] = echo[-1000:]
     if namespace:
@@ -514,6 +525,20 @@ async def _capture(valves, user_id: str, turns: list[dict]) -> None:
         _schedule_retry(valves)
 
 
+def handle_of(item_id: str) -> str:
+    """The short handle Amber shows for a recalled item (core.handle_of; a test keeps them equal)."""
+    return "#%05d" % (int.from_bytes(hashlib.sha256(item_id.encode()).digest()[:8], "big") % 100_000)
+
+
+def request_name(body: dict, metadata: Optional[dict]) -> str:
+    """The id Amber keeps this request's why record under; "" for a temporary chat (nothing kept)."""
+    if conversation_kind(body, metadata) != "private":
+        return ""
+    meta = metadata or {}
+    chat, message = str(body.get("chat_id") or meta.get("chat_id") or ""), str(meta.get("message_id") or "")
+    return f"owui:{chat}:{message}"[:200] if chat and message else ""
+
+
 def _status(description: str) -> dict:
     return {"type": "status", "data": {"description": description, "done": True, "hidden": False}}
 
@@ -525,7 +550,7 @@ def _citation(items: list) -> dict:
         if not isinstance(it, dict):
             continue
         date = str(it.get("created_at") or "")[:10]
-        label = f"{it.get('kind') or it.get('source') or 'memory'} {date}".strip()
+        label = f"{handle_of(str(it.get('id')))} {it.get('kind') or it.get('source') or 'memory'} {date}".strip()
         docs.append(str(it.get("text") or ""))
         metas.append({"source": "Amber memory", "name": label, "memory_id": it.get("id"), "score": it.get("score")})
     return {

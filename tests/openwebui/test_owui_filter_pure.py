@@ -131,7 +131,7 @@ def test_citation_is_one_source_group_with_an_excerpt_per_memory():
     ev = f._citation(items)
     assert ev["type"] == "source" and "type" not in ev["data"]  # Open WebUI saves sources without a data.type
     assert ev["data"]["document"] == ["cat is Miso", "I adopted Miso"]
-    assert [m["name"] for m in ev["data"]["metadata"]] == ["fact 2026-01-02", "message 2026-01-01"]
+    assert [m["name"].split(" ", 1)[1] for m in ev["data"]["metadata"]] == ["fact 2026-01-02", "message 2026-01-01"]
 
 
 def test_a_long_paste_is_clipped_like_amber_clips_it():
@@ -357,3 +357,21 @@ def test_the_filter_and_amber_strip_the_same_blocks(text):
     from core import strip_patch
 
     assert f.strip_patch(text) == strip_patch(text)
+
+
+def test_the_filter_names_items_by_amber_s_handles():
+    from core import handle_of
+
+    for i in ("m1", "lt_0f3a_u", "中文", "x" * 300):
+        assert f.handle_of(i) == handle_of(i)
+    ev = f._citation([{"id": "m1", "text": "cat is Miso", "kind": "fact", "created_at": "2026-01-02T03:04:05Z"}])
+    assert ev["data"]["metadata"][0]["name"] == f"{handle_of('m1')} fact 2026-01-02"
+
+
+def test_only_an_ordinary_chat_names_its_request():
+    meta = {"chat_id": "c-1", "message_id": "m-9"}
+    assert f.request_name({}, meta) == "owui:c-1:m-9"
+    assert f.request_name({}, {"chat_id": "temporary:abc", "message_id": "m-9"}) == ""  # a temporary chat keeps nothing
+    assert f.request_name({}, {"chat_id": "channel:x", "message_id": "m-9"}) == ""
+    assert f.request_name({}, {"chat_id": "c-1"}) == ""
+    assert "show_memories_used" in f.Filter.UserValves.model_fields
