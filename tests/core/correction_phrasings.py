@@ -124,6 +124,22 @@ CORRECTIONS = _cases([
     ("zh", [ZH_PHONE, ZH_JOB], "那个信息过期了，我换了小米手机", 0),
     ("zh", [ZH_CAT], "其实咪咪是狗，不是猫", 0),
     ("zh", [ZH_DIET], "不对，我现在吃辣了", 0),
+    # second round: written after the detector's first version, measured once blind before any change
+    ("en", [SH, JOB], "Hmm, that's out of date. I live in Beijing these days.", 0),
+    ("en", [DOG, CAR], "No no, Biscuit is my neighbour's dog, mine is called Pepper", 0),
+    ("en", [JOB, SH], "I actually work at Initech now, Acme was two jobs ago", 0),
+    ("en", [AGE, BDAY], "Small correction: I'm 36, not 34", 0),
+    ("en", [PARTNER, SISTER], "Alex and I split up last year, so that's not current", 0),
+    ("en", [COFFEE], "Not anymore, I gave up caffeine entirely", 0),
+    ("en", [VEG, SH], "That's no longer accurate - I'm vegan now, not just vegetarian", 0),
+    ("en", [CAR, JOB], "I got rid of the Civic, I take the train now", 0),
+    ("en", [RUN, AGE], "Actually the marathon got cancelled, I'm not training anymore", 0),
+    ("zh", [ZH_CITY, ZH_JOB], "不是北京了，我上个月搬去了深圳", 0),
+    ("zh", [ZH_BRO], "我哥哥不叫王强，叫王磊", 0),
+    ("zh", [ZH_PHONE, ZH_CAT], "华为那个是旧手机，我现在用的是OPPO", 0),
+    ("zh", [ZH_SCHOOL], "你记得不对，女儿是在实验中学，不是小学", 0),
+    ("zh", [ZH_JOB, ZH_AGE], "我早就离开字节跳动了，现在自己创业", 0),
+    ("zh", [ZH_CAT, ZH_DIET], "咪咪其实是只狗", 0),
 ], correcting=True)
 
 LOOK_ALIKES = _cases([
@@ -175,6 +191,22 @@ LOOK_ALIKES = _cases([
     ("zh", [ZH_CAT], "错，这道题的答案是B"),
     ("zh", [ZH_AGE], "没有，我没这么说过"),
     ("zh", [ZH_CITY], "好的，谢谢"),
+    # second round: written after the detector's first version, measured once blind before any change
+    ("en", [SH, JOB], "That's wrong, Shanghai is not the capital of China"),
+    ("en", [DOG], "Actually, what breed do you think Biscuit is?"),
+    ("en", [JOB], "No, the deadline at work moved to Friday, not Thursday"),
+    ("en", [SISTER], "My sister Lan says hi, by the way"),
+    ("en", [COFFEE, VEG], "That's not right, the recipe needs two eggs, not three"),
+    ("en", [SH], "I no longer care about the weather in Shanghai, tell me about Tokyo"),
+    ("en", [AGE], "Actually I'm feeling much better now, thanks"),
+    ("en", [CAR], "You're wrong, the Civic has a 1.5 litre engine"),
+    ("en", [RUN], "Nope, I meant the half marathon results, not the full one"),
+    ("zh", [ZH_CITY], "不对，北京的人口不是两千万"),
+    ("zh", [ZH_JOB], "其实字节跳动的新产品挺好用的"),
+    ("zh", [ZH_CAT], "咪咪今天不吃饭，怎么回事"),
+    ("zh", [ZH_BRO], "我哥哥王强说你说得不对"),
+    ("zh", [ZH_PHONE], "错了，华为的新手机是下个月发布"),
+    ("zh", [ZH_DIET], "其实我挺喜欢川菜的香味"),
 ], correcting=False)
 
 
