@@ -1,7 +1,11 @@
 """BM25 over one user's records, with tokenization that works for Chinese and English alike.
 
-CJK runs become character bigrams (a single character stays a unigram); other text becomes
-case- and accent-folded words, lightly stemmed, minus English stop words. The index is
+Text is NFKC-folded (full-width forms become ASCII), then cut into runs of one script each: Han,
+Japanese kana and Korean hangul runs become character bigrams (a single character stays a
+unigram), each emoji is a token, and other text becomes case- and accent-folded words, lightly
+stemmed, minus English stop words. "我用iPhone拍照" is 我用 + iphone + 拍照: a Latin word never
+swallows the Chinese around it. The index lives in memory, rebuilt from stored text; no
+tokenised form is stored anywhere, so a change here needs no store migration. The index is
 incremental: `add` replaces a document, `remove` drops it, so a write never forces a rebuild.
 Pure: no I/O.
 """
@@ -15,9 +19,21 @@ import unicodedata
 from collections import Counter, defaultdict
 from typing import Iterable
 
-CJK_RANGES = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # kana, CJK ideographs, hangul
-_TOKEN_RE = re.compile(rf"[{CJK_RANGES}]+|[^\W_]+", re.UNICODE)
+# Scripts written without spaces, each a run of its own: Han ideographs (with the compatibility
+# block and extension B+), hiragana, katakana (its prolonged-sound mark included) and Korean
+# hangul (syllables and jamo). A run of one script never takes in a neighbour of another:
+# "Lisa和家人" is lisa + 和家人, "東京タワーに" is 東京 + タワー + に.
+HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+HIRAGANA = r"\u3040-\u309f"  # mostly particles and endings: kept apart from the katakana words they follow
+KATAKANA = r"\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # not ・ (U+30FB), a word separator
+KANA = HIRAGANA + KATAKANA
+HANGUL = r"\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+CJK_RANGES = HAN + KANA + HANGUL  # every character that is bigrammed rather than split on spaces
+# Pictographs and symbols (emoji) are a token each: "我爱🍕" should meet "🍕".
+EMOJI = r"\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"  # skin-tone modifiers aside
+_TOKEN_RE = re.compile(rf"[{HAN}]+|[{HIRAGANA}]+|[{KATAKANA}]+|[{HANGUL}]+|[{EMOJI}]|[^\W_{CJK_RANGES}{EMOJI}]+")
 _CJK_RE = re.compile(rf"^[{CJK_RANGES}]+$")
+_SPACED_RE = re.compile(rf"[^{CJK_RANGES}]+")  # where accents are folded away (never inside hangul or kana)
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have he her hers him his how i
@@ -28,9 +44,18 @@ STOPWORDS = frozenset(
 )
 
 
+def _strip_marks(m: re.Match) -> str:
+    run = m.group()
+    if run.isascii():
+        return run
+    return "".join(ch for ch in unicodedata.normalize("NFKD", run) if not unicodedata.combining(ch))
+
+
 def fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in text if not unicodedata.combining(ch))
+    """Width, case and accents folded: NFKC first (full-width ｉＰｈｏｎｅ１５ is iphone15, half-width
+    kana are kana), then accents stripped outside CJK only (NFKD would take a hangul syllable
+    apart into jamo, and strip a kana's voicing mark: が is not か)."""
+    return _SPACED_RE.sub(_strip_marks, unicodedata.normalize("NFKC", text).casefold())
 
 
 def stem(word: str) -> str:
