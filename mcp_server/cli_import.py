@@ -24,11 +24,12 @@ SOURCES = ["auto", "chatgpt", "claude", "openwebui", "claude-code"]
 
 def register(sub: Any) -> None:
     c = sub.add_parser("import-chats", help="bring in chat history: a ChatGPT, Claude.ai or Open WebUI export, or Claude Code sessions")
-    c.add_argument("path", help="the export: a ZIP, a folder (e.g. ~/.claude/projects) or a JSON/JSONL file")
+    c.add_argument("path", help="the export: a ZIP, a folder (e.g. ~/.claude/projects), a JSON/JSONL file or Open WebUI's webui.db")
     c.add_argument("--user", help="whose memory (default: settings.default_user or 'local')")
     c.add_argument("--source", choices=SOURCES, default="auto", help="what the export is (default: told from its structure)")
     c.add_argument("--dry-run", action="store_true", help="read everything, write nothing: what would come in")
-    c.add_argument("--openwebui-user", help="an Open WebUI export of several people: import this Open WebUI user id's chats")
+    c.add_argument("--openwebui-user", help="an Open WebUI export or database of several people: import this Open WebUI user id's "
+                   "chats (default: the accounts the identity map, settings `users:`, joins with --user)")
     c.add_argument("--url", help="upload to a running host instead of opening the store")
     c.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -58,7 +59,8 @@ def _local(args: argparse.Namespace, path: Path) -> dict[str, Any]:
                 bar.set_postfix(messages=e["messages"], stored=e["stored"], refresh=False)
 
             report = import_chats(service, scope, path, source=args.source, dry_run=args.dry_run,
-                                  openwebui_user=args.openwebui_user, progress=progress, max_turns=settings.import_max_turns)
+                                  openwebui_user=args.openwebui_user, progress=progress, max_turns=settings.import_max_turns,
+                                  person=settings.person)
         return report.as_dict()
     finally:
         service.close()
@@ -73,7 +75,7 @@ def _remote(args: argparse.Namespace, path: Path) -> dict[str, Any]:
             upload = Path(tmp) / "export.zip"
             with zipfile.ZipFile(upload, "w", zipfile.ZIP_DEFLATED) as z:
                 for f in sorted(path.rglob("*")):
-                    if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".zip"):
+                    if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".zip", ".db", ".sqlite", ".sqlite3"):
                         z.write(f, str(f.relative_to(path)))
         size = upload.stat().st_size
         params = {"source": args.source, "dry_run": str(bool(args.dry_run)).lower()}

@@ -52,6 +52,7 @@ async def import_chats_route(request: Request, p: Port, source: str = Source, dr
     p.identity.require(WRITE)
     scope = scope_for(Actor(p.identity.user(), client=p.identity.client, via=p.identity.actor_via))
     service = p.service
+    settings = request.app.state.amber_settings  # the host's: the size cap and the identity map
     folder = tempfile.mkdtemp(prefix="amber-import-")  # the upload lives only while the import runs
 
     def cleanup() -> None:
@@ -67,7 +68,8 @@ async def import_chats_route(request: Request, p: Port, source: str = Source, dr
 
     def run(progress: Any = lambda e: None) -> dict[str, Any]:
         return import_chats(service, scope, path, source=source, dry_run=dry_run, openwebui_user=openwebui_user,
-                            progress=progress, display_name="the upload", max_turns=p.settings.import_max_turns).as_dict()
+                            progress=progress, display_name="the upload", max_turns=settings.import_max_turns,
+                            person=settings.person).as_dict()
 
     if "application/x-ndjson" not in request.headers.get("accept", ""):
         try:

@@ -30,7 +30,8 @@ from ..recall.render import estimate_tokens
 from ..scope import Scope
 from . import instructions as custom
 from .record import CLIENTS, Conversation, Instructions, Turn, clean_text
-from .sources import Export, conversations, openwebui_owners
+from . import openwebui_db
+from .sources import Export, base_source, conversations, openwebui_owners
 from ..errors import InvalidInput
 from ..jobs import registry as jobs_registry
 from ..jobs.extraction import windows as W
@@ -88,25 +89,28 @@ def to_message(conv: Conversation, t: Turn, now: datetime | None = None) -> Mess
 
 def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = "auto", dry_run: bool = False,
                  openwebui_user: str | None = None, progress: Progress = lambda e: None, batch: int = BATCH,
-                 display_name: str | None = None, max_turns: int | None = None) -> ImportReport:
-    """Import the export at `path` (a ZIP, a folder or a JSON/JSONL file) into `scope`'s message log,
-    and plan the extraction windows for what came in. `max_turns`: the person's log may not grow past
-    it (Settings.import_max_turns); an import that would is stopped with an InvalidInput saying so."""
+                 display_name: str | None = None, max_turns: int | None = None,
+                 person: Callable[[str], str] | None = None) -> ImportReport:
+    """Import the export at `path` (a ZIP, a folder or a JSON/JSONL file, or Open WebUI's database)
+    into `scope`'s message log, and plan the extraction windows for what came in. `max_turns`: the
+    person's log may not grow past it (Settings.import_max_turns); an import that would is stopped
+    with an InvalidInput saying so. `person`: the identity map (Settings.person), which says which
+    Open WebUI accounts of a database or export of several people are this person's."""
     report = ImportReport(dry_run=dry_run)
     cap = None if max_turns is None else _Cap(max_turns, service.reads.count(scope, "messages"))
     with Export(path, name=display_name) as export:
         parts = export.parts(source)
-        report.sources = sorted({p.source.removesuffix("-projects") for p in parts})
-        if "openwebui" in report.sources and openwebui_user is None:
-            owners = openwebui_owners(parts)
-            if len(owners) > 1:
-                raise InvalidInput("openwebui_user", f"this Open WebUI export holds the chats of {len(owners)} people; "
-                                   "import one person's at a time, naming their Open WebUI user id")
+        report.sources = sorted({base_source(p.source) for p in parts})
+        owui: set[str] | None = None  # the Open WebUI accounts whose chats are this person's (None: every chat)
+        if "openwebui" in report.sources:
+            found = openwebui_owners(parts)
+            if openwebui_user is not None or len(found) > 1:
+                owui = openwebui_db.owners_for(found, scope.user_id, person or str, openwebui_user, "this Open WebUI export")
         known = {w["id"] for w in jobs_registry.get_windows(service.registry, scope.user_id)}
         pending: list[list[Message]] = []  # whole conversations: a conversation's windows are cut in one piece
         size = 0
         snap: Instructions | None = None  # the newest custom instructions seen
-        for conv in _all(parts, openwebui_user):
+        for conv in _all(parts, owui):
             report.conversations += 1
             snap = custom.newest(snap, conv.instructions)
             report.skipped.update(conv.skipped)
@@ -125,7 +129,7 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
     if snap is not None:
         report.instructions = {"snapshots": report.skipped["custom_instructions"], "facts": sum(1 for t in (snap.about, snap.respond) if t)}
         if not dry_run:  # profile facts, labelled as imported custom instructions (instructions.py)
-            report.instructions.update(custom.keep(service, scope, snap, service.ingest))
+            report.instructions.update(custom.keep(service, scope, snap, service.store_turns))
     report.skipped["duplicate"] = report.duplicates
     report.skipped["forgotten"] = report.forgotten
     progress({"stage": "done", **_counts(report)})
@@ -136,10 +140,10 @@ def _counts(r: ImportReport) -> dict[str, int]:
     return {"conversations": r.conversations, "messages": r.messages, "stored": r.stored, "duplicates": r.duplicates}
 
 
-def _all(parts: list[Any], openwebui_user: str | None) -> Iterator[Conversation]:
+def _all(parts: list[Any], openwebui_users: set[str] | None) -> Iterator[Conversation]:
     for p in parts:
         try:
-            yield from conversations(p, openwebui_user=openwebui_user)
+            yield from conversations(p, openwebui_users=openwebui_users)
         except UnicodeDecodeError as e:
             raise InvalidInput(p.entry.name, f"is not UTF-8 text (byte {e.start + 1} of a read)") from None
 
@@ -206,7 +210,7 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
         return
     for i in range(0, len(new), batch):
         started = time.perf_counter()
-        report.stored += service.ingest(scope, new[i : i + batch])
+        report.stored += service.store_turns(scope, new[i : i + batch])
         # a background lane: after each batch the import steps aside for a share of the time it took,
         # so other people's recall and capture get the CPU (and the interpreter) in between
         time.sleep(min(YIELD_SHARE * (time.perf_counter() - started), 1.0))

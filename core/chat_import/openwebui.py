@@ -4,9 +4,10 @@ chat → its active thread. Pure.
 An exported chat is `{id, user_id, title, created_at, chat: {history: {messages: {id: {id, parentId,
 childrenIds, role, content, timestamp, model}}, currentId}, messages: [...]}}`. The thread runs
 from `history.currentId` back through `parentId` (other branches are regenerations); a chat
-without a history is taken from `chat.messages` in order. Open WebUI's database is not read: its
-export is what a person can download themselves, and one export per person keeps people apart
-(an admin's export of everyone's chats names each chat's `user_id`; see `owners`).
+without a history is taken from `chat.messages` in order. Open WebUI's database (`webui.db`) holds
+the same chat JSON in its `chat` table and is read too (openwebui_db.py). An admin's export of
+everyone's chats, like the database, names each chat's `user_id` (see `owner`): the importer takes
+only the accounts that are the importing person's (openwebui_db.owners_for).
 
 Turns are named as Amber's Open WebUI filter names them when it captures them live: a question
 `owui-<message id>`, its answer `owui-<question id>-reply`, the session the chat's id. A chat the

@@ -1,7 +1,8 @@
-"""Opening an export: a ZIP, a folder or one JSON/JSONL file; which source each file holds,
-told from its structure (`mapping` → ChatGPT, `chat_messages` → Claude.ai, `chat.history` → Open
-WebUI, JSONL events with `sessionId` → Claude Code), never from its name; the conversations of
-each, one at a time.
+"""Opening an export: a ZIP, a folder or one JSON/JSONL file, or Open WebUI's database; which
+source each file holds, told from its structure (`mapping` → ChatGPT, `chat_messages` → Claude.ai,
+`chat.history` → Open WebUI, JSONL events with `sessionId` → Claude Code, an SQLite file with Open
+WebUI's `chat` and `user` tables → its database), never from its name; the conversations of each,
+one at a time.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InvalidInput
-from . import chatgpt, claude, claude_code, openwebui
+from . import chatgpt, claude, claude_code, openwebui, openwebui_db
 from .jsonstream import first_element, iter_array
 from .record import SOURCES, Conversation
 
 PART_RE = re.compile(r"conversations-\d+\.json$")
+DB_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 MANIFEST = "export_manifest.json"
 LINE_MAX = 64 << 20
 
@@ -34,12 +36,13 @@ class Entry:
 
     name: str
     open: Callable[[], IO[bytes]]
+    path: Path | None = None  # the file on disk, where one is (SQLite reads files, not streams)
 
 
 @dataclass
 class Part:
     entry: Entry
-    source: str  # chatgpt | claude | openwebui | claude-code
+    source: str  # chatgpt | claude | claude-projects | openwebui | openwebui-db | claude-code
 
 
 def _text(entry: Entry) -> IO[str]:
@@ -72,14 +75,14 @@ class Export:
             raise InvalidInput("path", f"{p} does not exist")
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in (".json", ".jsonl"):
-                    self.entries.append(Entry(str(f.relative_to(p)), lambda f=f: open(f, "rb")))
+                if f.is_file() and f.suffix.lower() in (".json", ".jsonl", *DB_SUFFIXES):
+                    self.entries.append(Entry(str(f.relative_to(p)), lambda f=f: open(f, "rb"), f))
                 elif f.is_file() and f.suffix.lower() == ".zip":
                     self._zip(f, str(f.relative_to(p)) + "/")
         elif zipfile.is_zipfile(p):
             self._zip(p, "")
         else:
-            self.entries.append(Entry(self.name, lambda: open(p, "rb")))
+            self.entries.append(Entry(self.name, lambda: open(p, "rb"), p))
 
     def _zip(self, path: Path | IO[bytes], prefix: str) -> None:
         try:
@@ -92,6 +95,12 @@ class Export:
             low = info.filename.lower()
             if low.endswith((".json", ".jsonl")):
                 self.entries.append(Entry(prefix + info.filename, lambda z=z, i=info: z.open(i)))
+            elif low.endswith(DB_SUFFIXES):  # a database in a ZIP: SQLite reads a file of its own
+                tmp = self._stack.enter_context(tempfile.NamedTemporaryFile(suffix=".db"))
+                with z.open(info) as src:
+                    shutil.copyfileobj(src, tmp, 1 << 20)
+                tmp.flush()
+                self.entries.append(Entry(prefix + info.filename, lambda t=tmp.name: open(t, "rb"), Path(tmp.name)))
             elif low.endswith(".zip"):  # Claude.ai's 2026 download wraps its export in conversations-000.zip
                 tmp = self._stack.enter_context(tempfile.TemporaryFile())
                 with z.open(info) as src:
@@ -114,7 +123,7 @@ class Export:
             kind = detect(e)
             if kind is None:
                 continue
-            if source != "auto" and kind.split("-projects")[0] != source:
+            if source != "auto" and base_source(kind) != source:
                 raise InvalidInput("source", f"{e.name} holds a {kind} export, not {source}")
             found.append(Part(e, kind))
         if not found:
@@ -159,8 +168,17 @@ def _jsonl_kind(e: Entry) -> str | None:
     return None
 
 
+def base_source(kind: str) -> str:
+    """The source a kind of file belongs to (`claude-projects` → claude, `openwebui-db` → openwebui)."""
+    return kind.removesuffix("-projects").removesuffix("-db")
+
+
 def detect(e: Entry) -> str | None:
     """The source a file holds, from its first record; None for anything else (users.json, ...)."""
+    with e.open() as f:
+        head = f.read(16)
+    if openwebui_db.is_sqlite(head):
+        return "openwebui-db" if e.path is not None and openwebui_db.is_openwebui(e.path) else None
     try:
         if e.name.lower().endswith(".jsonl"):
             return _jsonl_kind(e)
@@ -227,26 +245,36 @@ def jsonl_events(e: Entry) -> Iterator[dict[str, Any]]:
                 yield ev
 
 
-def conversations(part: Part, *, openwebui_user: str | None = None) -> Iterator[Conversation]:
+def conversations(part: Part, *, openwebui_users: set[str] | None = None) -> Iterator[Conversation]:
+    """`openwebui_users`: Open WebUI's chats of these accounts only (None: all)."""
     if part.source == "claude-code":
         yield claude_code.parse(jsonl_events(part.entry), Path(part.entry.name).stem)
+        return
+    if part.source == "openwebui-db":
+        assert part.entry.path is not None
+        for i, rec in enumerate(openwebui_db.chats(part.entry.path, openwebui_users)):
+            yield openwebui.parse(rec, i)
         return
     parse = {"chatgpt": chatgpt.parse, "claude": claude.parse, "claude-projects": claude.parse_project,
              "openwebui": openwebui.parse}[part.source]
     for i, rec in enumerate(records(part)):
         if not isinstance(rec, dict) or kind_of(rec) != part.source:
             continue
-        if part.source == "openwebui" and openwebui_user is not None and openwebui.owner(rec) != openwebui_user:
+        if part.source == "openwebui" and openwebui_users is not None and openwebui.owner(rec) not in openwebui_users:
             continue
         yield parse(rec, i)
 
 
-def openwebui_owners(parts: list[Part]) -> set[str]:
-    """The Open WebUI user ids that own chats in these parts (one streamed pass)."""
-    owners: set[str] = set()
+def openwebui_owners(parts: list[Part]) -> dict[str, str | None]:
+    """The Open WebUI accounts that own chats in these parts, id -> email where known (one
+    streamed pass over an export; the database's `user` table)."""
+    owners: dict[str, str | None] = {}
     for p in parts:
         if p.source == "openwebui":
             for rec in records(p):
                 if isinstance(rec, dict) and openwebui.owner(rec):
-                    owners.add(openwebui.owner(rec) or "")
+                    owners.setdefault(openwebui.owner(rec) or "", None)
+        elif p.source == "openwebui-db" and p.entry.path is not None:
+            for uid, email in openwebui_db.accounts(p.entry.path).items():
+                owners[uid] = owners.get(uid) or email
     return owners

@@ -171,7 +171,7 @@ def test_openwebui_chats_the_filter_captured_are_not_stored_twice(service, alice
                     session="ow-1", created_at=clock.now()),
             Message(id="owui-o1-reply", role="assistant", content="That is a healthy commute.", client="open-webui",
                     session="ow-1", created_at=clock.now())]
-    service.ingest(alice, live)
+    service.store_turns(alice, live)
     r = import_chats(service, alice, FIX / "openwebui")
     assert (r.stored, r.duplicates) == (2, 2) and len(service.messages(alice)) == 4
 
@@ -218,7 +218,7 @@ def test_not_an_export(service, alice, tmp_path):
 
 def test_retention_keeps_imported_turns(service, alice, clock):
     import_chats(service, alice, FIX / "chatgpt")
-    live = service.ingest(alice, [Message(id="live-1", role="user", content="a live turn", created_at=clock.now())])
+    live = service.store_turns(alice, [Message(id="live-1", role="user", content="a live turn", created_at=clock.now())])
     assert live == 1
     clock.advance(days=60)
     stats = apply_retention(service, alice, clock.now(), ops, RetentionPolicy(pause_s=0))
