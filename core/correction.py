@@ -56,12 +56,12 @@ _FORGET = re.compile(r"\b(?:forget|delete|remove|erase|drop)\b|忘掉|忘记|忘
 # something held is wrong or no longer true: enough with a shared name
 _STRONG = re.compile(
     r"""\b(?:that|this|it|which)(?:['’]s|\s+is|\s+was)\s+(?:\w+\s+)?(?:wrong|incorrect|inaccurate|outdated|out\s+of\s+date|old\s+news
-          |not\s+(?:right|true|correct|accurate)|no\s+longer\s+(?:true|right|correct|accurate)|false)
+          |not\s+(?:right|true|correct|accurate|current|up\s+to\s+date)|no\s+longer\s+(?:true|right|correct|accurate|current)|false)
       | \byou['’]?(?:ve|\s+have)?\s+got\s+.{1,40}?\bwrong\b | \byou['’]re\s+wrong\s+about\s+my\b | ^\W*(?:wrong|incorrect)\b
       | \bnot\s+(?:true|right|correct|accurate)\s+any\s*more\b | \bany\s*more\b | \bno\s+longer\b
-      | ^\W*(?:correction|update)\s*[:：] | \bthat\s+was\s+true\b.{0,40}\bbut\b
+      | ^\W*(?:\w+\s+)?(?:correction|update)\s*[:：] | \bthat\s+was\s+true\b.{0,40}\bbut\b
       | \b(?:is|are|was|'s)n['’]t\s+[^,.;]{1,40},\s*(?:it|she|he|they)['’]?(?:s|\s+is|\s+are)\b    # "isn't March 3, it's May 3"
-      | \b(?:I|we|she|he|it)\s+(?:quit|left|sold|broke\s+up|switched|passed\s+away|moved)\b
+      | \b(?:I|we|she|he|it)\s+(?:quit|left|sold|broke\s+up|split\s+up|switched|passed\s+away|moved|got\s+rid\s+of|gave\s+up|stopped)\b
       | ,\s*not\s+[^,.;]{1,30}$ | ,\s*not\s+(?:the\s+)?[^,.;]{1,30}[,.;]
       | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
       | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错""",
@@ -75,7 +75,8 @@ _AWAY = re.compile(
       | \bi\s+(?:meant|mean|asked|was\s+asking|am\s+asking)\b|\bwhat\s+i\s+(?:asked|meant|wanted)\b|\bnot\s+sure\b
       | \b(?:today|tonight|right\s+now|this\s+(?:morning|afternoon|evening|week|time)|at\s+the\s+moment|for\s+now|trip)\b
       | \bi\s+(?:don['’]t\s+)?think\b|\bwould\s+like\b|\btry\s+again\b
-      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得""",
+      | \bsays\s+(?:you|i)['’]?(?:re|m|\s+am|\s+are)?\s+wrong\b
+      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你""",
     _V,
 )
 _CONFIRM = re.compile(r"^\W*(?:that['’]?s\s+right|that\s+is\s+right|correct|right|yes|yep|yeah|exactly|没错|沒錯|对[，,。]|對[，,。]|是的|对的)(?:\W|$)", re.IGNORECASE)
@@ -90,6 +91,10 @@ _LEAD = re.compile(
           [\s，,。：:!！]* )+""",
     _V,
 )
+# a change of the person's situation, said without "I": "咪咪已经不在了", "早就离职了"
+_CHANGE_ZH = re.compile(r"已经|已經|早就|不在了|走了|换了|換了|搬|离职|離職|辞职|辭職|不再|去世")
+# the old value the person names: "Lin, not Lan", "I'm 36, not 34", "不是王强"
+_OLD_VALUE = re.compile(r"\bnot\s+(?:the\s+|a\s+)?([\w'’]{2,})|不是([^\s，,。！!？?]{1,8})", re.IGNORECASE)
 _MONTHS = frozenset("january february march april may june july august september october november december monday tuesday "
                     "wednesday thursday friday saturday sunday i".split())
 # CJK pairs with a function character say nothing about the topic ("已经", "不在", "我的")
@@ -187,15 +192,22 @@ def _has(low: str, word: str) -> bool:
 def _target(statement: str, shown: Sequence[Shown], strong: bool) -> Shown | None:
     words, names, topics, me = _words(statement), _names(statement), _topics(statement), _about_self(statement)
     cjk = any("\u3400" <= ch <= "\u9fff" for ch in statement)
+    olds = [(a or b).casefold() for a, b in _OLD_VALUE.findall(statement)]
     best, best_score = None, 0.0
     for item in shown:
         shared = words & _words(item.text)
         same_name = names & _names(" " + item.text) | (names & _words(item.text))
         same_topic = topics & _topics(item.text)
-        ok = (me and (shared or same_topic)) or bool(same_name) or (cjk and strong and bool(shared))
+        named_old = any(v in item.text.casefold() for v in olds)  # the person names the value Amber holds
+        ok = (me and (shared or same_topic or named_old)) or bool(same_name)
+        if cjk and not me and strong and not ok:
+            # no "我": a name or the person's family said to have changed ("咪咪已经不在了"), not talk about
+            # a thing's attributes ("北京的人口…", "华为的新手机…")
+            ok = (len(shared) >= 2 or (bool(shared) and bool(same_topic or _CHANGE_ZH.search(statement)))) \
+                and not any(w + "的" in statement for w in shared)
         if not ok:
             continue
-        score = 2.0 * len(same_name) + len(shared) + 0.5 * len(same_topic)
+        score = 2.0 * len(same_name) + len(shared) + 0.5 * len(same_topic) + 2.0 * named_old
         if score > best_score:
             best, best_score = item, score
     return best
