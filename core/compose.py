@@ -10,6 +10,7 @@ from typing import Any
 from .clock import SystemClock
 from .config import Settings
 from .coordination import coordination_for
+from .destinations import DestinationPolicy
 from .errors import InvalidInput
 from .ports import Clock, Embedder
 from .redact import Redactor
@@ -128,4 +129,6 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         from .llm import LiteLLMClient
 
         service.recaller.compressor = LiteLLMClient(settings.compress_model)
+    # recall's own model calls obey the destination policy too (core/destinations.py)
+    service.recaller.destinations = DestinationPolicy.from_settings(settings)
     return service

@@ -30,6 +30,7 @@ from .compress import compress
 from .relevance import Floor, is_cjk, relevant, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import reorder
+from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
 
@@ -229,6 +230,8 @@ class Recaller:
         self.revision = revision
         self.reranker = reranker  # used when RecallConfig.rerank is on
         self.compressor = compressor  # a cheap LLM, used when RecallConfig.compress is on
+        # the destination policy (core/destinations.py): which items the rerank and compression models may read
+        self.destinations: DestinationPolicy | None = None
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self._mem: dict[str, _MemIndex] = {}
         self._msg: dict[str, _MsgIndex] = {}
@@ -555,18 +558,30 @@ class Recaller:
     async def refine(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
         """The optional stages, each under its own timeout; a failed or late stage keeps what it was given."""
         if cfg.rerank and self.reranker is not None and items:
+            sent = self._sendable(self.reranker, items)
             try:
-                scores = await asyncio.wait_for(self.reranker.rerank(query, [c.text for c in items]), cfg.rerank_timeout_s)
-                items = reorder(items, scores)
+                if sent:
+                    scores = await asyncio.wait_for(self.reranker.rerank(query, [c.text for c in sent]), cfg.rerank_timeout_s)
+                    items = in_slots(items, reorder(sent, scores))
             except Exception as e:  # includes TimeoutError: the fused order stands
                 log.info("rerank skipped, keeping fused order: %s", type(e).__name__)
         items = items[: cfg.top_k]
         if cfg.compress and self.compressor is not None and items:
+            sent = self._sendable(self.compressor, items)
             try:
-                items = await asyncio.wait_for(compress(self.compressor, query, items, cfg.compress_max_chars), cfg.compress_timeout_s)
+                if sent:
+                    short = {c.id: c for c in await asyncio.wait_for(compress(self.compressor, query, sent, cfg.compress_max_chars),
+                                                                     cfg.compress_timeout_s)}
+                    went = {c.id for c in sent}
+                    items = [short[c.id] if c.id in short else c for c in items if c.id not in went or c.id in short]
             except Exception as e:
                 log.info("compression skipped, keeping items as stored: %s", type(e).__name__)
         return items
+
+    def _sendable(self, model: object, items: list[Candidate]) -> list[Candidate]:
+        """The items this stage's model may read: none if it receives no memory, host-only ones only if it runs here."""
+        policy = self.destinations
+        return list(items) if policy is None else policy.admit(items, str(getattr(model, "model", "") or ""))
 
     def refine_sync(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
         """`refine` for the synchronous service: on one event loop of the recaller's own, kept in a
@@ -577,6 +592,14 @@ class Recaller:
                 threading.Thread(target=loop.run_forever, name="amber-refine", daemon=True).start()
                 self._refine_loop = loop
         return asyncio.run_coroutine_threadsafe(self.refine(query, items, cfg), self._refine_loop).result()
+
+
+def in_slots(items: Sequence[Candidate], ranked: Sequence[Candidate]) -> list[Candidate]:
+    """`items` with the slots of those in `ranked` refilled in `ranked`'s order; the others (kept
+    from a model by the destination policy) stay where fusion put them. Pure."""
+    chosen = {c.id for c in ranked}
+    order = iter(ranked)
+    return [next(order) if c.id in chosen else c for c in items]
 
 
 def build_result(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens) -> RecallResult:

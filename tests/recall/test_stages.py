@@ -127,3 +127,34 @@ def test_apply_compression_is_capped_and_never_drops_or_lengthens():
 def test_reorder_keeps_fused_order_on_ties_and_bad_scores():
     assert reorder(["a", "b", "c"], [0.1, 0.9, 0.1]) == ["b", "a", "c"]
     assert reorder(["a", "b"], [1.0]) == ["a", "b"]
+
+
+def test_rerank_and_compression_models_never_read_what_stays_on_the_host(service, alice, upstream):
+    """The destination policy covers recall's own model calls: a private or precious item is neither
+    reranked nor compressed by a model off the host; it keeps its fused place and its words."""
+    from core import DestinationPolicy
+
+    seed(service, alice)
+    secret = service.remember(alice, MemoryIn(content="My sister's Lisbon doctor treats her asthma", tags=["health"])).memory
+    quote = service.precious_add(alice, "My sister said: Lisbon is where I breathe").memory
+    service.recaller.destinations = DestinationPolicy(host_models=("ollama/*",))
+    service.recaller.reranker = LiteLLMReranker("cohere/rerank-test", api_base=f"http://127.0.0.1:{upstream.port}", api_key="sk-fake")
+    cfg = service.recall_config(rerank=True, rerank_timeout_s=10, top_k=8)
+    result = service.recall(alice, "tell me about my sister in Lisbon", config=cfg)
+    sent = " ".join(str(d) for d in upstream.find("/rerank")[-1].body["documents"])
+    assert "asthma" not in sent and "breathe" not in sent and "Lisbon" in sent
+    assert {secret.id, quote.id} <= {c.id for c in result.items}  # still recalled, just not shown to that model
+
+    service.recaller.reranker = None
+    service.recaller.compressor = LiteLLMClient("openai/cheap-mini", api_base=upstream.openai_base, api_key="sk-fake")
+    upstream.script(json.dumps({"items": []}))
+    cfg = service.recall_config(compress=True, compress_timeout_s=20, compress_max_chars=60, top_k=8)
+    result = service.recall(alice, "tell me about my sister in Lisbon", config=cfg)
+    prompt = upstream.find("/chat/completions")[-1].messages[-1]["content"]
+    assert "asthma" not in prompt and "breathe" not in prompt
+    assert any("asthma" in c.text for c in result.items)  # kept as stored
+
+    service.recaller.destinations = DestinationPolicy(deny=("openai/*",))
+    before = len(upstream.find("/chat/completions"))
+    service.recall(alice, "tell me about my sister in Lisbon", config=cfg)
+    assert len(upstream.find("/chat/completions")) == before  # a model that may receive no memory is not asked
