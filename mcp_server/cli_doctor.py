@@ -224,6 +224,10 @@ def _check_host(r: Report, probe: Probe, found: Found, args: argparse.Namespace,
             why = disk.get("error") or f"{disk.get('free_mb')} MB free, below the {disk.get('reserve_mb')} MB Amber keeps"
             r.bad(f"{where}: its data directory's disk: {why}",
                   "free space on the host's data directory: writes resume by themselves (a store that broke on a full disk needs a restart)")
+    queue = (h.get("coordination") or {}).get("capture_queue") or {}
+    if queue.get("quarantined"):  # several hosts: the shared capture queue's set-aside entries
+        r.bad(f"{where}: {queue['quarantined']} captured entr{'y' if queue['quarantined'] == 1 else 'ies'} set aside in the shared capture queue",
+              "see them in the admin page (Maintenance, Turns set aside); once the cause is fixed, put them back there (POST /v1/capture/replay)")
     is_admin = _check_auth(r, probe, base, h)
     if is_admin:
         _check_vectors(r, probe, base)

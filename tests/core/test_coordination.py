@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -528,3 +529,50 @@ def test_a_holder_that_died_while_redis_restarted_is_taken_over_not_waited_out(t
             assert any("taken over from a holder that is gone" in m for m in caplog.messages), caplog.messages
         finally:
             other.close()
+
+
+def test_set_aside_entries_show_in_the_admin_rest_and_doctor_and_go_back_on_the_queue(servers, alice, tmp_path, monkeypatch, capsys):
+    """A host's own consumer sets a malformed entry aside; GET /v1/capture/set-aside lists it (what
+    the admin page shows), `amber doctor` names it with the way back, and POST /v1/capture/replay
+    puts it back on the queue, where the host reads it again (and, malformed still, sets it aside
+    again: nothing is lost on the way)."""
+    import httpx
+
+    from mcp_server.app import create_app
+    from mcp_server.cli import main as amber
+    from tests.kit.servers import serve_app
+
+    chroma, rurl = servers
+    r = redis.Redis.from_url(rurl)
+    r.flushdb()
+    admin = "k-coordination-admin-93f1"
+    settings = Settings(chroma_url=chroma, redis_url=rurl, api_keys=[{"name": "admin", "secret": admin, "scopes": ["memory:admin"]}])
+    h = {"Authorization": f"Bearer {admin}"}
+    service = build_service(settings, embedder=HashEmbedder())
+    try:
+        with serve_app(create_app(service, settings)) as base:
+            async def produce() -> None:
+                q = CaptureQueue(rurl)
+                await q.put(alice.user_id, [{"client": "chatbox", "messages": [{"id": "odd", "role": "narrator", "content": "?"}]}])
+                await q.aclose()
+
+            asyncio.run(produce())
+            assert _wait(lambda: r.xlen(QUARANTINE) == 1, timeout=30)
+            body = httpx.get(f"{base}/v1/capture/set-aside", headers=h, timeout=10).json()
+            row, = body["queue"]["set_aside"]
+            assert body["queue"]["count"] == 1 and row["user"] == alice.user_id and row["client"] == "chatbox" and row["turns"] == 1, body
+            assert "malformed" in row["error"], row
+
+            for name in [n for n in os.environ if n.startswith("AMBER_")]:
+                monkeypatch.delenv(name)
+            monkeypatch.chdir(tmp_path)
+            capsys.readouterr()
+            amber(["--config", str(tmp_path / "none.yaml"), "doctor", "--url", base, "--no-llm", "--key", admin])
+            out = capsys.readouterr().out
+            assert "1 captured entry set aside in the shared capture queue" in out and "/v1/capture/replay" in out, out
+
+            assert httpx.post(f"{base}/v1/capture/replay", headers=h, timeout=10).json() == {"replayed": 1}
+            queue = lambda: httpx.get(f"{base}/health", timeout=10).json()["coordination"]["capture_queue"]  # noqa: E731
+            assert _wait(lambda: queue()["quarantined_here"] == 2 and r.xlen(QUARANTINE) == 1, timeout=30), queue()
+    finally:
+        service.close()
