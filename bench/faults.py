@@ -70,7 +70,7 @@ class Restartable:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(self._argv(self.port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300  # a loaded 2-core machine: `chroma run` took over 30 s to start again
         while not self._probe(self.url):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"{self._argv(self.port)[0]} did not start")
