@@ -57,6 +57,9 @@ class ConsolidateOptions:
     max_message_chars: int = 16_000
     stale_event_days: int = 90
     stale_low_importance_days: int = 60
+    # the destination policy (core/destinations.py) and the model it is applied to: what the model may read
+    destinations: Any = None
+    model: str = ""
 
 
 @dataclass
@@ -199,6 +202,11 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
     day, start, end = yesterday(now, tz)
     msgs = await asyncio.to_thread(lambda: [m for m in service.messages(scope, since=start, until=end) if m.role in (Role.user, Role.assistant)])
     shown = await asyncio.to_thread(_shown_memories, service, scope, opts)
+    if opts.destinations is not None:
+        if not opts.destinations.receives_memory(opts.model):
+            llm = None  # the job's model may receive no memory: the rules only
+        else:
+            shown = opts.destinations.admit(shown, opts.model)  # precious, health, private stay off other hosts' models
     digest = await asyncio.to_thread(service.digest_get, scope)
     changed = any(m.updated_at >= fresh_since for m in shown)
     if llm is None or not (msgs or changed or digest is None) or not shown and not msgs:

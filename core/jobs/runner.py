@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from . import registry, writes
 from ..config import Settings
+from ..destinations import DestinationPolicy
 from .consolidation import ConsolidateOptions, ConsolidateStats, consolidate_user
 from ..errors import InvalidInput
 from .extraction.decide import Policy
@@ -140,7 +141,18 @@ def _add_llm(rec: RunRecord, llm_stats: dict[str, float]) -> None:
     rec.cost += float(llm_stats["cost"])
 
 
+def _may_read_memory(settings, llm) -> tuple[DestinationPolicy, str, bool]:
+    """The destination policy, the job model's name, and whether that model may receive memory at all."""
+    policy = DestinationPolicy.from_settings(settings)
+    model = str(getattr(llm, "model", "") or settings.llm_model)
+    return policy, model, policy.receives_memory(model)
+
+
 async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord, backfill: bool) -> None:
+    _, model, allowed = _may_read_memory(settings, llm)
+    if llm is not None and not allowed:  # windows stay pending: a later run with an allowed model reads them
+        rec.errors.append(f"extraction skipped: model {model} may not receive memory (memory_models_allow / memory_models_deny)")
+        return
     opts = ExtractOptions(
         window_size=settings.jobs_window_size,
         max_retries=settings.jobs_max_retries,
@@ -166,7 +178,8 @@ async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: R
 
 
 async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord) -> None:
-    opts = ConsolidateOptions(max_llm_calls=settings.jobs_consolidate_max_llm_calls)
+    policy, model, _ = _may_read_memory(settings, llm)
+    opts = ConsolidateOptions(max_llm_calls=settings.jobs_consolidate_max_llm_calls, destinations=policy, model=model)
     stats = ConsolidateStats()
     tz = settings.timezone
     for u in users:

@@ -145,3 +145,31 @@ async def test_chinese_digest_is_cut_at_a_sentence(service, clock, alice, settin
     digest = service.digest_get(alice).content
     assert len(digest) <= 500 and digest.endswith("。") and digest.startswith(sentence)
     assert kinds(service, alice, "daily_log")[0].content == "2026-01-01: 带女儿上了钢琴课。"
+
+
+async def test_the_destination_policy_keeps_memory_from_the_jobs_model(service, clock, alice, settings, llm, upstream):
+    """Consolidation shows the model no precious, health or private memory unless it runs on the host,
+    and a model that may receive no memory is not called at all (extraction neither)."""
+    clock.set(NIGHT - timedelta(hours=10))
+    say(service, alice, clock, ("user", "Long day at the clinic."), ("assistant", "Rest well."))
+    service.remember(alice, MemoryIn(content="Takes insulin before breakfast", tags=["health"], importance=0.9))
+    service.remember(alice, MemoryIn(content="Diary: I still miss Lisbon", tags=["private"], importance=0.9))
+    service.remember(alice, MemoryIn(content="Works as a nurse", importance=0.8))
+    clock.set(NIGHT)
+    upstream.push(plan(digest="A nurse."))
+    await arun_job("consolidate", service, settings, llm=llm, now=NIGHT)
+    prompt = " ".join(m["content"] for m in upstream.requests[-1]["messages"])
+    assert "nurse" in prompt and "insulin" not in prompt and "Lisbon" not in prompt
+
+    on_host = settings.model_copy(update={"host_models": ["openai/fake-*"]})
+    say(service, alice, clock, ("user", "Another shift tomorrow."))
+    upstream.push(plan(digest="A nurse."))
+    await arun_job("consolidate", service, on_host, llm=llm, now=NIGHT + timedelta(days=1))
+    assert "insulin" in " ".join(m["content"] for m in upstream.requests[-1]["messages"])
+
+    denied = settings.model_copy(update={"memory_models_deny": ["openai/*"]})
+    calls = len(upstream.requests)
+    say(service, alice, clock, ("user", "Night shift again."))
+    await arun_job("consolidate", service, denied, llm=llm, now=NIGHT + timedelta(days=2))
+    rec = await arun_job("extract", service, denied, llm=llm)
+    assert len(upstream.requests) == calls and "may not receive memory" in " ".join(rec["errors"])
