@@ -73,6 +73,13 @@
       ["messages left out", reasons(r.skipped)],
       ["extraction", num(r.extraction.windows) + " windows, about " + num(r.extraction.tokens_estimate) + " model tokens"],
     ];
+    const ci = r.custom_instructions || {};
+    if (ci.snapshots) {  // ChatGPT's custom instructions: the newest become labelled profile facts
+      rows.push(["ChatGPT custom instructions", num(ci.snapshots) + " found; the newest " + (r.dry_run
+        ? "would be kept as " + num(ci.facts) + " profile facts"
+        : "kept as " + num(ci.facts) + " profile facts" + (ci.forgotten ? " (forgotten before: not brought back)" : "") +
+          (ci.older ? " (" + num(ci.older) + " older than what is kept: left as they are)" : ""))]);
+    }
     const box = clear($("chat-import-report"));
     box.appendChild(el("p", { class: "meta" }, r.dry_run
       ? (r.new ? "Dry run: " + num(r.new) + " new turns would come in. Nothing is stored yet."

@@ -45,12 +45,14 @@ def test_chat_history_dry_run_then_import_with_progress_and_report(host, page_fo
     expect(report).to_contain_text("Dry run: 9 new turns would come in. Nothing is stored yet.")
     expect(report).to_contain_text("do not remember 1")  # the conversation marked do-not-remember, left out
     expect(report.locator("tr", has_text="extraction")).to_contain_text("windows, about")
+    expect(report.locator("tr", has_text="ChatGPT custom instructions")).to_contain_text("1 found; the newest would be kept as 2 profile facts")
     assert not any(i.startswith("chatgpt:") for i in turns(url, "alice"))  # a dry run stores nothing
     go = page.get_by_role("button", name="Import 9 turns")
     expect(go).to_be_visible()
 
     go.click()
     expect(report).to_contain_text("Imported: 9 turns stored.")
+    expect(report.locator("tr", has_text="ChatGPT custom instructions")).to_contain_text("kept as 2 profile facts")
     expect(page.get_by_test_id("chat-import-stage")).to_have_text("done: 9 turns stored")
     bar = page.get_by_test_id("chat-import-bar")
     assert bar.evaluate("b => [b.value, b.max]") == [9, 9]
