@@ -353,8 +353,10 @@ def main() -> None:
         finally:
             server.stop()
 
-    proxy_start = kit.Proxy.start  # LiteLLM's proxy takes over the kit's 120 s to start on a loaded 2-core machine
+    # on a loaded 2-core machine LiteLLM's proxy and the hosts take over the kit's 120 s and 90 s to start
+    proxy_start, host_start = kit.Proxy.start, kit.AmberHost.start
     kit.Proxy.start = lambda self, **kw: proxy_start(self, **{"timeout": 600, **kw})
+    kit.AmberHost.start = lambda self, timeout=600: host_start(self, timeout=timeout)
     kit.chroma_server = lambda path: keep(chroma)  # the topology's servers, kept at hand to stop and start
     kit.redis_server = lambda path: keep(redis)
     results: dict[str, Any] = {}
