@@ -283,3 +283,22 @@ def test_the_hook_fingerprints_turns_like_amber(text):
     global _HOOK_MODULE
     _HOOK_MODULE = _HOOK_MODULE or load_hook()
     assert _HOOK_MODULE.fingerprint(text) == fingerprint(text)
+
+
+def test_a_prompt_in_mode_on_is_explained_and_can_correct_what_it_was_shown(amber, tmp_path):
+    url = amber[0]
+    remember(url, "capture", "Why test: my bike is a red Brompton", fact_key="profile.bike")
+    hook = Hook(tmp_path, url, KEYS["capture"])
+    why = lambda: httpx.get(f"{url}/v1/why", params={"last": 20}, headers={"Authorization": f"Bearer {KEYS['capture']}"}).json()["requests"]  # noqa: E731
+    before = len(why())
+    hook.turn("why-1", "p1", "what bike do I ride?", "A Brompton.", AMBER_MEMORY="read")
+    assert len(why()) == before  # read mode names nothing: no why record
+    out, _ = hook.turn("why-1", "p2", "what bike do I ride?", "A red Brompton.")
+    [rec] = why()[:1]
+    assert rec["request"] == "claude-code:why-1:p2" and any("Brompton" in (i.get("text") or "") for i in rec["items"])
+    handle = next(i["handle"] for i in rec["items"] if "Brompton" in (i.get("text") or ""))
+    assert handle in context_of(out, "UserPromptSubmit")
+    out, _ = hook.turn("why-1", "p3", "That's wrong, my bike is a green Brompton now", "Noted.")
+    assert "corrected" in context_of(out, "UserPromptSubmit")
+    out, _ = hook.turn("why-1", "p4", "what bike do I ride?", "A green one.")
+    assert "green Brompton" in context_of(out, "UserPromptSubmit") and handle not in context_of(out, "UserPromptSubmit")

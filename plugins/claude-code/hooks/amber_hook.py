@@ -339,8 +339,14 @@ def prompt(event: dict, cfg: dict) -> None:
     if cfg["mode"] not in ("on", "read"):
         return
     # the session's own turns are already in Claude Code's request: Amber must not inject them back
-    seen = load_state(session).get("seen", []) if session else []
+    state = load_state(session) if session else {}
+    seen = state.get("seen", [])
     body = {"query": text[:QUERY_MAX_CHARS], "echo": sorted({fingerprint(text), *seen})[:ECHO_MAX]}
+    pending = state.get("pending") or {}
+    if cfg["mode"] == "on" and session and pending.get("prompt") == text:
+        # named: the host keeps what it recalled and why (/amber:why), and first carries out a
+        # correction of what it showed last ("that's wrong, ...", "forget #48213"); read mode names nothing
+        body.update(why=f"{CLIENT}:{session}:{pending.get('prompt_id')}"[:200], correct=True)
     if cfg["project"]:
         body["project"] = cfg["project"]
     found = call(cfg, "POST", "/v1/recall", body, DEADLINE["prompt"])
