@@ -79,6 +79,8 @@ from .results import (
     ReindexReport,
     TurnsDeleted,
     VectorsHealth,
+    WhyRequest,
+    WhyShown,
 )
 from .recall.render import defuse, estimate_tokens, fenced, handle_of, render_forget_note, strip_patch
 from .recall.render import render as render_recall
@@ -166,6 +168,8 @@ __all__ = [
     "Unauthenticated",
     "VectorsHealth",
     "WRITE",
+    "WhyRequest",
+    "WhyShown",
     "WriteResult",
     "active_memories",
     "arun_job",

@@ -49,6 +49,7 @@ from .results import (
     ReindexReport,
     TurnsDeleted,
     VectorsHealth,
+    WhyRequest,
 )
 
 
@@ -253,10 +254,10 @@ class RemoteMemory:
         d = await self._json("POST", "/v1/recall", json={k: v for k, v in body.items() if v is not None})
         return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))
 
-    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+    async def why(self, last: int = 1, request: str | None = None) -> list[WhyRequest]:
         """What recall injected into the caller's recent requests and why (the host keeps it)."""
         params = {"last": last, **({"request": request} if request else {})}
-        return (await self._json("GET", "/v1/why", params=params))["requests"]
+        return [WhyRequest.model_validate(r) for r in (await self._json("GET", "/v1/why", params=params))["requests"]]
 
     async def search(
         self,

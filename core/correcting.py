@@ -23,6 +23,7 @@ from .correction import Correction, Shown, find_correction, might_correct
 from .errors import NotFound
 from .model import Kind, MemoryIn, Status
 from .recall.render import HANDLE_RE, defuse, fenced
+from .results import WhyRequest
 
 NOTE_HEADER = (  # opens like every Amber block, so capture strips it (strip_patch)
     "Background from Amber, the user's long-term memory: the user just corrected what Amber had recalled. "
@@ -41,17 +42,17 @@ class Corrected:
     new_id: str | None = None
 
 
-def shown_items(records: Sequence[dict[str, Any]], text: str) -> list[Shown]:
+def shown_items(records: Sequence[WhyRequest], text: str) -> list[Shown]:
     """What the correction may refer to: the items of the newest why record; with a handle in the
     text, every item of the recent records (newest first), so an older block's handle is found too."""
     chosen = records if HANDLE_RE.search(text) else records[:1]
     out, seen = [], set()
     for rec in chosen:
-        for it in rec.get("items") or []:
-            if it.get("gone") or it.get("status") or not it.get("text") or it["id"] in seen:
+        for it in rec.items:
+            if it.gone or it.status or not it.text or it.id in seen:
                 continue  # forgotten, or no longer current: nothing left to correct
-            seen.add(it["id"])
-            out.append(Shown(id=it["id"], text=it["text"], source=it.get("source") or "memory"))
+            seen.add(it.id)
+            out.append(Shown(id=it.id, text=it.text, source=it.source or "memory"))
     return out
 
 

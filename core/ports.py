@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the port speaks the domain models of core/model.py, declare
         ReindexReport,
         TurnsDeleted,
         VectorsHealth,
+        WhyRequest,
     )
 
 
@@ -111,7 +112,7 @@ class MemoryPort(Protocol):
         `why`: a request id under which the host keeps what it injected and why (`why`); None keeps nothing."""
 
     @needs(READ)
-    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+    async def why(self, last: int = 1, request: str | None = None) -> list[WhyRequest]:
         """What recall injected into the caller's recent requests and why (newest first; or the one
         `request`): per item its handle, scores and arms, and its words as stored now."""
 

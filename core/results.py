@@ -6,6 +6,7 @@ Declared once, here: the service builds them, the REST routes send them as they 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -116,3 +117,33 @@ class ReindexCounts(BaseModel):
 
 class ReindexReport(BaseModel):
     users: dict[str, ReindexCounts]
+
+
+class WhyShown(BaseModel):
+    """One item recall injected into a request, and why it was picked (core/why.py)."""
+
+    handle: str = Field(description="as the memory block shows it, e.g. #48213")
+    id: str
+    source: str = Field(description="'memory' or 'message' (a captured turn)")
+    kind: str
+    created_at: datetime
+    client: str | None = None
+    score: float = Field(description="fused rank score")
+    dense: float = Field(description="the query's cosine similarity to it (0 where the dense arms missed it)")
+    lexical: float = Field(description="the share of the query's word weight it covers")
+    arms: list[str] = Field(description="the retrieval arms that found it")
+    fact_key: bool = Field(False, description="a keyed fact")
+    text: str | None = Field(None, description="its words as stored now (None once gone)")
+    gone: bool = Field(False, description="forgotten or deleted for good since")
+    status: str | None = Field(None, description="set when it is no longer current: superseded, deleted, archived")
+
+
+class WhyRequest(BaseModel):
+    """What recall injected into one request that named itself, and whether it abstained."""
+
+    request: str
+    at: datetime
+    considered: int = Field(description="candidates weighed")
+    abstained: bool = Field(description="nothing cleared the relevance floor (only pinned facts then)")
+    tokens: int
+    items: list[WhyShown]

@@ -63,6 +63,7 @@ from .results import (
     ReindexReport,
     TurnsDeleted,
     VectorsHealth,
+    WhyRequest,
 )
 from .scope import (
     Actor,
@@ -445,7 +446,7 @@ class MemoryService:
             keep_why(self, scope, why, result)
         return result
 
-    def why(self, scope: Scope, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+    def why(self, scope: Scope, last: int = 1, request: str | None = None) -> list[WhyRequest]:
         """What recall injected into this person's recent requests and why (core/why.py)."""
         return why_report(self, scope, last, request)
 

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from .recall.fusion import Candidate
 from .recall.render import handle_of
+from .results import WhyRequest, WhyShown
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ _MAKE = threading.Lock()
 _LOGS: "weakref.WeakKeyDictionary[Any, WhyLog]" = weakref.WeakKeyDictionary()
 
 
-def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[str, Any]) -> list[dict[str, Any]]:
+def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[str, Any]) -> list[WhyRequest]:
     """Records as a person reads them: each item with its words as stored now (`memories` and
     `turns`: id -> record still held), or `"gone": true` when it was forgotten or deleted since,
     and its status when it is no longer current (superseded, deleted)."""
@@ -146,7 +147,6 @@ def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[s
         items = []
         for it in r.items:
             d = asdict(it)
-            d["created_at"] = it.created_at.isoformat()
             d["arms"] = list(it.arms)
             held = memories.get(it.id) if it.source == "memory" else turns.get(it.id)
             if held is None or not getattr(held, "content", ""):  # forgotten (its words erased) or deleted for good
@@ -157,8 +157,8 @@ def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[s
                 if status and status != "active":
                     d["status"] = status
             items.append(d)
-        out.append({"request": r.request, "at": r.at.isoformat(), "considered": r.considered, "abstained": r.abstained,
-                    "tokens": r.tokens, "items": items})
+        out.append(WhyRequest(request=r.request, at=r.at, considered=r.considered, abstained=r.abstained, tokens=r.tokens,
+                              items=[WhyShown.model_validate(d) for d in items]))
     return out
 
 
@@ -169,7 +169,7 @@ def keep_why(service: Any, scope: Any, request: str, result: Any) -> None:
                           tokens=getattr(result, "tokens", 0))
 
 
-def why_report(service: Any, scope: Any, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+def why_report(service: Any, scope: Any, last: int = 1, request: str | None = None) -> list[WhyRequest]:
     """The person's newest why records with each item's words as stored now (see `report`)."""
     records = why_log(service).last(scope.user_id, max(1, min(int(last), 20)), now=service.clock.now(), request=request)
     mem_ids = sorted({i.id for r in records for i in r.items if i.source == "memory"})

@@ -138,7 +138,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         (#12345, as the memory block shows it), kind, date, client, scores and the retrieval arms
         that found it, and its words as stored now ("gone" once forgotten). Use when the user asks
         why the assistant knew or assumed something, or which memory a handle names."""
-        return {"requests": await _call(port_for_request().why(last=last))}
+        return {"requests": [r.model_dump(mode="json") for r in await _call(port_for_request().why(last=last))]}
 
     @mcp.tool(title="Search memories and past turns", annotations=READ_ONLY, structured_output=True)
     async def memory_search(

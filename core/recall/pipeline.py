@@ -29,7 +29,7 @@ from .query import dense_query, lexical_query
 from .compress import compress
 from .relevance import Floor, is_cjk, relevant, select
 from .render import estimate_tokens, fit_budget, render
-from .rerank import reorder
+from .rerank import in_slots, reorder
 from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
@@ -592,14 +592,6 @@ class Recaller:
                 threading.Thread(target=loop.run_forever, name="amber-refine", daemon=True).start()
                 self._refine_loop = loop
         return asyncio.run_coroutine_threadsafe(self.refine(query, items, cfg), self._refine_loop).result()
-
-
-def in_slots(items: Sequence[Candidate], ranked: Sequence[Candidate]) -> list[Candidate]:
-    """`items` with the slots of those in `ranked` refilled in `ranked`'s order; the others (kept
-    from a model by the destination policy) stay where fusion put them. Pure."""
-    chosen = {c.id for c in ranked}
-    order = iter(ranked)
-    return [next(order) if c.id in chosen else c for c in items]
 
 
 def build_result(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens) -> RecallResult:

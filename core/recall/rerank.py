@@ -53,6 +53,14 @@ class LiteLLMReranker:
         return scores
 
 
+def in_slots(items: Sequence[Any], ranked: Sequence[Any]) -> list[Any]:
+    """`items` with the slots of those in `ranked` refilled in `ranked`'s order; the others (kept
+    from a model by the destination policy) stay where fusion put them. Pure."""
+    chosen = {c.id for c in ranked}
+    order = iter(ranked)
+    return [next(order) if c.id in chosen else c for c in items]
+
+
 def reorder(items: Sequence[Any], scores: Sequence[float]) -> list[Any]:
     """Items by descending score; ties (and unscored items) keep their fused order. Pure."""
     if len(scores) != len(items):

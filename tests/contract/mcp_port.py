@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from core import Candidate, InvalidInput, Memory, MemoryIn, MemoryPatch, Message, NotFound, Page, RecallResult, WriteResult
 from core.errors import error_class
-from core import ForgetResult, IngestResult, PurgeResult, TurnsDeleted
+from core import ForgetResult, IngestResult, PurgeResult, TurnsDeleted, WhyRequest
 
 UPSERT_FIELDS = {"content", "fact_key", "category", "kind", "importance", "namespace", "pinned", "tags"}  # memory_upsert's
 UPDATE_FIELDS = {"content", "importance", "category", "tags"}  # memory_update's
@@ -116,9 +116,9 @@ class McpPort:
         d = await self._tool("memory_recall", query=query, project=project, budget_tokens=budget_tokens, preset=preset)
         return RecallResult(items=[self._candidate(i) for i in d["items"]], text=d["text"], tokens=d["tokens"])
 
-    async def why(self, last: int = 1, request: str | None = None) -> list[dict[str, Any]]:
+    async def why(self, last: int = 1, request: str | None = None) -> list[WhyRequest]:
         self._missing("why", "memory_why", ["request"] if request else [])
-        return (await self._tool("memory_why", last=last))["requests"]
+        return [WhyRequest.model_validate(r) for r in (await self._tool("memory_why", last=last))["requests"]]
 
     async def search(self, query: str, *, top_k: int | None = None, filter: bool = True, project: str | None = None,
                      namespace: str | None = None) -> list[Candidate]:

@@ -3,7 +3,7 @@ a recall that names no request leaves nothing (the hook names only requests in m
 
 from __future__ import annotations
 
-from core import MemoryIn, RemoteMemory
+from core import MemoryIn, RemoteMemory, WhyRequest
 from core.recall.render import handle_of
 
 from tests.contract.conftest import TRUSTED
@@ -20,10 +20,10 @@ async def test_why_answers_what_a_named_recall_injected(port, contract_host):
     else:
         r = await port.recall("marathon training in spring", why="req-1")
     [rec] = await port.why(last=5)
-    assert rec["request"] == "req-1" and rec["abstained"] is False
-    first = rec["items"][0]
-    assert (first["id"], first["handle"], first["text"], first["fact_key"]) == (w.memory.id, handle_of(w.memory.id), w.memory.content, True)
-    assert first["arms"] and first["score"] > 0 and handle_of(w.memory.id) in r.text
+    assert isinstance(rec, WhyRequest) and rec.request == "req-1" and rec.abstained is False
+    first = rec.items[0]
+    assert (first.id, first.handle, first.text, first.fact_key) == (w.memory.id, handle_of(w.memory.id), w.memory.content, True)
+    assert first.arms and first.score > 0 and handle_of(w.memory.id) in r.text
 
 
 async def test_nobody_else_reads_my_why(make_port):

@@ -20,10 +20,10 @@ def test_a_named_recall_keeps_what_it_injected_and_why(service, alice):
     assert service.why(alice) == []
     r = service.recall(alice, "what tea do I drink?", why="call-1")
     [rec] = service.why(alice)
-    assert rec["request"] == "call-1" and rec["abstained"] is False and rec["considered"] >= len(r.items) >= 1
-    first = rec["items"][0]
-    assert (first["id"], first["handle"], first["text"]) == (tea.id, handle_of(tea.id), tea.content)
-    assert first["arms"] and first["score"] > 0 and first["kind"] == "fact"
+    assert rec.request == "call-1" and rec.abstained is False and rec.considered >= len(r.items) >= 1
+    first = rec.items[0]
+    assert (first.id, first.handle, first.text) == (tea.id, handle_of(tea.id), tea.content)
+    assert first.arms and first.score > 0 and first.kind == "fact"
     assert f"- {handle_of(tea.id)} [" in r.text  # the block shows the same handle
 
 
@@ -33,7 +33,7 @@ def test_an_unrelated_query_is_recorded_as_an_abstention(service, alice):
     cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
     service.recall(alice, "Explain the difference between TCP and UDP.", config=cfg, why="call-2")
     service.recall(alice, "What tea do I drink every morning?", config=cfg, why="call-2b")
-    assert [(r["request"], r["abstained"], len(r["items"]) > 0) for r in service.why(alice, last=2)] == [
+    assert [(r.request, r.abstained, len(r.items) > 0) for r in service.why(alice, last=2)] == [
         ("call-2b", False, True), ("call-2", True, False)]
 
 
@@ -47,8 +47,8 @@ def test_a_forget_leaves_no_words_in_the_why_record_and_erasure_drops_it(service
     tea = service.remember(alice, MemoryIn(content="I drink genmaicha tea every morning")).memory
     service.recall(alice, "what tea do I drink?", why="call-4")
     service.forget(alice, "genmaicha tea")
-    item = next(i for i in service.why(alice)[0]["items"] if i["id"] == tea.id)
-    assert item.get("gone") is True and "genmaicha" not in str(service.why(alice))
+    item = next(i for i in service.why(alice)[0].items if i.id == tea.id)
+    assert item.gone is True and item.text is None and "genmaicha" not in str(service.why(alice))
     service.recall(alice, "tea", why="call-5")
     service.erase_person(alice)
     assert service.why(alice, last=20) == []
