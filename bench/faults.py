@@ -23,6 +23,7 @@ and how long that took. A table, then one JSON line.
 
     .venv/bin/python bench/faults.py [--outage 10] [--threads 3] [--only chroma,redis]
     .venv/bin/python bench/faults.py --smoke      # 2 s faults, 2 threads, chroma and clock only
+    .venv/bin/python bench/faults.py --direct     # no Redis: the proxy's own journal is the only road
 """
 
 from __future__ import annotations
@@ -338,9 +339,12 @@ def main() -> None:
     ap.add_argument("--settle", type=float, default=150.0, help="at most this long for what was acked to land")
     ap.add_argument("--only", default=",".join(FAULTS))
     ap.add_argument("--smoke", action="store_true", help="2 s faults, 2 threads, no proxy: chroma and clock")
+    ap.add_argument("--direct", action="store_true", help="no Redis: the proxy's journal waits for the host itself (chroma, host, disk, clock)")
     args = ap.parse_args()
     if args.smoke:
         args.outage, args.threads, args.warmup, args.settle, args.only = 2.0, 2, 1.0, 45.0, "chroma,clock"
+    if args.direct and "redis" in args.only.split(","):
+        args.only = ",".join(f for f in args.only.split(",") if f != "redis")
     faults = [f for f in args.only.split(",") if f]
     work = Path(tempfile.mkdtemp(prefix="amber-faults-"))
     chroma, redis = chroma_proc(work / "chroma"), redis_proc(work / "redis")
@@ -362,7 +366,7 @@ def main() -> None:
     results: dict[str, Any] = {}
     wall = time.monotonic()
     try:
-        with Topology(work / "topo", hosts=1, workers=1, proxy=not args.smoke,
+        with Topology(work / "topo", hosts=1, workers=1, proxy=not args.smoke, redis=not args.direct,
                       host_env={"AMBER_CAPTURE_CLAIM_IDLE_S": "3"}) as topo:
             for fault in faults:
                 try:
@@ -382,7 +386,7 @@ def main() -> None:
         print(f"{fault:8} " + " ".join(f"{c:>32}" for c in cells) + f" {str(row['recall']['ok']) + '/' + str(row['recall']['failed']):>18}  {drained}")
     lost = sum(row[k]["lost"] for row in results.values() if "skipped" not in row for k in kinds)
     dup = sum(row[k]["duplicated"] for row in results.values() if "skipped" not in row for k in kinds)
-    print(json.dumps({"faults": results, "lost": lost, "duplicated": dup, "outage_s": args.outage, "threads": args.threads,
+    print(json.dumps({"faults": results, "lost": lost, "duplicated": dup, "outage_s": args.outage, "threads": args.threads, "redis": not args.direct,
                       "seconds": round(time.monotonic() - wall, 1)}))
 
 
