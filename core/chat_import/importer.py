@@ -209,8 +209,10 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
     if dry_run:
         return
     for i in range(0, len(new), batch):
-        started = time.perf_counter()
+        started = time.thread_time()
         report.stored += service.store_turns(scope, new[i : i + batch])
-        # a background lane: after each batch the import steps aside for a share of the time it took,
-        # so other people's recall and capture get the CPU (and the interpreter) in between
-        time.sleep(min(YIELD_SHARE * (time.perf_counter() - started), 1.0))
+        # a background lane: after each batch the import steps aside for a share of the CPU time it
+        # took in this process (redaction, the store's writes, which hold the interpreter), so other
+        # people's recall and capture get it in between; time spent waiting for the embedding
+        # worker, another process, took nothing from them and is not paid back
+        time.sleep(min(YIELD_SHARE * (time.thread_time() - started), 1.0))
