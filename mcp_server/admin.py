@@ -19,7 +19,7 @@ STATIC = Path(__file__).with_name("static")
 JS = "text/javascript; charset=utf-8"
 # the page's script in files of one concern each: the toolkit first, then the views
 SCRIPTS = ("admin-kit.js", "admin.js", "admin-today.js", "admin-jobs.js", "admin-messages.js", "admin-care.js", "admin-forget.js",
-           "admin-import.js")
+           "admin-import.js", "admin-recalls.js")
 ASSETS = {**{name: JS for name in SCRIPTS}, "admin.css": "text/css; charset=utf-8"}
 PATHS = ("/admin", "/admin/", *(f"/admin/{name}" for name in ASSETS))
 
