@@ -6,8 +6,9 @@ Each phase runs in a child process of its own, so its peak RSS is its own:
   - parse:   every conversation read from the ZIP and parsed (no store)
   - dry-run: the same through `import_chats(dry_run=True)` against an empty store
   - import:  the real import into a fresh embedded store with the deterministic hash embedder
-             (the figures are Amber's own work: streaming, parsing, redaction, Chroma; the local
-             ONNX embedder's time per turn is measured in bench/embed_engine.py), then 200 recalls
+             (in this process: the figures are Amber's own work, streaming, parsing, redaction,
+             Chroma, plus the fake embedder's tokenizing, about a third of it), or with
+             `--embedder local` the real ONNX engine in its background worker, then 200 recalls
              for that person (p50/p95). By default on the export's first 500 conversations
              (`--import-conversations`, 0 = all): storing runs at tens of turns per second on a
              shared 2-core machine, so the whole 200 000 takes over an hour
@@ -27,6 +28,14 @@ it redaction and embedding), peak 572 MiB, that person's recall afterwards p50 1
 re-import of the same 19 600 (all duplicates) 5.5 s. Another person's recall while 3 920 turns were
 imported: p50 43 / p95 441 ms against 13 / 53 ms idle (batch 64; batch 16: 51 / 392 against 13 / 77,
 at half the import's speed): the import still takes the interpreter from live recall.
+
+2026-12-03 (load average ~10), `--phases import --import-conversations 60 --recalls 100`, hash
+embedder, the import stepping aside for a quarter of its own CPU time: 2 360 turns in 108.5 s (22
+turns/s; a profile: the hash embedder 34 %, redaction 20 %, the step-aside 19 %, Chroma's upserts
+19 %), peak RSS 222 MiB; another person's recall during the import p50 34.7 / p95 177.6 ms against
+15.6 / 56.6 ms idle (p95 x3.1, was x8.3); that person's recall afterwards p50 55.6 / p95 104 ms.
+With `--embedder local` at that load the import of 2 360 turns did not finish in 20 minutes: the
+background worker runs at nice 10 and got ~17 % of a core while other work kept the machine busy.
 """
 
 from __future__ import annotations
@@ -141,7 +150,7 @@ def peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def phase(name: str, export: str, data: str, recalls: int, batch: int) -> dict:
+def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder: str = "hash") -> dict:
     sys.path.insert(0, str(ROOT))
     from core import Actor, Settings, build_service, import_chats, scope_for
     from core.chat_import.sources import Export, conversations
@@ -158,7 +167,10 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int) -> dict:
                     turns += len(conv.turns)
         out = {"conversations": n, "turns": turns}
     else:
-        service = build_service(Settings(data_dir=data, embedding_model="hash"), embedder=HashEmbedder())
+        if embedder == "local":  # the real engine, in its worker processes (the background lane)
+            service = build_service(Settings(data_dir=data, embedding_model="local"))
+        else:
+            service = build_service(Settings(data_dir=data, embedding_model="hash"), embedder=HashEmbedder())
         try:
             scope = scope_for(Actor("bench", client="import"))
             other = scope_for(Actor("other", client="live"))
@@ -210,19 +222,21 @@ def main() -> None:
     ap.add_argument("--recalls", type=int, default=200)
     ap.add_argument("--import-conversations", type=int, default=500, help="conversations the store phases import (0: all)")
     ap.add_argument("--batch", type=int, default=64, help="turns per ingest call (import_chats' batch)")
+    ap.add_argument("--embedder", choices=("hash", "local"), default="hash",
+                    help="hash: the deterministic test embedder in this process; local: the real ONNX engine in its worker processes")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--export", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
-        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls, args.batch)))
+        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls, args.batch, args.embedder)))
         return
     if args.smoke:
         args.conversations, args.messages, args.recalls, args.import_conversations = 40, 800, 20, 0
     work = Path(tempfile.mkdtemp(prefix="amber-bench-import-"))
     export = work / "chatgpt-export.zip"
     t = time.perf_counter()
-    result: dict = {"bench": "chat_import", "export": generate(export, args.conversations, args.messages)}
+    result: dict = {"bench": "chat_import", "embedder": args.embedder, "export": generate(export, args.conversations, args.messages)}
     result["export"]["generate_s"] = round(time.perf_counter() - t, 1)
     stored = export
     if args.import_conversations and args.import_conversations < args.conversations:
@@ -233,7 +247,8 @@ def main() -> None:
         print(f"phase {name} ...", file=sys.stderr, flush=True)
         source = stored if name in ("import", "reimport") else export
         r = subprocess.run([sys.executable, __file__, "--phase", name, "--export", str(source), "--data", str(work / "data"),
-                            "--recalls", str(args.recalls), "--batch", str(args.batch)], capture_output=True, text=True, env=env)
+                            "--recalls", str(args.recalls), "--batch", str(args.batch), "--embedder", args.embedder],
+                           capture_output=True, text=True, env=env)
         if r.returncode != 0:
             sys.exit(f"phase {name} failed:\n{r.stderr[-3000:]}")
         result[name] = json.loads(r.stdout.strip().splitlines()[-1])
