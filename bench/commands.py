@@ -6,7 +6,7 @@ statements that are not requests are.
 For each action (forget, remember): recall = requests parsed as that action with the right subject
 (tests/core/forget_phrasings.py names the subject each request must yield), and the share parsed as
 that action with any subject; false actions = non-requests that produced any command. Tune and
-held-out splits are reported separately (DESIGN §11); `--show` lists the tune split's failures
+held-out splits are reported separately; `--show` lists the tune split's failures
 only, so the held-out third is never looked at case by case while tuning.
 
 Conversation that asks for nothing: every LoCoMo turn and MADial dialogue line (people talking to

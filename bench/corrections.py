@@ -3,7 +3,7 @@ how many corrections are found with the right target, and how many look-alikes a
 
     .venv/bin/python bench/corrections.py [--show]
 
-Tune and held-out splits are reported apart (DESIGN §11); `--show` lists the tune split's
+Tune and held-out splits are reported apart; `--show` lists the tune split's
 failures only, so the held-out third is never read case by case while tuning. The last line is JSON.
 """
 

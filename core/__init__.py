@@ -1,6 +1,6 @@
 """Amber's core: one long-term memory store and the operations every face shares.
 
-Faces import from here only; see DESIGN §2.
+Faces import from here only; see README, Architecture.
 """
 
 from .asyncio_api import AsyncMemory

@@ -96,7 +96,7 @@ def content_hash(text: str) -> str:
 
 
 class Memory(BaseModel):
-    """One durable memory, as stored (DESIGN §3)."""
+    """One durable memory, as stored."""
 
     model_config = ConfigDict(use_enum_values=False)
 
@@ -199,7 +199,7 @@ class Message(BaseModel):
     created_at: Instant  # when it was said, as the client states it: for display and ordering
     stored_at: Instant | None = None  # when Amber stored it, by the server's clock: what retention ages
     stated_at: Instant | None = None  # the client's time when more than a day ahead of the server's (created_at then says when stored)
-    # brought in from a chat export (core/chat_import): kept by message retention (DESIGN §8) and
+    # brought in from a chat export (core/chat_import): kept by message retention (README, Jobs) and
     # planned for extraction even when the cursor is past its date
     imported: bool = False
 

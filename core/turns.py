@@ -6,7 +6,7 @@ that tells. With other words it is the same turn said anew: Open WebUI saves a r
 derived from its question, so a regenerated answer arrives with that id and the words that replace
 the discarded ones, and Amber must keep the new words, not the discarded ones.
 
-`dated` is how a captured turn's time is believed (DESIGN §8; retention ages a turn from its
+`dated` is how a captured turn's time is believed (README, Jobs; retention ages a turn from its
 `stored_at`, the server's clock): a stated time more than a day ahead of the server's clock is
 clamped to it, the client's time kept as `stated_at`. Refusing such a turn would lose it (the
 person already has the answer; a spool would set it aside), and keeping the date would put it in

@@ -2,7 +2,7 @@
 
 A why record is kept only when the caller names the request (the hook passes LiteLLM's call id
 for a request in mode `on`; REST and MCP callers may pass their own id): `off`, `read` and
-temporary requests never name one, so they leave none (DESIGN §11). It is kept by the service that
+temporary requests never name one, so they leave none. It is kept by the service that
 recalled, per user, so the in-process hook and a remote host answer it alike.
 
 What a record holds: the request id, when, and per injected item its handle, id, source, kind,

@@ -14,7 +14,7 @@ turns and never writes one person's words into another's memory.
 The ledger is bounded in time (`ttl_s`, longer than any streamed answer) and in size (oldest
 records go first when it is full, with a warning): a request whose success never comes (an
 upstream error, a client that hung up) cannot grow it. This is the one piece of per-request state
-on the process-wide callback (DESIGN §11), kept small and locked.
+on the process-wide callback, kept small and locked.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Who is calling: API keys (kept only as sha256 hashes) resolved to an `Identity`.
 
-Rules (DESIGN §4):
+Rules:
 - a key bound to a user acts for that user only; naming another in `X-Amber-User` is refused;
 - a trusted-client key (the Open WebUI filter) acts for the user named in `X-Amber-User`;
 - an admin key (scope memory:admin, no user) may act for any user named in `X-Amber-User`;

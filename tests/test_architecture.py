@@ -1,8 +1,9 @@
-"""Imports point one way (DESIGN §2), checked on the source tree's AST."""
+"""Imports point one way (README, Architecture), checked on the source tree's AST."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,11 @@ def test_every_allowed_private_reach_is_still_there():
     for rel, attr in PRIVATE_REACH_ALLOWED:
         tree = ast.parse((ROOT / rel).read_text())
         assert any(isinstance(n, ast.Attribute) and n.attr == attr and not _own(n.value) for n in ast.walk(tree)), (rel, attr)
+
+
+def test_references_point_inside_the_repository():
+    """A comment or document that sends a reader to the design notes' numbered sections sends them to
+    a file the repository does not have: name the README section, the module or the bench instead."""
+    stale = re.compile(r"DESIGN\s+(§|section)\s*\d")
+    texts = [p for top in ("core", *FACES, "tests", "bench") for p in (ROOT / top).rglob("*") if p.suffix in (".py", ".md")]
+    assert [str(p.relative_to(ROOT)) for p in [*texts, ROOT / "README.md"] if stale.search(p.read_text(errors="replace"))] == []

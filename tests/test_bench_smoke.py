@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("script,args", [
     ("sealing.py", ["--smoke"]),
     ("redaction.py", ["--corpus-only"]),
-    ("commands.py", ["--corpus-only"]),  # smoke runs never read ../shared/eval (DESIGN §11)
+    ("commands.py", ["--corpus-only"]),  # smoke runs never read ../shared/eval
     ("provenance.py", ["--items", "20"]),
     ("corrections.py", []),
     ("fair_ingest.py", ["--smoke"]),  # the real local embedder: about 20 s

@@ -1,5 +1,5 @@
 """An export's conversations into a person's message log: redacted, with their real times and
-clients, marked as imported (message retention keeps them, DESIGN §8), idempotent by id.
+clients, marked as imported (message retention keeps them, README, Jobs), idempotent by id.
 
 Every turn's id is `<source>:<message id>` (core/chat_import/record.py), so running the same
 import again, or again after a crash, stores only what is not there yet: there is no separate

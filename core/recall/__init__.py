@@ -1,1 +1,1 @@
-"""Recall: hybrid dense + BM25 retrieval, fusion, boosts, budget and rendering (DESIGN §5)."""
+"""Recall: hybrid dense + BM25 retrieval, fusion, boosts, budget and rendering."""

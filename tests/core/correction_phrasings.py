@@ -7,7 +7,7 @@ before it (what the person could be correcting): CORRECTIONS name the item they 
 in `shown`), LOOK_ALIKES must correct nothing. `{h0}`, `{h1}` stand for the handles of shown items
 (the test fills them in from the items' ids).
 
-Written before the detector was tuned against it (DESIGN §11). Every third case of each list (index
+Written before the detector was tuned against it. Every third case of each list (index
 2, 5, 8, ...) is "held_out" and is not used for tuning; bench/corrections.py reports the splits apart.
 
 Decisions the corpus encodes:

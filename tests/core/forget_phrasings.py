@@ -7,7 +7,7 @@ particles ("吧", "好吗", "了", "哦"), memory words ("from your memory", "�
 that", "what I told you about", "关于…的记忆") or "for good", "anymore", "以后", "都". NOT_FORGET
 and NOT_REMEMBER must produce no command at all.
 
-The corpus was written before the grammar was tuned against it (DESIGN §11). Each list is split
+The corpus was written before the grammar was tuned against it. Each list is split
 deterministically: every third item (index 2, 5, 8, ...) is "held_out" and must not be used for
 tuning; the rest is "tune". Report the two splits separately (bench/commands.py does). The rows
 marked "second round" were written after the grammar's first version and measured once, blind,

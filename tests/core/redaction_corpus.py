@@ -5,7 +5,7 @@ must not survive redaction; HARMLESS are sentences that must come out unchanged
 (technical strings people paste, and sentences that talk *about* passwords and
 codes without giving one).
 
-The corpus was written before the detector was tuned against it (DESIGN §11).
+The corpus was written before the detector was tuned against it.
 Each list is split deterministically: every third item (index 2, 5, 8, ...) is
 "held_out" and must not be used for tuning; the rest is "tune". Report the two
 splits separately (bench/redaction.py does).

@@ -85,7 +85,7 @@ def _right(case) -> bool:
 
 
 def test_the_phrasing_corpus_is_acted_on():
-    """DESIGN §11 and issue 26: ≥ 95 % of the ways to ask are acted on, with the right subject, and
+    """Issue 26: ≥ 95 % of the ways to ask are acted on, with the right subject, and
     no statement that is not a request is (bench/commands.py reports tune and held-out apart)."""
     for asks in (FORGET, REMEMBER):
         missed = [c.text for c in asks if not _right(c)]
@@ -116,7 +116,7 @@ def test_the_bench_reports_both_splits():
     spec = importlib.util.spec_from_file_location("bench_commands", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    result = bench.main(["--corpus-only"])  # no evaluation data in tests (DESIGN §11)
+    result = bench.main(["--corpus-only"])  # no evaluation data in tests
     assert json.loads(json.dumps(result)) == result
     for action in ("forget", "remember"):
         for split in ("tune", "held_out"):

@@ -1,5 +1,5 @@
 """After a forget, no byte left in the data directory yields the words, not even opened with every
-key still alive (DESIGN §11: the disk test runs with encryption off and on, and decrypts every
+key still alive (the disk test runs with encryption off and on, and decrypts every
 leftover with the live keys). Chroma keeps old versions of a record in its log and free pages; a
 record rewritten without a sentence (a daily log) must not leave its old version readable under a
 key that lives on."""

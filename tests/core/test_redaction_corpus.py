@@ -168,7 +168,7 @@ LONG_INPUTS = {
 
 @pytest.mark.parametrize("name", list(LONG_INPUTS))
 def test_long_inputs_are_handled(name):
-    # no timing assertion (DESIGN §10): the patterns are linear by construction, and a regression
+    # no timing assertion : the patterns are linear by construction, and a regression
     # to backtracking shows up here as a test that does not finish
     text = LONG_INPUTS[name]
     out, findings = Redactor(phones=True).redact(text)

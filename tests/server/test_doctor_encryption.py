@@ -1,5 +1,5 @@
-"""`amber doctor` says whether memory is encrypted at rest and where the master key comes from (DESIGN
-§11, "Keys"), before it looks for a host: off, a key in the environment, a key file, or a Chroma
+"""`amber doctor` says whether memory is encrypted at rest and where the master key comes from,
+before it looks for a host: off, a key in the environment, a key file, or a Chroma
 server whose records are not sealed."""
 
 from __future__ import annotations

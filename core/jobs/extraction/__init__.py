@@ -1,3 +1,3 @@
-"""Extraction: raw messages -> durable memories, one window of the log at a time (DESIGN section 8).
+"""Extraction: raw messages -> durable memories, one window of the log at a time.
 
 windows (pure) -> prompt -> the model -> parse (pure, strict) -> decide (pure) -> pipeline (writes)."""
