@@ -67,6 +67,8 @@ _STRONG = re.compile(
       | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错""",
     _V | re.MULTILINE,
 )
+# with a handle named, "#48213 is wrong" says enough
+_WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+true|untrue|outdated|out\s+of\s+date|no\s+longer\s+true)\b|不对|不對|错|錯|不是真的|过时|過時", re.IGNORECASE)
 # softer: "actually", "no,", "其实", "现在...了": needs the person and a shared word or topic
 _WEAK = re.compile(r"^\W*(?:actually|in\s+fact|no|nope|nah)\b|\bactually\b|其实|其實|现在|現在", re.IGNORECASE)
 # the turn is about something else: a request, what was meant or asked, a passing moment, an opinion
@@ -136,7 +138,7 @@ def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
         statement = _statement(rest)
         if _about_self(statement) and len(tokenize(statement)) >= 2:
             return Correction(named, "supersede", statement)
-        return Correction(named, "retract", "") if _STRONG.search(rest) else None
+        return Correction(named, "retract", "") if _STRONG.search(rest) or _WRONG.search(rest) else None
     strong = bool(_STRONG.search(s))
     if not (strong or _WEAK.search(s)) or _AWAY.search(s) or _CONFIRM.match(s):
         return None

@@ -151,3 +151,37 @@ async def test_the_response_header_names_the_handles_injected(hook):
     headers = await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id}, None, None)
     assert handle_of(tea) in headers["x-amber-memories"].split()
     assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id}, None, None) is None  # once
+
+
+async def test_a_captured_turn_that_is_wrong_is_deleted_and_the_new_words_kept(hook):
+    from datetime import datetime, timezone
+
+    from core import Message
+
+    service, cb = hook
+    ana = scope_for(Actor("ana"))
+    said = Message(id="lt_old_u", role="user", content="I work at Acme as a welder", session="s0",
+                   created_at=datetime(2026, 11, 1, tzinfo=timezone.utc))
+    service.store_turns(ana, [said])
+    patch, _ = await turn(cb, "Where do I work as a welder?")
+    assert handle_of("lt_old_u") in patch
+    patch, _ = await turn(cb, "That's not right, I left Acme and now work at Globex as a welder")
+    assert "corrected" in patch
+    assert service.messages(ana) == [] or all(m.id != "lt_old_u" for m in service.messages(ana))
+    assert any("Globex" in m.content for m in service.list(ana).items)
+    for q in ("Where do I work as a welder?", "Acme welder"):
+        patch, _ = await turn(cb, q)
+        assert handle_of("lt_old_u") not in patch and "at Acme as a welder" not in patch
+
+
+async def test_a_handle_said_to_be_wrong_without_a_new_fact_is_retired(hook):
+    service, cb = hook
+    old = remember(service, "ana", "My favourite band is Tool")
+    patch, _ = await turn(cb, "What is my favourite band?")
+    assert handle_of(old) in patch
+    patch, _ = await turn(cb, f"{handle_of(old)} is wrong")
+    assert "retired" in patch
+    assert service.get(scope_for(Actor("ana")), old).status.value == "deleted"
+    for q in ("What is my favourite band?", "Tool"):
+        patch, _ = await turn(cb, q)
+        assert handle_of(old) not in patch
