@@ -28,6 +28,8 @@ from other work, which starves the niced background worker, so times are upper b
   fair: the ingest stored all 298 turns in 434 s; another person's 52 pairs were stored in
         p50 5.1 s, p95 22.6 s, max 30 s (against 0.09 / 0.11 s idle); with --turns 200 at load
         ~7 and batches filled to 12 KB even with others waiting: p50 6.2 s, p95 7.5 s, max 9.2 s.
+And with `--turns 200` at load ~1: fifo held the other person up to 33.7 s; fair stored their pairs
+in p50 0.53 s, p95 1.19 s (idle 0.06 s), and the ingest took 35.2 s against fifo's 34.8 s.
 What is left is the batch in flight: a turn waits for it (a few seconds when the worker gets CPU).
 """
 
