@@ -21,7 +21,9 @@ def test_dry_run_then_import_then_again(amber, tmp_path):
     r = amber(tmp_path, "import-chats", str(FIX / "chatgpt"), "--user", "me", "--json")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
-    assert report["stored"] == 9 and report["skipped"]["hidden"] == 2 and report["extraction"]["windows"] == 3
+    # one hidden message is the person's custom instructions: counted as such, and kept as profile facts
+    assert report["stored"] == 9 and report["skipped"]["hidden"] == 1 and report["skipped"]["custom_instructions"] == 1
+    assert report["extraction"]["windows"] == 3
     assert "importing" in r.stderr  # the progress bar
     r = amber(tmp_path, "import-chats", str(FIX / "chatgpt"), "--user", "me")
     assert r.returncode == 0 and "0 turns stored (9 already there, 0 forgotten and kept out)" in r.stdout

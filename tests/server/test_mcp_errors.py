@@ -23,7 +23,7 @@ from server_kit import KEYS
 pytestmark = pytest.mark.e2e
 
 READS = {"memory_search", "memory_recall", "memory_list", "memory_get", "glossary_get", "digest_get", "memory_boot",
-         "memory_export", "namespaces_list", "messages_list"}
+         "memory_export", "namespaces_list", "messages_list", "memory_why"}
 WRITES = {"memory_upsert", "memory_supersede", "memory_archive", "memory_update", "memory_delete", "memory_pin",
           "glossary_set", "digest_set", "memory_ingest", "candidates_review", "memory_forget", "messages_delete",
           "memory_restore", "memory_purge_trash"}
