@@ -36,8 +36,11 @@ class LocalMemory:
         """The caller's scope, once `permission` is checked. An administrator's key naming nobody
         acts in its own name for the operations that touch no one's memory (vectors, reindex)."""
         self.identity.require(permission)
-        user = self.identity.user_id if permission == ADMIN and self.identity.user_id is None else self.identity.user()
-        return scope_for(Actor(user or f"admin:{self.identity.key_name}", client=self.identity.client, via=self.identity.actor_via))
+        if permission == ADMIN and self.identity.user_id is None:
+            user = f"admin:{self.identity.key_name}"
+        else:
+            user = self.identity.user()
+        return scope_for(Actor(user, client=self.identity.client, via=self.identity.actor_via))
 
     def export(self) -> AsyncIterator[dict[str, Any]]:
         """Export lines, read from the store in chunks off the event loop. The permission is checked

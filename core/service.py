@@ -288,8 +288,11 @@ class MemoryService:
     def delete(self, scope: Scope, memory_id: str) -> Memory:
         """Move a memory to the trash: never recalled again, restorable until purged (retention, or
         purge_trash now)."""
-        self.get(scope, memory_id)  # a turn's id or a forgotten memory's is told apart
-        return self.writes.set_status(scope, memory_id, Status.deleted, "delete")
+        try:
+            return self.writes.set_status(scope, memory_id, Status.deleted, "delete")
+        except NotFound:
+            self.get(scope, memory_id)  # says why: a forgotten memory, or a captured turn's id
+            raise
 
     def archive(self, scope: Scope, memory_id: str) -> Memory:
         return self.writes.set_status(scope, memory_id, Status.archived, "archive")
