@@ -18,7 +18,6 @@ from typing import Any, AsyncIterator, Callable
 import anyio.to_thread
 
 from .asyncio_api import AsyncMemory
-from .config import Settings
 from .identity import ADMIN, READ, Identity
 from .ports import MemoryPort, operations
 from .scope import Actor, Scope, scope_for
@@ -27,7 +26,7 @@ EXPORT_CHUNK = 200
 
 
 class LocalMemory:
-    def __init__(self, amem: AsyncMemory, identity: Identity, settings: Settings | None = None):
+    def __init__(self, amem: AsyncMemory, identity: Identity):
         self.amem = amem
         self.service = amem.service
         self.identity = identity

@@ -102,7 +102,7 @@ def local_ports(service: Any, settings: Settings) -> Callable[[Actor], MemoryPor
     memory = AsyncMemory(service)
 
     def port_for(actor: Actor) -> MemoryPort:
-        return LocalMemory(memory, Identity("litellm", actor.user_id, frozenset({READ, WRITE}), actor.client, via="litellm"), settings)
+        return LocalMemory(memory, Identity("litellm", actor.user_id, frozenset({READ, WRITE}), actor.client, via="litellm"))
 
     return port_for
 

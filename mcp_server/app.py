@@ -101,7 +101,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
         identity = current_identity.get()
         if identity is None:
             raise Forbidden("no identity for this MCP request")
-        return LocalMemory(amem, identity, settings)
+        return LocalMemory(amem, identity)
 
     mcp = build_mcp(port_for_request)
     mcp.middleware.append(identity_middleware)

@@ -84,7 +84,7 @@ def mcp_stdio(args: argparse.Namespace) -> int:
     service = build_service(settings)
     user = args.user or settings.default_user or "local"
     identity = Identity("stdio", user, frozenset({READ, WRITE, ADMIN}), client="mcp-stdio")
-    local = LocalMemory(AsyncMemory(service), identity, settings)
+    local = LocalMemory(AsyncMemory(service), identity)
     server = build_mcp(lambda: local)
 
     async def own() -> None:

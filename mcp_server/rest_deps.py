@@ -17,7 +17,7 @@ def port(request: Request) -> LocalMemory:
     if identity is None:  # the auth middleware guards every /v1 route; this is a second lock
         raise Forbidden("no identity on this request")
     app = request.app
-    return LocalMemory(app.state.amber_memory, identity, app.state.amber_settings)
+    return LocalMemory(app.state.amber_memory, identity)
 
 
 def utc(dt: datetime | None) -> datetime | None:

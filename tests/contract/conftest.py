@@ -54,7 +54,7 @@ async def make_port(request, contract_host):
     async def make(user: str) -> MemoryPort:
         user = f"{user}-{suffix}"
         if request.param == "local":
-            return LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
+            return LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})))
         if request.param == "service":
             return ServicePort(service, user)  # type: ignore[return-value]
         if request.param == "mcp":

@@ -66,7 +66,7 @@ def test_signature_is_compatible(impl, name):
 
 async def test_instances_are_memory_ports(contract_host):
     url, service, settings = contract_host
-    local = LocalMemory(AsyncMemory(service), Identity("contract", "ann", frozenset({READ})), settings)
+    local = LocalMemory(AsyncMemory(service), Identity("contract", "ann", frozenset({READ})))
     assert isinstance(local, MemoryPort)
     async with RemoteMemory(url) as remote:
         assert isinstance(remote, MemoryPort)
@@ -118,7 +118,7 @@ async def test_local_memory_enforces_the_declared_permission(contract_host):
     """One place enforces each operation's declared permission: a read-only caller is refused every
     write, with the scope it lacks named, before the service is reached."""
     url, service, settings = contract_host
-    reader = LocalMemory(AsyncMemory(service), Identity("reader", "ann-ro", frozenset({READ})), settings)
+    reader = LocalMemory(AsyncMemory(service), Identity("reader", "ann-ro", frozenset({READ})))
     with pytest.raises(Forbidden, match="memory:write"):
         await reader.remember(MemoryIn(content="I may not write this"))
     with pytest.raises(Forbidden, match="memory:write"):
@@ -149,7 +149,7 @@ async def test_search_results_survive_the_trip_over_http_and_mcp_field_for_field
     caller reads (pinned, importance, keyed, sources, arms, the evidence scores) is what the service found."""
     url, service, settings = contract_host
     user = f"trip-{uuid.uuid4().hex[:6]}"
-    local = LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})), settings)
+    local = LocalMemory(AsyncMemory(service), Identity("contract", user, frozenset({READ, WRITE})))
     said = Message(id="trip-1", role="user", content="My allotment plot is number 14 by the river", created_at=datetime.now(timezone.utc))
     await local.ingest([said], commands=False)
     kept = (await local.remember(MemoryIn(content="Allotment plot 14 grows leeks", fact_key="project.allotment",

@@ -30,7 +30,7 @@ async def test_the_hook_recalls_through_the_same_port_as_the_server(hosted):
     service, settings, memory = hosted
     ann = Actor("ann", client="chatbox", via="litellm")
     assert isinstance(memory.port_for(ann), MemoryPort)
-    server_side = LocalMemory(AsyncMemory(service), Identity("rest", "ann", frozenset({READ, WRITE})), settings)
+    server_side = LocalMemory(AsyncMemory(service), Identity("rest", "ann", frozenset({READ, WRITE})))
     for i in range(30):
         await server_side.remember(MemoryIn(content=f"Ann's garden note {i}: " + " ".join(f"tomato{i}x{j}" for j in range(30))))
     through_hook = await memory.recall(ann, "garden tomato notes")
