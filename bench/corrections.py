@@ -3,7 +3,8 @@ how many corrections are found with the right target, and how many look-alikes a
 
     .venv/bin/python bench/corrections.py [--show]
 
-Tune and held-out splits are reported apart; `--show` lists the tune split's
+Tune, held-out and fresh (tests/core/correction_heldout.py, a larger set written later, all held
+out) are reported apart; `--show` lists the tune split's
 failures only, so the held-out third is never read case by case while tuning. The last line is JSON.
 """
 
@@ -21,6 +22,9 @@ sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 from core.correction import Shown, find_correction  # noqa: E402
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
+import correction_heldout as fresh  # noqa: E402  (all held out: counted, never listed)
+
+FRESH = fresh.FRESH
 
 
 def items(case: Case) -> list[Shown]:
@@ -45,8 +49,9 @@ def judge(case: Case) -> tuple[bool, str]:
 
 def measure(name: str, show: bool) -> dict:
     out = {}
-    for label, cases in (("corrections", CORRECTIONS), ("look_alikes", LOOK_ALIKES)):
-        cs = split(cases, name)
+    lists = ((fresh.CORRECTIONS, fresh.LOOK_ALIKES) if name == FRESH else (CORRECTIONS, LOOK_ALIKES))
+    for label, cases in zip(("corrections", "look_alikes"), lists):
+        cs = split(cases, name) if name != FRESH else cases
         verdicts = [(c, *judge(c)) for c in cs]
         good = sum(ok for _, ok, _ in verdicts)
         out[label] = {"cases": len(cs), "right": good}
@@ -63,7 +68,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--show", action="store_true")
     a = ap.parse_args()
-    result = {name: measure(name, a.show) for name in (TUNE, HELD_OUT)}
+    result = {name: measure(name, a.show) for name in (TUNE, HELD_OUT, FRESH)}
     for name, r in result.items():
         print(f"{name:9s} corrections found with the right target {r['found']:.1%} ({r['corrections']['right']}/{r['corrections']['cases']}), "
               f"look-alikes taken for one {r['false']:.1%} ({r['look_alikes']['cases'] - r['look_alikes']['right']}/{r['look_alikes']['cases']})")
