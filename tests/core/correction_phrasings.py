@@ -140,6 +140,24 @@ CORRECTIONS = _cases([
     ("zh", [ZH_SCHOOL], "你记得不对，女儿是在实验中学，不是小学", 0),
     ("zh", [ZH_JOB, ZH_AGE], "我早就离开字节跳动了，现在自己创业", 0),
     ("zh", [ZH_CAT, ZH_DIET], "咪咪其实是只狗", 0),
+    # third round: written after the fresh set (correction_heldout.py) was measured blind, on the kinds of
+    # phrasing it showed the grammar lacked; never copies of its sentences
+    ("en", [SH, CAR], "Scratch that: I'm in Nanjing these days", 0),
+    ("en", [JOB, SH], "Sorry, I meant I work at Umbrella, Acme was my old employer", 0),
+    ("en", [PARTNER], "No, it's Jordan. Alex was years ago.", 0),
+    ("en", [COFFEE, AGE], "You have my drinks wrong, I'm strictly a tea person", 0),
+    ("en", [CAR, DOG], "I haven't driven since the accident, the Civic is gone", 0),
+    ("en", [RUN], "That info is old, I switched to cycling races", 0),
+    ("en", [SISTER, SH], "Lan is my aunt, you mixed them up, my sister is Jia", 0),
+    ("en", [DOG, PARTNER], "Biscuit is actually my roommate's dog, not mine", 0),
+    ("en", [AGE], "Off by one: I'm 35", 0),
+    ("zh", [ZH_CITY, ZH_DIET], "不是朝阳，是海淀，我早搬了", 0),
+    ("zh", [ZH_BRO], "你记反了，王强是我表弟", 0),
+    ("zh", [ZH_DIET, ZH_CAT], "那是以前了，我现在特别爱吃辣", 0),
+    ("zh", [ZH_PHONE], "华为那部手机给我爸了，我自己用苹果", 0),
+    ("zh", [ZH_JOB, ZH_AGE], "搞错了吧，我在京东上班", 0),
+    ("zh", [ZH_SCHOOL, ZH_CAT], "女儿去年就转到了附属小学", 0),
+    ("zh", [ZH_AGE, ZH_CITY], "我其实31岁，不是28", 0),
 ], correcting=True)
 
 LOOK_ALIKES = _cases([
@@ -207,6 +225,23 @@ LOOK_ALIKES = _cases([
     ("zh", [ZH_BRO], "我哥哥王强说你说得不对"),
     ("zh", [ZH_PHONE], "错了，华为的新手机是下个月发布"),
     ("zh", [ZH_DIET], "其实我挺喜欢川菜的香味"),
+    # third round (see the corrections' third round)
+    ("en", [JOB, SH], "She said 'I quit Acme' at the party, can you believe it"),
+    ("en", [SH], "What if I moved away from Shanghai next year, would you still remember me"),
+    ("en", [CAR], "My dad no longer drives, he sold his car"),
+    ("en", [COFFEE], "Actually the coffee at my office is amazing"),
+    ("en", [PARTNER, SH], "Alex thinks I'm wrong about Shanghai traffic"),
+    ("en", [DOG], "Actually yes, I still have Biscuit, he's twelve now"),
+    ("en", [VEG], "Imagine I weren't vegetarian, which steak would you pick"),
+    ("en", [JOB], "I meant the report for Acme, not the one for Globex"),
+    ("en", [SISTER], "Scratch that, make the card for my sister shorter"),
+    ("zh", [ZH_CITY], "我朋友说：“我早就不住朝阳区了。”"),
+    ("zh", [ZH_JOB], "要是我离开字节跳动，你觉得去哪好"),
+    ("zh", [ZH_CAT], "其实咪咪最喜欢晒太阳"),
+    ("zh", [ZH_BRO], "王强说他已经换工作了"),
+    ("zh", [ZH_DIET], "假设我能吃辣，火锅点哪个锅底"),
+    ("zh", [ZH_PHONE], "我同事的华为手机坏了，他换了苹果"),
+    ("zh", [ZH_AGE], "28岁换工作要不要紧"),
 ], correcting=False)
 
 
