@@ -4,7 +4,7 @@ Faces import from here only; see README, Architecture.
 """
 
 from .asyncio_api import AsyncMemory
-from .boot import build_boot, render_boot
+from .boot import boot_text_without, build_boot, render_boot
 from .cache_plan import Planned, count_marks
 from .chat_import import ImportReport, import_chats
 from .cache_plan import Target as CacheTarget
@@ -13,7 +13,7 @@ from .client import RemoteMemory
 from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .clock import SystemClock
-from .compose import build_embedder, build_service, erase_person, master_key, rotate_master_key
+from .compose import build_embedder, build_service, erase_person, master_key, rotate_master_key, shard_mover
 from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
     AmberError,
@@ -173,6 +173,7 @@ __all__ = [
     "WriteResult",
     "active_memories",
     "arun_job",
+    "boot_text_without",
     "build_boot",
     "build_embedder",
     "build_service",
@@ -207,6 +208,7 @@ __all__ = [
     "rotate_master_key",
     "run_job",
     "scope_for",
+    "shard_mover",
     "store_entries",
     "strip_patch",
     "user_hash",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .clock import SystemClock
 from .config import Settings
-from .coordination import coordination_for
+from .coordination import RedisCoordination, coordination_for
 from .destinations import DestinationPolicy
 from .errors import InvalidInput
 from .ports import Clock, Embedder
@@ -18,6 +18,8 @@ from .repair import repair_all
 from .service import MemoryService
 from .store import ChromaStore
 from .store.format import ensure_format
+from .store.shard_move import ShardMover
+from .store.shards import ShardedStore, ShardRoutes
 from .store.lock import DirectoryLock
 from .store.sealing import MasterKeyError, RecordKeys, load_master_key
 
@@ -89,6 +91,51 @@ def erase_person(settings: Settings, user_id: str) -> dict[str, int]:
         service.close()
 
 
+def build_store(settings: Settings, embedder_id: str, dim: int) -> ChromaStore | ShardedStore:
+    """The embedded store, one Chroma server, or users sharded over several (`chroma_shards`)."""
+    def chroma(url: str | None) -> ChromaStore:
+        return ChromaStore(data_dir=settings.data_dir if not url else None, chroma_url=url, tenant=settings.chroma_tenant,
+                           database=settings.chroma_database, token=settings.chroma_token, embedder_id=embedder_id, dim=dim,
+                           master_key=master_key(settings))
+
+    if not settings.chroma_shards:
+        return chroma(settings.chroma_url)
+    if not settings.redis_url:
+        raise InvalidInput("chroma_shards", "sharding needs redis_url: each user's shard is kept in Redis")
+    import redis
+
+    shards: dict[str, ChromaStore] = {}
+    try:
+        for name, url in settings.chroma_shards.items():
+            shards[name] = chroma(url)
+    except BaseException:
+        for opened in shards.values():
+            opened.close()
+        raise
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=5, socket_connect_timeout=3, health_check_interval=30)
+    return ShardedStore(shards, ShardRoutes(client, list(shards)))
+
+
+def shard_mover(settings: Settings, *, grace_s: float = 2.0, batch: int = 1000,
+                say: Callable[[str], None] = lambda line: None) -> tuple[ShardMover, Callable[[], None]]:
+    """What `amber shards` uses: the shards of `settings`, and the hosts' write locks in Redis.
+    Returns the mover and the function that closes what it opened."""
+    if not settings.chroma_shards:
+        raise InvalidInput("chroma_shards", "no shards configured (chroma_shards in config.yaml or AMBER_CHROMA_SHARDS)")
+    # the mover copies records as Chroma holds them and never embeds: no embedder is loaded
+    store = build_store(settings, embedder_id="(shard mover)", dim=0)
+    assert isinstance(store, ShardedStore)
+    coordination = RedisCoordination(settings.redis_url or "")
+    store.fence = coordination.check_fence  # the mover's writes stop if it loses the user's lock
+    mover = ShardMover(store, coordination.user_lock, grace_s=grace_s, batch=batch, say=say)
+
+    def close() -> None:
+        coordination.close()
+        store.close()
+
+    return mover, close
+
+
 def build_service(settings: Settings | None = None, *, embedder: Embedder | None = None, clock: Clock | None = None) -> MemoryService:
     """Open the store and build the service. Raises StoreLocked if another process owns the store."""
     settings = settings or Settings()
@@ -96,16 +143,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     if embedder is None:
         extra = {k: v for k, v in (("api_base", settings.embedding_api_base), ("api_key", settings.embedding_api_key)) if v}
         embedder = build_embedder(settings.embedding_model, settings, **extra)
-    store = ChromaStore(
-        data_dir=settings.data_dir if not settings.chroma_url else None,
-        chroma_url=settings.chroma_url,
-        tenant=settings.chroma_tenant,
-        database=settings.chroma_database,
-        token=settings.chroma_token,
-        embedder_id=embedder.id,
-        dim=embedder.dim,
-        master_key=master_key(settings),
-    )
+    store = build_store(settings, embedder.id, embedder.dim)
     try:
         ensure_format(store)  # refuses a store from a newer Amber; seals an older one's records
     except BaseException:

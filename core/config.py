@@ -52,6 +52,11 @@ class Settings(BaseSettings):
     chroma_tenant: str = "default_tenant"
     chroma_database: str = "default_database"
     chroma_token: str | None = None
+    # users spread over several Chroma servers (core/store/shards.py): name -> URL, each a plain
+    # `chroma run`; the first is the home shard (Amber's registry) and chroma_url defaults to it.
+    # Each user's shard is kept in Redis (redis_url is required); `amber shards move` moves one.
+    # The same tenant, database and token are used on every shard.
+    chroma_shards: dict[str, str] = Field(default_factory=dict)
     # remote mode: use Amber hosts instead of opening a store; several, comma-separated, are spread
     # over by user and failed over when one is down (core/client.py)
     server_url: str | None = None
@@ -179,6 +184,16 @@ class Settings(BaseSettings):
                             f"that key would act for {person!r}. Bind the key to `user: {person}` if it is theirs, "
                             f"or remove {alias!r} from {person!r}'s aliases"
                         )
+        return self
+
+    @model_validator(mode="after")
+    def _home_shard_is_the_chroma_url(self) -> "Settings":
+        """With shards, `chroma_url` names the home shard, so every check for a Chroma server holds."""
+        if self.chroma_shards:
+            home = next(iter(self.chroma_shards.values()))
+            if self.chroma_url and self.chroma_url.rstrip("/") != home.rstrip("/"):
+                raise ValueError(f"chroma_url ({self.chroma_url}) must be the first of chroma_shards ({home}) or unset")
+            self.chroma_url = home
         return self
 
     @model_validator(mode="after")

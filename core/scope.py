@@ -118,6 +118,11 @@ def event_collection(scope: Scope) -> str:
     return f"amber_evt_{_user_hash(scope.user_id)}"
 
 
+def user_key(user_id: str) -> str:
+    """What names the user in their collections' names; their shard is kept by it (core/store/shards.py)."""
+    return _user_hash(user_id)
+
+
 def user_hash(user_id: str) -> str:
     """Short stable pseudonym for logs."""
     return _user_hash(user_id)[:10]

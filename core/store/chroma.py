@@ -142,6 +142,11 @@ class ChromaStore:
             return None  # no such collection
         return (col.metadata or {}).get("amber:embedder")
 
+    def forget_handles(self, suffix: str) -> None:
+        """Drop cached handles of `...suffix` collections another process may drop (a user moving shard)."""
+        for name in [n for n in self._cols if n.endswith(suffix)]:
+            self._cols.pop(name, None)
+
     def read_raw(self, name: str) -> list[dict[str, Any]]:
         """Every record's metadata, whatever embedder built the collection (for reindexing)."""
         try:
