@@ -63,22 +63,59 @@ _STRONG = re.compile(
       | \b(?:is|are|was|'s)n['’]t\s+[^,.;]{1,40},\s*(?:it|she|he|they)['’]?(?:s|\s+is|\s+are)\b    # "isn't March 3, it's May 3"
       | \b(?:I|we|she|he|it)\s+(?:quit|left|sold|broke\s+up|split\s+up|switched|passed\s+away|moved|got\s+rid\s+of|gave\s+up|stopped)\b
       | ,\s*not\s+[^,.;]{1,30}$ | ,\s*not\s+(?:the\s+)?[^,.;]{1,30}[,.;]
+      | \byou\s+(?:have|had|['’]ve\s+got|got)\s+.{1,40}?\bwrong\b | \b(?:mixed|mixing|mix)\s+(?:\w+\s+)?up\b | \boff\s+by\b
+      | \b(?:mistaken|stale|outdated)\b | \bold\s+(?:info|information|news)\b | \bused\s+to\b
+      | \b(?:is|are)\s+gone\b | \bhaven['’]t\s+(?:\w+\s+){0,3}since\b | \bnever\s+(?:had|lived|was|were|been|worked|owned)\b
+      | \b(?:please\s+)?(?:fix|update)\s+(?:that|this|it)\b | \b(?:was|were)\s+(?:my\s+)?(?:old|former|previous)\b
       | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
-      | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错""",
+      | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错
+      | 记反|記反|弄反|搞反|搞混|弄混|记混|記混|以前的事|那是以前|早搬|卖了|賣了|卖掉|賣掉|送人|送给|送給|转学|轉學|改成
+      | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)""",
     _V | re.MULTILINE,
 )
 # with a handle named, "#48213 is wrong" says enough
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+true|untrue|outdated|out\s+of\s+date|no\s+longer\s+true)\b|不对|不對|错|錯|不是真的|过时|過時", re.IGNORECASE)
 # softer: "actually", "no,", "其实", "现在...了": needs the person and a shared word or topic
-_WEAK = re.compile(r"^\W*(?:actually|in\s+fact|no|nope|nah)\b|\bactually\b|其实|其實|现在|現在", re.IGNORECASE)
+_WEAK = re.compile(r"""^\W*(?:actually|in\s+fact|no|nope|nah)\b|\bactually\b|其实|其實|现在|現在|\bscratch\s+that\b|\bwait,?\s+no\b
+                   | \bi\s+meant\s+(?:that\s+)?(?:i|i['’]m|my|we)\b""", _V)
 # the turn is about something else: a request, what was meant or asked, a passing moment, an opinion
 _AWAY = re.compile(
     r"""\?|？|\b(?:can|could|would|will)\s+you\b|\blet['’]?s\b|\bhelp\s+me\b|\bwondering\b|\bi['’]?d\s+(?:love|like)\b
-      | \bi\s+(?:meant|mean|asked|was\s+asking|am\s+asking)\b|\bwhat\s+i\s+(?:asked|meant|wanted)\b|\bnot\s+sure\b
+      | \bi\s+(?:meant|mean)\b(?!\s+(?:that\s+)?(?:i|i['’]m|my|we)\b)|\bi\s+(?:asked|was\s+asking|am\s+asking)\b|\bwhat\s+i\s+(?:asked|meant|wanted)\b|\bnot\s+sure\b
       | \b(?:today|tonight|right\s+now|this\s+(?:morning|afternoon|evening|week|time)|at\s+the\s+moment|for\s+now|trip)\b
       | \bi\s+(?:don['’]t\s+)?think\b|\bwould\s+like\b|\btry\s+again\b
       | \bsays\s+(?:you|i)['’]?(?:re|m|\s+am|\s+are)?\s+wrong\b
-      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你""",
+      | \b(?:if|suppose|supposing|imagine|assuming|what\s+if|in\s+case)\b
+      | ^\W*(?:what|how|why|when|where|which|who|should|shall|do|does|did|is|are|can|could|would|will)\b
+      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你
+      | 如果|假如|要是|假设|假設|万一|萬一|是不是|要不要|能不能|会不会|會不會|可不可以|有没有|好不好|(?<!不)对不对|行不行""",
+    _V,
+)
+# words in quotation marks are someone's words, not the person's correction
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|‘[^’]*’")
+# someone other than the person (or "you", the assistant) speaks, thinks or changes: their words or news
+_PEOPLE_EN = (r"brother|sister|mom|mum|mother|dad|father|friend|colleague|coworker|co-worker|boss|neighbou?r|roommate|doctor"
+              r"|partner|wife|husband|son|daughter|parents?|cousin|aunt|uncle|bandmate|teacher|he|she|they")
+_PEOPLE_ZH = r"他们|他們|她们|她們|他|她|哥哥|弟弟|姐姐|妹妹|爸爸|妈妈|媽媽|爸|妈|媽|朋友|同事|老师|老師|邻居|鄰居|室友|老板|老闆|主角|女儿|女兒|儿子|兒子"
+_REPORTED = re.compile(
+    rf"""\b(?!i\b|you\b)[A-Za-z]+\s+(?:says|said|told|tells|thinks|keeps\s+saying|corrected)\b
+      | (?<=[\u4e00-\u9fff])(?<![我你])(?:说|說|讲|講|认为|認為|以为|以為)
+      | (?:{_PEOPLE_ZH})(?:也)?(?:搞错|搞錯|记错|記錯|弄错|弄錯)""",
+    _V,
+)
+_THEIR_CHANGE = re.compile(
+    rf"""\b(?:(?:my|our|his|her)\s+)?({_PEOPLE_EN})\s+(?:no\s+longer|quit|left|sold|moved|switched|stopped|gave\s+up|got\s+rid\s+of)\b
+      | ({_PEOPLE_ZH})(?:的[^，,。\s]{{1,6}})?[^，,。\s]{{0,3}}?(?:已经|已經|早就|不再|换了|換了|卖了|賣了|搬|离职|離職|辞职|辭職)""",
+    _V,
+)
+# "actually" praising or restating what is held is no correction ("actually I love it", "其实咪咪很乖")
+_PRAISE = re.compile(r"\b(?:love|loves|great|amazing|awesome|nice|good|enjoy|enjoys|fun)\b|喜欢|喜歡|好用|可爱|可愛|很乖|不错|不錯", re.IGNORECASE)
+_STILL = re.compile(r"\b(?:still|yes|yeah)\b|还是|還是|仍然|依然|还在|還在", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|no|never|n['’]t)\b|不|没|沒", re.IGNORECASE)
+# what a correction with only a soft marker needs: a no, a change, or a value put in place of another
+_CONTRA = re.compile(
+    r"""\b(?:not|no|never|none|n['’]t|any\s*more|now|these\s+days|switched|moved|since|instead|rather)\b
+      | 不|没|沒|非|现在|現在|已经|已經|改|换|換|是|叫""",
     _V,
 )
 _CONFIRM = re.compile(r"^\W*(?:that['’]?s\s+right|that\s+is\s+right|correct|right|yes|yep|yeah|exactly|没错|沒錯|对[，,。]|對[，,。]|是的|对的)(?:\W|$)", re.IGNORECASE)
@@ -88,8 +125,10 @@ _SELF_ZH = re.compile(r"我|咱")
 _LEAD = re.compile(
     r"""^(?:\W*(?:that['’]?s|that\s+is|this\s+is|it['’]s)\s+(?:\w+\s+)?(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|old\s+news)
           (?:\s+any\s*more)?\s*[-,.;:!—–]*\s*
-        | \W*(?:no|nope|actually|in\s+fact|sadly|wrong\s+\w+|correction|update|not\s+true\s+any\s*more)\b\s*[-,.;:!—–：]*\s*
-        | \W*(?:不对|不對|错了|錯了|你记错了|你說錯了|你说错了|搞错了|弄错了|更正一下|更正|纠正一下|其实|其實|这个过时了|那个信息过期了|不对不对)
+        | \W*(?:no|nope|actually|in\s+fact|sadly|wrong\s+\w+|correction|update|not\s+true\s+any\s*more|scratch\s+that|wait|sorry
+              |(?:is|was)\s+(?:wrong|incorrect|outdated|out\s+of\s+date|not\s+(?:right|true|correct))|i\s+meant(?:\s+that)?)\b\s*[-,.;:!—–：]*\s*
+        | \W*(?:不对|不對|错了|錯了|你记错了|你說錯了|你说错了|搞错了|弄错了|更正一下|更正|纠正一下|其实|其實|这个过时了|那个信息过期了|不对不对
+              |过时了|過時了|过期了|過期了|你记反了|记反了|那是以前了|那是以前)
           [\s，,。：:!！]* )+""",
     _V,
 )
@@ -102,7 +141,8 @@ _MONTHS = frozenset("january february march april may june july august september
 # CJK pairs with a function character say nothing about the topic ("已经", "不在", "我的")
 _CJK_FUNCTION = set("的了在是不我你他她它这那個个也都就还還已经經很吗嗎吧呢啊一有没沒说說要会會和与與到把被从從对對过過又才再现現")
 _TOPICS: dict[str, tuple[str, ...]] = {
-    "home": ("live", "living", "lives", "moved", "move", "moving", "city", "apartment", "flat", "住", "搬", "城市", "区", "區"),
+    "home": ("live", "living", "lives", "moved", "move", "moving", "city", "apartment", "flat", "i'm in", "i am in", "based in",
+             "住", "搬", "城市", "区", "區"),
     "work": ("work", "works", "working", "job", "company", "employer", "engineer", "quit", "left", "freelanc", "office", "boss",
              "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里"),
     "name": ("called", "name", "named", "叫", "名字"),
@@ -139,12 +179,21 @@ def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
         if _about_self(statement) and len(tokenize(statement)) >= 2:
             return Correction(named, "supersede", statement)
         return Correction(named, "retract", "") if _STRONG.search(rest) or _WRONG.search(rest) else None
+    s = " ".join(_QUOTED.sub(" ", s).split())
+    if not s or _REPORTED.search(s) or s.rstrip().endswith((":", "：")):
+        return None
     strong = bool(_STRONG.search(s))
     if not (strong or _WEAK.search(s)) or _AWAY.search(s) or _CONFIRM.match(s):
+        return None
+    if not strong and (not _CONTRA.search(s) or ((_PRAISE.search(s) or _STILL.search(s)) and not _NEGATED.search(s))):
         return None
     statement = _statement(s)
     if not statement:
         return None
+    their = _THEIR_CHANGE.search(s)
+    if their is not None:  # news about someone else corrects only an item about them ("my sister moved")
+        who = (their.group(1) or their.group(2)).casefold()
+        shown = [x for x in shown if who in x.text.casefold()]
     target = _target(statement, shown, strong)
     return Correction(target, "supersede", statement) if target is not None else None
 
@@ -180,9 +229,13 @@ def _names(text: str) -> set[str]:
     return {w.casefold() for w in found if w.casefold() not in _MONTHS}
 
 
+_AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b", re.IGNORECASE)  # "I'm 35": an age without the word
+
+
 def _topics(text: str) -> set[str]:
-    low = text.casefold()
-    return {name for name, words in _TOPICS.items() if any(_has(low, w) for w in words)}
+    low = text.casefold().replace("’", "'")
+    found = {name for name, words in _TOPICS.items() if any(_has(low, w) for w in words)}
+    return found | {"age"} if _AGE_SAID.search(text) else found
 
 
 def _has(low: str, word: str) -> bool:

@@ -185,3 +185,32 @@ async def test_a_handle_said_to_be_wrong_without_a_new_fact_is_retired(hook):
     for q in ("What is my favourite band?", "Tool"):
         patch, _ = await turn(cb, q)
         assert handle_of(old) not in patch
+
+
+@pytest.mark.parametrize("memory, question, correction, kept", [
+    # a handle with the new fact: that item is superseded by the person's words, the marker left out
+    ("I work at Acme as a welder", "Where do I work?", "{h} is wrong, I work at Globex now", "I work at Globex now"),
+    # newer English phrasings (the corpus's third round)
+    ("I live in Shanghai", "Where do I live?", "Scratch that, I'm in Hangzhou now, not Shanghai", "I'm in Hangzhou now, not Shanghai"),
+    ("My sister is called Lan", "What is my sister called?", "I meant my sister is called Lin, not Lan", "my sister is called Lin, not Lan"),
+    # Chinese: an unkeyed memory superseded, a handle said to be out of date, a handle forgotten
+    ("我养了一只猫叫咪咪", "我的猫叫什么？", "其实我的猫叫团团，不叫咪咪", "我的猫叫团团，不叫咪咪"),
+    ("我住在北京朝阳区", "我住在哪里？", "{h}过时了，我现在住在通州", "我现在住在通州"),
+    ("我住在北京朝阳区", "我住在哪里？", "忘掉{h}", None),
+])
+async def test_each_kind_of_correction_keeps_the_old_item_out_of_later_blocks(hook, memory, question, correction, kept):
+    service, cb = hook
+    ana = scope_for(Actor("ana"))
+    old = remember(service, "ana", memory)
+    patch, _ = await turn(cb, question)
+    assert handle_of(old) in patch
+    patch, _ = await turn(cb, correction.format(h=handle_of(old)))
+    assert ("corrected" if kept else "forgotten") in patch
+    if kept:
+        mem = service.get(ana, old)
+        assert mem.status.value == "superseded" and service.get(ana, mem.superseded_by).content == kept
+    else:
+        assert all(memory not in m.content for m in service.list(ana, status=None).items)
+    for q in (question, memory):
+        patch, _ = await turn(cb, q)
+        assert handle_of(old) not in patch and memory not in patch
