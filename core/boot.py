@@ -8,7 +8,7 @@ times a day, so clients may cache it.
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .user_overview import active_memories, kind_counts
@@ -46,6 +46,15 @@ def render_boot(digest: Any, pinned: Sequence[Any], glossary: Sequence[Any], max
         body.append(line)
         used += len(line) + 1
     return fenced(BOOT_HEADER, body)
+
+
+def boot_text_without(boot: Any, stays: Callable[[Any], bool]) -> str:
+    """The boot pack's text without the items that must stay on the host, for a model that runs
+    elsewhere (`DestinationPolicy.stays`): a pinned health fact or a private glossary entry is
+    dropped, and so is a digest marked as written from such items. Pure."""
+    keep = lambda items: [m for m in items if not stays(m)]  # noqa: E731
+    digest = boot.digest if boot.digest is not None and not stays(boot.digest) else None
+    return render_boot(digest, keep(boot.pinned), keep(boot.glossary))
 
 
 def _zone(name: str) -> ZoneInfo:

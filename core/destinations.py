@@ -66,10 +66,15 @@ class DestinationPolicy:
         low = {t.casefold() for t in tags}
         return kind in self.host_only_kinds or any(t.casefold() in low for t in self.host_only_tags)
 
+    def stays(self, item: object) -> bool:
+        """Whether this item (anything with `kind` and `tags`) stays on the host."""
+        kind = getattr(item, "kind", "")
+        return self.host_only(getattr(kind, "value", kind), getattr(item, "tags", ()) or ())
+
     def admit(self, items: Sequence[T], group: str, deployments: Sequence[str] = ()) -> list[T]:
         """The items (anything with `kind` and `tags`) that may go to this model group, in order."""
         if not self.receives_memory(group, deployments):
             return []
         if self.on_host(group, deployments):
             return list(items)
-        return [c for c in items if not self.host_only(getattr(c, "kind", ""), getattr(c, "tags", ()) or ())]
+        return [c for c in items if not self.stays(c)]

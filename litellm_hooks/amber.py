@@ -130,7 +130,9 @@ class AmberMemory(CustomLogger):
                 patch = f"{note}\n{patch}" if patch else note
             boot = ""
             if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read") and sends:
-                boot = await self._boot_pack(memory, actor, settings.recall_timeout_s)
+                # a model off the host gets the boot pack without what stays on the host (pinned health facts...)
+                off_host = None if policy.on_host(model, deployments) else policy
+                boot = await self._boot_pack(memory, actor, settings.recall_timeout_s, off_host)
             target = CacheTarget(
                 claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
             )
@@ -199,9 +201,9 @@ class AmberMemory(CustomLogger):
             return None
         return {"x-amber-memories": " ".join(shown)} if shown else None
 
-    async def _boot_pack(self, memory: Any, actor: Any, timeout: float) -> str:
+    async def _boot_pack(self, memory: Any, actor: Any, timeout: float, off_host: DestinationPolicy | None) -> str:
         try:
-            return await asyncio.wait_for(memory.boot_pack(actor), timeout=timeout) or ""
+            return await asyncio.wait_for(memory.boot_pack(actor, off_host), timeout=timeout) or ""
         except Exception as e:
             log.warning("amber boot pack skipped: %s: %s", type(e).__name__, e)
             return ""

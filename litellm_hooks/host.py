@@ -25,6 +25,7 @@ from core import (
     AsyncMemory,
     Corrected,
     CaptureQueue,
+    DestinationPolicy,
     Identity,
     LiteLLMClient,
     LocalMemory,
@@ -34,6 +35,7 @@ from core import (
     RemoteMemory,
     Settings,
     StoreUnavailable,
+    boot_text_without,
     build_service,
     config_file,
     correct_in_turn,
@@ -81,12 +83,14 @@ class HookMemory:
         plan = await self.port_for(actor).forget(what, preview=True)
         return len(plan.memories), plan.messages, [m.content for m in plan.uncertain]
 
-    async def boot_pack(self, actor: Actor) -> str:
+    async def boot_pack(self, actor: Actor, off_host: DestinationPolicy | None = None) -> str:
+        """The boot pack's text; for a model off the host (`off_host`, the policy that says what stays)
+        without the host-only items, kept apart from the full text."""
         async def build() -> str:
             boot = await self.port_for(actor).boot()
-            return boot.text
+            return boot.text if off_host is None else boot_text_without(boot, off_host.stays)
 
-        return await self.packs.get(actor.user_id, build)
+        return await self.packs.get(actor.user_id if off_host is None else f"{actor.user_id}\0off-host", build)
 
     async def capture(self, actor: Actor, entries: Sequence[dict[str, Any]]) -> None:
         """Store one user's journal entries: all their turns in one ingest (one embedding batch),

@@ -1,0 +1,60 @@
+"""The destination policy (core/destinations.py) on the boot pack the hook puts in the system prompt:
+a model off the host gets it without the host-only items (precious quotes, anything tagged health
+or private), a host model gets all of it, a model that may receive no memory gets none. Through the
+pre-call in process on a real Chroma store; one test per rule."""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+
+import pytest
+
+from core import Actor, Kind, MemoryIn, build_service, scope_for
+from core.testing import HashEmbedder
+from litellm_hooks.amber import AmberMemory
+from litellm_hooks.host import HookMemory, local_ports
+from tests.hook.test_corrections_in_turn import Key
+from tests.kit.config import settings_apart
+
+_ids = itertools.count()
+
+
+@pytest.fixture
+def hook(tmp_path):
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_timeout_s=20,
+                              boot_pack_in_system=True, host_models=["local-*"], memory_models_deny=["banned-*"])
+    service = build_service(settings, embedder=HashEmbedder())
+    ana = scope_for(Actor("ana"))
+    for content, kind, tags in (("I drink genmaicha tea every morning", Kind.fact, []),
+                                ("Takes insulin before dinner", Kind.fact, ["health"]),
+                                ("My therapist is Dr Okafor", Kind.fact, ["private"]),
+                                ("Grandma said: the tea garden is where we begin", Kind.precious, [])):
+        service.remember(ana, MemoryIn(content=content, kind=kind, tags=tags, pinned=True))
+    yield AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
+    service.close()
+
+
+async def system_prompt(callback: AmberMemory, model: str) -> str:
+    data = {"model": model, "user": "ana", "litellm_call_id": f"boot-{next(_ids)}",
+            "messages": [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "Good morning"}]}
+    out = await callback.async_pre_call_hook(Key(), None, data, "acompletion")
+    content = (out or data)["messages"][0]["content"]
+    return "\n".join(b["text"] for b in content if b.get("type") == "text") if isinstance(content, list) else content
+
+
+@pytest.mark.parametrize("withheld", ["insulin", "Okafor", "Grandma"], ids=["tagged health", "tagged private", "precious"])
+async def test_a_model_off_the_host_gets_the_boot_pack_without_host_only_items(hook, withheld):
+    away = await system_prompt(hook, "claude-sonnet")
+    assert "genmaicha" in away and withheld not in away
+
+
+async def test_a_host_model_gets_the_whole_boot_pack(hook):
+    home = await system_prompt(hook, "local-qwen")
+    assert all(w in home for w in ("genmaicha", "insulin", "Okafor", "Grandma"))
+    away = await system_prompt(hook, "claude-sonnet")  # the two texts are kept apart, each way round
+    assert "insulin" not in away and "insulin" in await system_prompt(hook, "local-qwen")
+
+
+async def test_a_model_that_may_receive_no_memory_gets_no_boot_pack(hook):
+    assert "genmaicha" not in await system_prompt(hook, "banned-model")
