@@ -8,6 +8,7 @@
     amber keys create ... [--write config.yaml]   a new API key, shown once
     amber jobs run extract|consolidate|retention
     amber spool status|replay [--data-dir D]     the proxy's capture journal: what waits, what was set aside
+    amber shards list|show USER|move USER TO     users spread over several Chroma servers
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ def parser() -> argparse.ArgumentParser:
     jr.add_argument("job", choices=["extract", "consolidate", "retention"])
     jr.add_argument("--user", help="only this user (default: every user)")
     jr.set_defaults(run=lazy("cli_maintenance", "jobs_run"))
+
+    importlib.import_module(f"{__package__}.cli_shards").register(sub)  # amber shards list|show|move
 
     sp = sub.add_parser("spool", help="the proxy's capture journal: turns waiting to be stored, turns set aside")
     spsub = sp.add_subparsers(dest="spool_command", required=True, metavar="ACTION")
