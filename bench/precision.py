@@ -4,16 +4,18 @@ Users are loaded with LoCoMo conversations (one user per conversation, every tur
 `MemoryService.ingest`). Then, through `MemoryService.recall` (what the proxy and the filter inject):
 
 1. **unrelated prompts** (bench/prompts/unrelated.txt: coding, trivia, writing, maths, in English
-   and Chinese), asked as every user: the share of prompts that get any item injected;
-2. **LoCoMo questions**: R@10 over the injected items (evidence turns among them), and the tokens
-   injected per request;
+   and Chinese; `--prompts` takes another file, or a folder of them such as bench/prompts/families,
+   each file a family reported on its own), asked as every user: the share of prompts that get any
+   item injected;
+2. **LoCoMo questions**: R@10 over the injected items (evidence turns among them), the tokens
+   injected per request, and the share of questions that get nothing (abstained);
 3. **multi-turn replay**: each user turn of a conversation's last session asked with the session so
    far in the request: the share of injected items that the request already carries.
 
 Each is measured twice in the same run: Amber's default ("amber") and the same code with the
 relevance floor off and, in the replay, no echo filter ("no_abstention"). The last line printed is one JSON object.
 
-    .venv/bin/python bench/precision.py [--data ../shared/eval/locomo/locomo_dev.json] [--limit N]
+    .venv/bin/python bench/precision.py [--data ../shared/eval/locomo/locomo_dev.json] [--limit N] [--smoke]
 """
 
 from __future__ import annotations
@@ -44,16 +46,34 @@ def load_prompts(path: Path = PROMPTS) -> list[str]:
     return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
 
 
+def load_families(path: Path) -> dict[str, list[str]]:
+    """A prompt file is one family; a folder holds one family per .txt file."""
+    files = sorted(path.glob("*.txt")) if path.is_dir() else [path]
+    return {f.stem: load_prompts(f) for f in files}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    ap.add_argument("--prompts", type=Path, default=PROMPTS, help="unrelated prompts: a file, or a folder of files (one family each)")
+    ap.add_argument("--smoke", action="store_true", help="a tiny made-up conversation (bench/synthetic.py), 6 unrelated prompts: checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        import synthetic
+
+        args.data = str(synthetic.locomo(Path(tempfile.mkdtemp(prefix="amber-smoke-")) / "locomo.json", conversations=1))
     samples = json.loads(Path(args.data).read_text())[: args.limit or None]
-    prompts = load_prompts()
+    families = load_families(args.prompts)
+    family_of = {p: f for f, ps in families.items() for p in ps}
+    prompts = list(family_of)
+    if args.smoke:
+        prompts = prompts[:3] + [p for p in prompts if CJK.search(p)][:3]
     embedder = build_embedder("local")
     modes = {"amber": {}, "no_abstention": {"floor_memory": 0.0, "floor_message": 0.0, "floor_lexical": 0.0}}
     injected = {m: {"en": [], "zh": []} for m in modes}
+    by_family = {m: {f: [] for f in families} for m in modes}
+    abstained = {m: [] for m in modes}
     recall10 = {m: [] for m in modes}
     tokens = {m: [] for m in modes}
     echoed = {m: [0, 0] for m in modes}  # items already in the request, items injected
@@ -71,11 +91,13 @@ def main() -> None:
                     for p in prompts:
                         r = svc.recall(scope, p, config=cfg, echo=fingerprints([p]))
                         injected[mode]["zh" if CJK.search(p) else "en"].append(bool(r.items))
+                        by_family[mode][family_of[p]].append(bool(r.items))
                     for q in questions:
                         r = svc.recall(scope, q["question"], config=cfg, echo=fingerprints([q["question"]]))
                         got = {c.id for c in r.items}
                         recall10[mode].append(len(set(q["evidence"]) & got) / len(q["evidence"]))
                         tokens[mode].append(r.tokens)
+                        abstained[mode].append(not r.items)
                     for i, turn in enumerate(last):
                         if turn.role.value != "user":
                             continue
@@ -90,6 +112,7 @@ def main() -> None:
         print(f"conversation {n + 1}/{len(samples)} done", flush=True)
 
     result: dict = {"bench": "precision", "data": Path(args.data).name, "conversations": len(samples), "prompts": len(prompts),
+                    "prompt_file": str(args.prompts),
                     "embedder": embedder.id, "modes": {}}
     for mode in modes:
         allp = injected[mode]["en"] + injected[mode]["zh"]
@@ -97,9 +120,11 @@ def main() -> None:
             "unrelated_injected": round(sum(allp) / len(allp), 4),
             "unrelated_injected_en": round(sum(injected[mode]["en"]) / max(1, len(injected[mode]["en"])), 4),
             "unrelated_injected_zh": round(sum(injected[mode]["zh"]) / max(1, len(injected[mode]["zh"])), 4),
+            **({f"unrelated_injected {f}": round(sum(v) / max(1, len(v)), 4) for f, v in by_family[mode].items()} if len(families) > 1 else {}),
             "questions": len(recall10[mode]),
             "R@10": round(sum(recall10[mode]) / len(recall10[mode]), 4),
             "tokens_median": statistics.median(tokens[mode]),
+            "questions_abstained": round(sum(abstained[mode]) / max(1, len(abstained[mode])), 4),
             "already_in_request": round(echoed[mode][0] / max(1, echoed[mode][1]), 4),
         }
         result["modes"][mode] = row

@@ -109,15 +109,16 @@ class RSS:
         return self.peak_kb
 
 
-def preload(p: Proxy, user: str, items: int, rng: random.Random) -> float:
-    """`items` captured turns for `user`, through the memory server's REST API (document lane)."""
+def preload(p: Proxy, user: str, items: int, rng: random.Random, batch: int = 250) -> float:
+    """`items` captured turns for `user`, through the memory server's REST API (document lane), `batch` a request
+    (the commit before the ONNX engine answers 503 to 250 turns at once on a busy machine: its lane timed out)."""
     started = time.perf_counter()
     h = {"Authorization": f"Bearer {ADMIN}", "X-Amber-User": user}
     t0 = time.time() - items * 60
     with httpx.Client(base_url=p.base + "/memory", timeout=600) as http:
-        for b in range(0, items, 250):
+        for b in range(0, items, batch):
             msgs = []
-            for i in range(b, min(items, b + 250)):
+            for i in range(b, min(items, b + batch)):
                 topic = rng.choice(TOPICS)
                 text = f"{rng.choice(PHRASES).format(t=topic)} (note {i}: {rng.randint(1, 10**6)})"
                 at = datetime.fromtimestamp(t0 + i * 60).astimezone().isoformat()
@@ -208,6 +209,7 @@ def main() -> None:
     ap.add_argument("--big-users", type=int, default=2, help="users that start with --big-items stored turns")
     ap.add_argument("--big-items", type=int, default=10000)
     ap.add_argument("--embedder", default="local")
+    ap.add_argument("--preload-batch", type=int, default=250, help="stored turns per request while preloading")
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="amber-proxy-load-"))
@@ -219,11 +221,12 @@ def main() -> None:
             (work / d).mkdir()
         amber = Proxy(proxy_config(up, amber=amber_cfg), work / "amber", env={"AMBER_EMBEDDING_MODEL": args.embedder})
         plain = Proxy(proxy_config(up, callback=False), work / "plain")
-        start_together((amber, {"timeout": 240}), (plain, {"wait_memory": False}))
+        # a loaded 2-core machine took over the kit's 120 s to start the plain proxy
+        start_together((amber, {"timeout": 600}), (plain, {"wait_memory": False, "timeout": 600}))
         rss_amber, rss_plain = RSS(amber.proc.pid), RSS(plain.proc.pid)
         try:
             rng = random.Random(7)
-            preload_s = sum(preload(amber, f"user{u}", args.big_items, rng) for u in range(min(args.big_users, args.users)))
+            preload_s = sum(preload(amber, f"user{u}", args.big_items, rng, args.preload_batch) for u in range(min(args.big_users, args.users)))
             if args.big_users:
                 print(f"preloaded {args.big_users} users x {args.big_items} turns in {preload_s:.0f}s", file=sys.stderr)
                 assert wait_for(lambda: journal_empty(amber), timeout=600)

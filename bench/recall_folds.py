@@ -11,7 +11,7 @@ grid's configuration with the best R@10 on the tuning half (ties: the first in g
 reported on the held-out half, next to dense only, the default before (old tokenizer, old
 constants) and today's default, on the same half. The halves are printed (dialogue line numbers in the file, 0-based).
 
-    .venv/bin/python bench/recall_folds.py [--seed 32] [--locomo] [--locomo-limit N]
+    .venv/bin/python bench/recall_folds.py [--seed 32] [--locomo] [--locomo-limit N] [--smoke]
 
 The last line printed is one JSON object with the results.
 """
@@ -154,7 +154,15 @@ def main() -> None:
     ap.add_argument("--lang", default="zh,en")
     ap.add_argument("--locomo", action="store_true", help="also LoCoMo dev: dense, default and the chosen configuration")
     ap.add_argument("--locomo-limit", type=int, default=0)
+    ap.add_argument("--smoke", action="store_true", help="made-up MADial and LoCoMo files (bench/synthetic.py), LoCoMo included: checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        import synthetic
+
+        tmp = Path(tempfile.mkdtemp(prefix="amber-smoke-"))
+        madial_recall.DATA = synthetic.madial(tmp / "madial")
+        locomo_recall.DEFAULT_DATA = synthetic.locomo(tmp / "locomo.json", conversations=1)
+        args.locomo = True
     embedder = build_embedder("local")
     shared_passages(embedder)
     grid = {name_of(c): c for c in GRID}

@@ -10,7 +10,7 @@ warmed, and then, in the same run and on the same queries:
 - `chroma_only`: the Chroma query alone, for reference.
 Reported: p50/p95 in ms and the ratio amber/bare at p50 and p95.
 
-    .venv/bin/python bench/recall_scale.py [--sizes 1000,10000] [--queries 200]
+    .venv/bin/python bench/recall_scale.py [--sizes 1000,10000] [--queries 200] [--smoke]
 
 100k is accepted (`--sizes 1000,10000,100000`) but embedding 100k texts takes ~30 min here.
 The last line printed is one JSON object with the results.
@@ -109,7 +109,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--smoke", action="store_true", help="60 memories, 10 queries: checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.sizes, args.queries = "60", 10
     rnd = random.Random(7)
     embedder = build_embedder("local")
     embedder.cache_size = 0  # every query pays its embedding, in both arms: the cache would hide it

@@ -6,7 +6,7 @@ keys configured, an embedded store in a temp dir), with the hash embedder so a r
 seconds; item 4 uses a second server without keys (local mode), item 2 a writer process killed with
 SIGKILL, and items 3g and 6g the `amber` command itself.
 
-    .venv/bin/python bench/replay_edges.py [--crash-rounds 4]
+    .venv/bin/python bench/replay_edges.py [--crash-rounds 4] [--smoke]
 
 One line per item (`fixed` or `NOT FIXED`, its number, what was replayed, what was seen); the
 last line printed is one JSON object: {"fixed": n, "not_fixed": n, "items": {id: true|false}}.
@@ -387,7 +387,10 @@ class _Lines(logging.Handler):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--crash-rounds", type=int, default=4, help="writer processes killed for item 2")
+    ap.add_argument("--smoke", action="store_true", help="one writer killed: checks that every replay still runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.crash_rounds = 1
 
     tmp = Path(tempfile.mkdtemp(prefix="amber-replay-"))
     keys = [ApiKeyConfig(name="alice", secret=KEYS["alice"], user="alice"),

@@ -7,7 +7,7 @@ run, the same threads first hit `/health` (the HTTP stack alone, embeds nothing)
 Reported: operations per second, latency p50/p95/p99 overall and per operation, errors, and the
 ratio of p50 to the baseline's. The last line printed is one JSON object.
 
-    .venv/bin/python bench/rest_load.py [--threads 20] [--ops 50] [--users 5]
+    .venv/bin/python bench/rest_load.py [--threads 20] [--ops 50] [--users 5] [--smoke]
 """
 
 from __future__ import annotations
@@ -112,7 +112,10 @@ def main() -> None:
     ap.add_argument("--ops", type=int, default=50)
     ap.add_argument("--users", type=int, default=5)
     ap.add_argument("--embedder", default="local")
+    ap.add_argument("--smoke", action="store_true", help="4 threads x 5 operations, hash embedder: checks that the bench runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.threads, args.ops, args.users, args.embedder = 4, 5, 2, "hash"
 
     work = Path(tempfile.mkdtemp(prefix="amber-rest-load-"))
     cfg = work / "config.yaml"
