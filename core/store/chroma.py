@@ -26,7 +26,6 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import urlparse
 
 import chromadb
-import httpx
 from chromadb.config import Settings as ChromaSettings
 
 from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
@@ -36,6 +35,7 @@ from ..outage import OutageState
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
 from .format import remove_orphan_segments
+from .guarded import _Guarded, _raise_if_outage
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
 from .sealing import MasterKeyError, RecordKeys, Sealer, scrub_freed_memory
@@ -474,87 +474,6 @@ class ChromaStore:
             self.outage.down(f"does not answer: {e}")
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
         self.outage.up()
-
-
-_OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
-_FULL_WORDS = ("disk is full", "no space left", "disk full")
-_WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
-
-
-def _chain(e: BaseException) -> list[BaseException]:
-    """The exception and those it was raised from or during (a failed rollback hides the disk-full
-    error that caused it in its context)."""
-    out: list[BaseException] = []
-    while e is not None and e not in out and len(out) < 8:
-        out.append(e)
-        e = e.__cause__ or e.__context__  # type: ignore[assignment]
-    return out
-
-
-def _is_outage(e: Exception) -> bool:
-    """Chroma or its transport unable to serve now (unreachable, timing out, its disk full), as
-    opposed to refusing what it was asked (a bad argument, a missing record)."""
-    for x in _chain(e):
-        if isinstance(x, (OSError, TimeoutError, ConnectionError, httpx.TransportError)):
-            return True
-        text = f"{type(x).__name__}: {x}".casefold()
-        if any(w in text for w in _OUTAGE_WORDS):
-            return True
-    return False
-
-
-def _is_disk_full(e: BaseException) -> bool:
-    return any(any(w in f"{x}".casefold() for w in _FULL_WORDS) for x in _chain(e))
-
-
-def _says_full(e: BaseException) -> bool:
-    """Chroma's own error on a full disk: SQLite's, or its compaction failing to write."""
-    return _is_disk_full(e) or any("compaction" in f"{x}".casefold() for x in _chain(e))
-
-
-def _raise_if_outage(e: Exception, what: str, state: OutageState | None = None) -> None:
-    if isinstance(e, AmberError):
-        raise e
-    if _is_outage(e):
-        if _is_disk_full(e):
-            what = f"{what}: the disk holding the store is full"
-        if state is not None:
-            state.down(f"{what}: {type(e).__name__}: {e}")
-        raise StoreUnavailable(f"{what}: {type(e).__name__}: {e}") from e
-
-
-class _Guarded:
-    """A Chroma collection whose every call fails in Amber's error tree: an outage is
-    StoreUnavailable (503 with Retry-After over REST, a clean tool error over MCP, "no memory this
-    turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
-    store's outage state logs once when Chroma goes away and once when it answers again."""
-
-    __slots__ = ("_col", "_name", "_state", "_disk")
-
-    def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None):
-        self._col, self._name, self._state, self._disk = col, name, state, disk
-
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(self._col, attr)
-        if not callable(value):
-            return value
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if self._disk is not None:
-                self._disk.usable()
-            try:
-                out = value(*args, **kwargs)
-            except Exception as e:
-                if self._disk is not None and attr in _WRITES:
-                    self._disk.failed(e, f"Chroma {attr} on {self._name}", says_full=_says_full(e))
-                    self._disk.usable()
-                _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
-                raise
-            if self._state is not None:
-                self._state.up()
-            return out
-
-        return call
 
 
 def chroma_where(where: Where | None) -> dict[str, Any] | None:

@@ -1,0 +1,113 @@
+"""Chroma's calls in Amber's error tree: `_Guarded` wraps a collection so that an outage (Chroma away,
+its disk full) is StoreUnavailable whatever the call, and a vector index Chroma evicted from its
+pool is read back instead of failing (see _EVICTED)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from ..errors import AmberError, StoreUnavailable
+from ..outage import OutageState
+from .disk import DiskGuard
+
+_OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
+_FULL_WORDS = ("disk is full", "no space left", "disk full")
+_WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
+_READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collection's vector index
+
+# Chroma keeps the vector index of each collection it has opened in a pool of at most N indexes
+# (a server: `segment_manager.hnsw_index_pool_cache_config` in its config file, 65 536 unless set;
+# embedded: the open-file limit / 5, so 204 at `ulimit -n 1024`), ~2.5 MB each whatever it holds.
+# Chroma 1.5.9 cannot read back an index it evicted before it ever wrote it to disk (it writes one
+# after `sync_threshold`, 1 000, changes): the next query fails "Nothing found on disk"
+# (chroma-core/chroma#4212; 139 of 200 small collections with a pool of 50, bench/README.md). Any
+# write to the collection makes Chroma rebuild the index from its log, so the store then deletes
+# an id no record has (a log entry that changes nothing) and asks once more. What this leaves: an
+# index Chroma did write (1 000 changes or more) is read back as last written, and until the
+# collection's next write its answers miss what changed since (recall's lexical arm still finds it).
+_EVICTED = "nothing found on disk"
+_RELOAD_ID = "amber:reload-index"
+
+
+def _chain(e: BaseException) -> list[BaseException]:
+    """The exception and those it was raised from or during (a failed rollback hides the disk-full
+    error that caused it in its context)."""
+    out: list[BaseException] = []
+    while e is not None and e not in out and len(out) < 8:
+        out.append(e)
+        e = e.__cause__ or e.__context__  # type: ignore[assignment]
+    return out
+
+
+def _is_outage(e: Exception) -> bool:
+    """Chroma or its transport unable to serve now (unreachable, timing out, its disk full), as
+    opposed to refusing what it was asked (a bad argument, a missing record)."""
+    for x in _chain(e):
+        if isinstance(x, (OSError, TimeoutError, ConnectionError, httpx.TransportError)):
+            return True
+        text = f"{type(x).__name__}: {x}".casefold()
+        if any(w in text for w in _OUTAGE_WORDS):
+            return True
+    return False
+
+
+def _is_disk_full(e: BaseException) -> bool:
+    return any(any(w in f"{x}".casefold() for w in _FULL_WORDS) for x in _chain(e))
+
+
+def _says_full(e: BaseException) -> bool:
+    """Chroma's own error on a full disk: SQLite's, or its compaction failing to write."""
+    return _is_disk_full(e) or any("compaction" in f"{x}".casefold() for x in _chain(e))
+
+
+def _raise_if_outage(e: Exception, what: str, state: OutageState | None = None) -> None:
+    if isinstance(e, AmberError):
+        raise e
+    if _is_outage(e):
+        if _is_disk_full(e):
+            what = f"{what}: the disk holding the store is full"
+        if state is not None:
+            state.down(f"{what}: {type(e).__name__}: {e}")
+        raise StoreUnavailable(f"{what}: {type(e).__name__}: {e}") from e
+
+
+class _Guarded:
+    """A Chroma collection whose every call fails in Amber's error tree: an outage is
+    StoreUnavailable (503 with Retry-After over REST, a clean tool error over MCP, "no memory this
+    turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
+    store's outage state logs once when Chroma goes away and once when it answers again."""
+
+    __slots__ = ("_col", "_name", "_state", "_disk")
+
+    def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None):
+        self._col, self._name, self._state, self._disk = col, name, state, disk
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._col, attr)
+        if not callable(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self._disk is not None:
+                self._disk.usable()
+            try:
+                try:
+                    out = value(*args, **kwargs)
+                except Exception as e:
+                    if attr not in _READS_INDEX or not any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
+                        raise
+                    self._col.delete(ids=[_RELOAD_ID])  # see _EVICTED: Chroma rebuilds the index from its log
+                    out = value(*args, **kwargs)
+            except Exception as e:
+                if self._disk is not None and attr in _WRITES:
+                    self._disk.failed(e, f"Chroma {attr} on {self._name}", says_full=_says_full(e))
+                    self._disk.usable()
+                _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
+                raise
+            if self._state is not None:
+                self._state.up()
+            return out
+
+        return call
