@@ -53,7 +53,7 @@ class Curated:
         found = self._reads.memories(scope, memory_where(scope, kinds=[Kind.digest.value], namespaces=[scope.write_namespace]))
         return max(found, key=lambda m: m.updated_at) if found else None
 
-    def digest_set(self, scope: Scope, text: str) -> Memory:
+    def digest_set(self, scope: Scope, text: str, tags: Sequence[str] = ()) -> Memory:
         text = text.strip()
         if not text:
             raise InvalidInput("text", "must not be blank")
@@ -63,11 +63,11 @@ class Curated:
             self._writes.register_user(scope)
             now = self._clock.now()
             old = self.digest_get(scope)
-            if old and old.content_hash == content_hash(text):
+            if old and old.content_hash == content_hash(text) and sorted(old.tags) == sorted(tags):
                 return old
-            data = MemoryIn(content=text, namespace=scope.write_namespace, importance=0.8)
+            data = MemoryIn(content=text, namespace=scope.write_namespace, importance=0.8, tags=list(tags))
             new = self._writes.new(scope, data, now, supersedes=old.id if old else None).model_copy(
-                update={"kind": Kind.digest, "id": memory_id(scope.user_id, "digest", now.isoformat(), text)}
+                update={"kind": Kind.digest, "id": memory_id(scope.user_id, "digest", now.isoformat(), text, *sorted(tags))}
             )
             writes = [new]
             if old:

@@ -24,6 +24,10 @@ from typing import Sequence, TypeVar
 
 T = TypeVar("T")
 
+# what a host model wrote from host-only items (the digest, a daily log) stays on the host too,
+# whatever the operator's host_only_tags say
+HOST_ONLY_TAG = "host-only"
+
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:
     low = name.casefold()
@@ -64,7 +68,7 @@ class DestinationPolicy:
     def host_only(self, kind: str, tags: Sequence[str] = ()) -> bool:
         """Whether an item of this kind and tags stays on the host."""
         low = {t.casefold() for t in tags}
-        return kind in self.host_only_kinds or any(t.casefold() in low for t in self.host_only_tags)
+        return kind in self.host_only_kinds or HOST_ONLY_TAG in low or any(t.casefold() in low for t in self.host_only_tags)
 
     def stays(self, item: object) -> bool:
         """Whether this item (anything with `kind` and `tags`) stays on the host."""

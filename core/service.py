@@ -468,8 +468,8 @@ class MemoryService:
     def digest_get(self, scope: Scope) -> Memory | None:
         return self._curated.digest_get(scope)
 
-    def digest_set(self, scope: Scope, text: str) -> Memory:
-        return self._curated.digest_set(scope, text)
+    def digest_set(self, scope: Scope, text: str, tags: Sequence[str] = ()) -> Memory:
+        return self._curated.digest_set(scope, text, tags)
 
     def precious_add(self, scope: Scope, quote: str, *, source_ids: Sequence[str] = (), importance: float = 0.8) -> WriteResult:
         return self._curated.precious_add(scope, quote, source_ids=source_ids, importance=importance)

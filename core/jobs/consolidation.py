@@ -18,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from . import registry, writes
+from ..destinations import HOST_ONLY_TAG
 from ..errors import InvalidInput, LLMError
 from .extraction.parse import strip_fences
 from .extraction.prompt import consolidation_messages
@@ -207,6 +208,8 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
             llm = None  # the job's model may receive no memory: the rules only
         else:
             shown = opts.destinations.admit(shown, opts.model)  # precious, health, private stay off other hosts' models
+    # a host model that read host-only items writes a digest and daily log that stay on the host too
+    marked = [HOST_ONLY_TAG] if opts.destinations is not None and any(opts.destinations.stays(m) for m in shown) else []
     digest = await asyncio.to_thread(service.digest_get, scope)
     changed = any(m.updated_at >= fresh_since for m in shown)
     if llm is None or not (msgs or changed or digest is None) or not shown and not msgs:
@@ -227,7 +230,7 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
             stats.errors.append(f"consolidation model call {attempt + 1}: {e}")
             log.warning("consolidation model error (attempt %d): %s", attempt + 1, e)
     if plan is not None:
-        await asyncio.to_thread(_apply_plan, service, scope, plan, day, start, now, stats)
+        await asyncio.to_thread(_apply_plan, service, scope, plan, day, start, now, stats, marked)
         progress({"stage": "model", "user": scope.actor, **stats.counts})
         await asyncio.to_thread(_mark_run, service, scope.user_id, now)
 
@@ -293,7 +296,8 @@ def _fit(msgs: Sequence[Message], max_chars: int) -> list[Message]:
     return out[::-1]
 
 
-def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: datetime, now: datetime, stats: ConsolidateStats) -> None:
+def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: datetime, now: datetime, stats: ConsolidateStats,
+                marked: Sequence[str] = ()) -> None:
     retire = service.reads.memories_by_id(scope, list(plan.retire))
     retire = [m for m in retire if m.status == Status.active and not m.pinned and m.kind in MERGEABLE]
     if retire:
@@ -307,14 +311,14 @@ def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: da
         stats.counts["precious_added"] += r.action == "created"
     if plan.digest:
         try:
-            service.digest_set(scope, plan.digest)
+            service.digest_set(scope, plan.digest, marked)
             stats.counts["digests"] += 1
         except InvalidInput as e:
             stats.errors.append(f"digest not stored: {e}")
     if plan.daily_log:
         content = f"{day}: {plan.daily_log}"
         logs = [m for m in service.reads.memories(scope, memory_where(scope, namespaces=[scope.write_namespace], kinds=[Kind.daily_log.value])) if tag in m.tags]
-        data = MemoryIn(content=content, kind=Kind.daily_log, tags=[tag], importance=0.5, valid_from=start)
+        data = MemoryIn(content=content, kind=Kind.daily_log, tags=[tag, *marked], importance=0.5, valid_from=start)
         if logs and logs[0].content != content:
             service.supersede(scope, logs[0].id, data)
         elif not logs:

@@ -1,6 +1,6 @@
 """The destination policy (core/destinations.py) on the boot pack the hook puts in the system prompt:
 a model off the host gets it without the host-only items (precious quotes, anything tagged health
-or private), a host model gets all of it, a model that may receive no memory gets none. Through the
+or private, and a digest a host model wrote from them), a host model gets all of it, a model that may receive no memory gets none. Through the
 pre-call in process on a real Chroma store; one test per rule."""
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def hook(tmp_path):
                                 ("My therapist is Dr Okafor", Kind.fact, ["private"]),
                                 ("Grandma said: the tea garden is where we begin", Kind.precious, [])):
         service.remember(ana, MemoryIn(content=content, kind=kind, tags=tags, pinned=True))
+    service.digest_set(ana, "Manages type 1 diabetes calmly", tags=["host-only"])  # as consolidation marks it
     yield AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
     service.close()
 
@@ -43,7 +44,8 @@ async def system_prompt(callback: AmberMemory, model: str) -> str:
     return "\n".join(b["text"] for b in content if b.get("type") == "text") if isinstance(content, list) else content
 
 
-@pytest.mark.parametrize("withheld", ["insulin", "Okafor", "Grandma"], ids=["tagged health", "tagged private", "precious"])
+@pytest.mark.parametrize("withheld", ["insulin", "Okafor", "Grandma", "diabetes"],
+                         ids=["tagged health", "tagged private", "precious", "digest written from host-only items"])
 async def test_a_model_off_the_host_gets_the_boot_pack_without_host_only_items(hook, withheld):
     away = await system_prompt(hook, "claude-sonnet")
     assert "genmaicha" in away and withheld not in away
@@ -51,7 +53,7 @@ async def test_a_model_off_the_host_gets_the_boot_pack_without_host_only_items(h
 
 async def test_a_host_model_gets_the_whole_boot_pack(hook):
     home = await system_prompt(hook, "local-qwen")
-    assert all(w in home for w in ("genmaicha", "insulin", "Okafor", "Grandma"))
+    assert all(w in home for w in ("genmaicha", "insulin", "Okafor", "Grandma", "diabetes"))
     away = await system_prompt(hook, "claude-sonnet")  # the two texts are kept apart, each way round
     assert "insulin" not in away and "insulin" in await system_prompt(hook, "local-qwen")
 

@@ -166,6 +166,8 @@ async def test_the_destination_policy_keeps_memory_from_the_jobs_model(service, 
     upstream.push(plan(digest="A nurse."))
     await arun_job("consolidate", service, on_host, llm=llm, now=NIGHT + timedelta(days=1))
     assert "insulin" in " ".join(m["content"] for m in upstream.requests[-1]["messages"])
+    # what it wrote from them stays on the host too: the boot pack leaves it out for other models
+    assert "host-only" in service.digest_get(alice).tags
 
     denied = settings.model_copy(update={"memory_models_deny": ["openai/*"]})
     calls = len(upstream.requests)
