@@ -13,12 +13,16 @@ from typing import Any, Callable, Sequence
 
 from .commands import parse_command
 from .embed.fair import background_owner
-from .errors import InvalidInput
+from .errors import InvalidInput, TransientError
 from .model import Memory, MemoryIn, Message, Role, WriteResult
 from .recall.pipeline import DENSE_CONTEXT, message_index_texts
 from .recall.render import strip_patch
 from .scope import Scope, message_collection, message_where
 from .turns import dated, unsaved
+
+# Turns embedded and written together by store_turns: about what the background lane embeds in a
+# batch or two, so a part is seconds of work and a failure loses at most that.
+STORE_PART = 64
 
 
 def as_said(messages: Sequence[Message]) -> list[Message]:
@@ -102,13 +106,31 @@ class Capture:
         new = [m for m in new if m.id not in buried]
         if not new:
             return 0
-        with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
-            vectors = self.embed_background(self._index_texts(scope, new))
+        # Neighbours are read from the whole request, then it is embedded and written a part at a
+        # time: a 1 000-turn ingest keeps what was done when the embedder fails at its 900th turn
+        # (it took minutes and wrote nothing before), and the same request sent again stores only
+        # the rest, since stored turns are skipped by id.
+        texts = self._index_texts(scope, new)
+        written = 0
+        for start in range(0, len(new), STORE_PART):
+            part = new[start : start + STORE_PART]
+            try:
+                with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
+                    vectors = self.embed_background(texts[start : start + STORE_PART])
+                written += self._write_turns(scope, col, part, vectors, now)
+            except TransientError as e:
+                if written:  # the caller retries the whole request: say what is kept and that a retry resumes
+                    e.args = (f"{e} ({written} of {len(new)} new turns were stored before this; "
+                              "sending the same turns again stores only the rest)",)
+                raise
+        return written
+
+    def _write_turns(self, scope: Scope, col: str, part: Sequence[Message], vectors: Sequence[Sequence[float]], now) -> int:
         with self.writes.lock(scope):
             self.writes.register_user(scope)
-            fresh, replacing = unsaved(self.reads, scope, new)  # another writer may have stored some meanwhile
+            fresh, replacing = unsaved(self.reads, scope, part)  # another writer may have stored some meanwhile
             fresh_ids = {m.id for m in fresh}
-            keep = [(m, v) for m, v in zip(new, vectors) if m.id in fresh_ids]
+            keep = [(m, v) for m, v in zip(part, vectors) if m.id in fresh_ids]
             if not keep:
                 return 0
             # retention ages a turn from when Amber stored it, whatever clock the client keeps
