@@ -2,8 +2,10 @@
 
 1. Take the user's write lock: hosts' writes for them wait (a capture queue entry waits its turn);
    reads go on from the old shard, which holds everything until step 5.
-2. **copy** every collection of the user on the source (found by name, whatever their kinds) to
-   the target, page by page, with upserts, and their revisions (`rev:<collection>`).
+2. **copy** every collection of the user to the target with upserts, and their revisions
+   (`rev:<collection>`). A collection Chroma holds as such is copied as Chroma holds it, page by
+   page (vectors, metadata, documents); the audit log, which chroma.py may keep as the user's rows
+   of a collection shared by everyone on the shard, is copied row by row through the store.
 3. Verify: the target holds exactly the source's ids, collection by collection; ids an earlier
    attempt left there that the source no longer has are deleted, a missing one stops the move.
 4. Flip: the route, this move's step and the routes' version change in one Redis transaction;
@@ -29,7 +31,7 @@ from typing import Any, Callable
 from ..errors import InvalidInput, StoreUnavailable
 from ..scope import user_key
 from .chroma import ChromaStore, _get_paged
-from .shards import REV_PREFIX, ShardedStore, user_key_of
+from .shards import REV_PREFIX, ShardedStore, has_collection, user_collections, user_key_of
 
 log = logging.getLogger("amber.shards")
 
@@ -55,8 +57,10 @@ class ShardMover:
         return json.loads(found) if found else None
 
     def collections(self, shard: str, key: str) -> list[str]:
-        """The user's collections on a shard, by name (every kind core/scope.py may name)."""
-        return sorted(c for c in self.store.shards[shard].list_collections() if user_key_of(c) == key)
+        """The user's collections on a shard, by the names core/scope.py gives them: those Chroma
+        holds as collections of their own (whatever their kind), and the audit log however kept."""
+        held = {c for c in self.store.shards[shard].list_collections() if user_key_of(c) == key}
+        return sorted(held | set(user_collections(key)))
 
     def move(self, user_id: str, to: str) -> dict[str, Any]:
         if to not in self.store.shards:
@@ -80,7 +84,7 @@ class ShardMover:
             counts: dict[str, int] = {}
             if state["step"] == "copy":
                 for name in self.collections(state["from"], key):
-                    counts[name] = self._copy(src, dst, name)
+                    counts[name] = self._copy(src, dst, name) if has_collection(src, name) else self._copy_rows(src, dst, name)
                     self.say(f"copied {name}: {counts[name]} records, ids verified")
                 revs = src.reg_get_many(REV_PREFIX + name for name in counts)
                 if revs:
@@ -88,12 +92,12 @@ class ShardMover:
                 self._flip(key, state)
                 self.say(f"route flipped: {state['from']} -> {to}")
             time.sleep(self.grace_s)  # reads that started on the source before the flip end there
-            left = self.collections(state["from"], key)
-            for name in left:
+            names = self.collections(state["from"], key)
+            for name in names:  # drop() knows how the store keeps each: a collection, or rows of a shared one
                 src.drop(name)
-            src.reg_delete([REV_PREFIX + name for name in self.collections(to, key)])
+            src.reg_delete([REV_PREFIX + name for name in names])
             self.r.delete(self.state_key(key))
-            self.say(f"dropped {len(left)} collection(s) from {state['from']}; move done")
+            self.say(f"dropped the user's collections from {state['from']}; move done")
         return {"moved": True, "from": state["from"], "to": to, "records": counts}
 
     def _copy(self, src: ChromaStore, dst: ChromaStore, name: str) -> int:
@@ -116,6 +120,18 @@ class ShardMover:
             raise StoreUnavailable(f"{name}: {len(have - there)} record(s) missing on the target after the copy; run the move again")
         if there - have:  # left by an attempt from a time the source held them: not the user's any more
             target.delete(ids=sorted(there - have))
+        return len(have)
+
+    def _copy_rows(self, src: ChromaStore, dst: ChromaStore, name: str) -> int:
+        """Metadata-only rows (the audit log) through the store, which knows where it keeps them."""
+        rows = src.find_rows(name, None)
+        for i in range(0, len(rows), self.batch):
+            dst.put_rows(name, [(r["id"], {k: v for k, v in r.items() if k != "id"}) for r in rows[i : i + self.batch]])
+        have, there = {r["id"] for r in rows}, {r["id"] for r in dst.find_rows(name, None)}
+        if have - there:
+            raise StoreUnavailable(f"{name}: {len(have - there)} row(s) missing on the target after the copy; run the move again")
+        if there - have:
+            dst.delete_records(name, sorted(there - have), vectors=False)
         return len(have)
 
     @staticmethod
@@ -146,9 +162,15 @@ class ShardMover:
         return {
             "user_key": key, "shard": route.decode() if route else None,
             "unfinished_move": self.unfinished(key),
-            "collections": {shard: {c: s.client.get_collection(c, embedding_function=None).count()
-                                    for c in self.collections(shard, key)} for shard, s in self.store.shards.items()},
+            "records": {shard: {c: n for c in self.collections(shard, key) if (n := self._count(s, c))}
+                        for shard, s in self.store.shards.items()},
         }
+
+    @staticmethod
+    def _count(store: ChromaStore, name: str) -> int:
+        if has_collection(store, name):
+            return store.client.get_collection(name, embedding_function=None).count()
+        return len(store.find_rows(name, None))
 
     def list(self) -> list[dict[str, Any]]:
         """Each shard: its URL, whether it answers, its collections and the users routed to it."""

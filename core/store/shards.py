@@ -226,6 +226,10 @@ class ShardedStore:
     def seal_existing(self) -> int:
         return 0
 
+    def move_event_logs(self) -> int:
+        """A store-wide migration (core/store/format.py) runs on every shard."""
+        return sum(s.move_event_logs() for s in self.shards.values())
+
     def collection_embedder(self, name: str) -> str | None:
         return self._on(name, lambda s: s.collection_embedder(name))
 
