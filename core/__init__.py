@@ -4,7 +4,7 @@ Faces import from here only; see README, Architecture.
 """
 
 from .asyncio_api import AsyncMemory
-from .boot import boot_text_without, build_boot, render_boot
+from .boot import boot_for_model, boot_text_without, build_boot, render_boot
 from .cache_plan import Planned, count_marks
 from .chat_import import ImportReport, import_chats
 from .cache_plan import Target as CacheTarget
@@ -173,6 +173,7 @@ __all__ = [
     "WriteResult",
     "active_memories",
     "arun_job",
+    "boot_for_model",
     "boot_text_without",
     "build_boot",
     "build_embedder",

@@ -57,6 +57,22 @@ def boot_text_without(boot: Any, stays: Callable[[Any], bool]) -> str:
     return render_boot(digest, keep(boot.pinned), keep(boot.glossary))
 
 
+def boot_for_model(boot: Any, policy: Any, model: str) -> Any:
+    """The boot pack (`core.results.BootPack`) as a client may hand it to `model` under the destination
+    policy (`core.DestinationPolicy`): empty for a model that may receive no memory, without the
+    host-only items in every part (lists and text) for a model off the host, whole for a host model."""
+    if not policy.receives_memory(model):
+        return boot.model_copy(update={"digest": None, "daily_log": None, "precious": [], "glossary": [], "pinned": [],
+                                       "today": [], "text": ""})
+    if policy.on_host(model):
+        return boot
+    keep = lambda items: [m for m in items if not policy.stays(m)]  # noqa: E731
+    one = lambda m: None if m is None or policy.stays(m) else m  # noqa: E731
+    return boot.model_copy(update={"digest": one(boot.digest), "daily_log": one(boot.daily_log), "precious": keep(boot.precious),
+                                   "glossary": keep(boot.glossary), "pinned": keep(boot.pinned),
+                                   "text": boot_text_without(boot, policy.stays)})
+
+
 def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)

@@ -20,7 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from core import AsyncMemory, CaptureConsumer, Forbidden, MemoryService, Settings
+from core import AsyncMemory, CaptureConsumer, DestinationPolicy, Forbidden, MemoryService, Settings
 
 from . import admin, rest_admin, rest_cache, rest_curated, rest_import, rest_memory, rest_transfer
 from .body_check import JsonBodyCheck
@@ -103,7 +103,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
             raise Forbidden("no identity for this MCP request")
         return LocalMemory(amem, identity)
 
-    mcp = build_mcp(port_for_request)
+    mcp = build_mcp(port_for_request, destinations=DestinationPolicy.from_settings(settings))
     mcp.middleware.append(identity_middleware)
     mcp.streamable_http_app(transport_security=transport_security(settings), host=settings.host)  # creates the session manager
     session_manager = mcp.session_manager

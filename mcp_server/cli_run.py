@@ -8,7 +8,7 @@ import logging
 import signal
 from typing import Any
 
-from core import AsyncMemory, Settings, build_service, register_jobs
+from core import AsyncMemory, DestinationPolicy, Settings, build_service, register_jobs
 
 log = logging.getLogger("amber.cli")
 
@@ -85,7 +85,7 @@ def mcp_stdio(args: argparse.Namespace) -> int:
     user = args.user or settings.default_user or "local"
     identity = Identity("stdio", user, frozenset({READ, WRITE, ADMIN}), client="mcp-stdio")
     local = LocalMemory(AsyncMemory(service), identity)
-    server = build_mcp(lambda: local)
+    server = build_mcp(lambda: local, destinations=DestinationPolicy.from_settings(settings))
 
     async def own() -> None:
         current_identity.set(identity)

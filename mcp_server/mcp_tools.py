@@ -25,6 +25,7 @@ from core import (
     QUERY_MAX_CHARS,
     AmberError,
     Category,
+    DestinationPolicy,
     InvalidInput,
     Kind,
     MemoryIn,
@@ -32,6 +33,8 @@ from core import (
     MemoryPort,
     Message,
     TransientError,
+    boot_for_model,
+    render_recall,
 )
 
 from .identity import current_identity
@@ -114,7 +117,16 @@ def _quiet_server(name: str) -> MCPServer:
             root.removeHandler(placeholder)
 
 
-def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber") -> MCPServer:
+# The model an MCP client runs is not known to Amber; the destination policy knows this face by one name
+MCP_DESTINATION = "mcp"
+
+
+def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber",
+              destinations: DestinationPolicy | None = None) -> MCPServer:
+    """`destinations`: the host's destination policy, applied to what recall and the boot pack hand
+    the calling model under the name `mcp` (a model off the host unless host_models lists `mcp`). The
+    tools a person uses to find and manage their own memories (search, list, get, export) are not
+    filtered: they act on what the person asks for by name or id."""
     mcp = _quiet_server(name)
 
     @mcp.tool(title="Recall what Amber knows", annotations=READ_ONLY, structured_output=True)
@@ -127,8 +139,12 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         """Recall what Amber knows that is relevant to a question, as a ready-to-read block.
         Call this BEFORE answering anything that may depend on the user's past, preferences, people,
         plans or projects, or when the user says "remember when" / "as I told you"."""
+        if destinations is not None and not destinations.receives_memory(MCP_DESTINATION):
+            return RecallView(text="", items=[], tokens=0)
         r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens, preset=preset))
-        return RecallView(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
+        items = r.items if destinations is None else destinations.admit(r.items, MCP_DESTINATION)
+        text = r.text if len(items) == len(r.items) else render_recall(items)
+        return RecallView(text=text, items=[item(c) for c in items], tokens=r.tokens)
 
     @mcp.tool(title="Why these memories", annotations=READ_ONLY, structured_output=True)
     async def memory_why(
@@ -344,6 +360,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         """Load the boot pack once at the start of a conversation: digest, yesterday's log, precious
         quotes, glossary, pinned memories and today's turns from the user's other apps."""
         b = await _call(port_for_request().boot())
+        b = b if destinations is None else boot_for_model(b, destinations, MCP_DESTINATION)
         return BootView(
             date=b.date, digest=view(b.digest), daily_log=view(b.daily_log), precious=views(b.precious),
             glossary=views(b.glossary), pinned=views(b.pinned), today=turns(b.today), counts=b.counts,

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Path
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 
 from core import NotFound, WriteResult
 
 from core import LocalMemory
-from core import BootPack, CandidateAction
+from core import BootPack, CandidateAction, DestinationPolicy, boot_for_model
 
 from .rest_deps import port
 from .schemas import (
@@ -32,8 +32,13 @@ Term = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 @router.get("/boot", response_model=BootPack, tags=["boot"], summary="Boot pack: digest, logs, precious, glossary, pinned, today")
-async def boot(p: Port) -> BootPack:
-    return await p.boot()
+async def boot(p: Port, request: Request,
+               model: Annotated[str | None, Query(max_length=200, description=(
+                   "The model the pack goes to: the host's destination policy decides what it may carry (nothing for a model "
+                   "that may receive no memory; no precious, health or private items for a model off the host). Omitted: "
+                   "the whole pack, for the person's own use"))] = None) -> BootPack:
+    pack = await p.boot()
+    return pack if model is None else boot_for_model(pack, DestinationPolicy.from_settings(request.app.state.amber_settings), model)
 
 
 @router.get("/precious", response_model=ItemsOut, tags=["precious"], summary="Verbatim quotes kept (append-only)")

@@ -64,6 +64,10 @@ class RecallIn(Strict):
     why: str | None = Field(None, min_length=1, max_length=200, description=(
         "an id for this request: the host keeps what it injected and why, for GET /v1/why (omit in private or "
         "read-only chats: nothing is kept)"))
+    model: str | None = Field(None, min_length=1, max_length=200, description=(
+        "The model the block goes to (a client's chat model): the host's destination policy decides what it may carry "
+        "(nothing for a model that may receive no memory; no precious, health or private items for a model off the host). "
+        "Omitted: no policy, for the person's own use"))
     correct: bool = Field(False, description=(
         "with `why`: first carry out a correction this turn makes to what was injected last ('that's wrong, I moved to "
         "Hangzhou', 'forget #12345'); the block then opens with a note saying what changed"))

@@ -222,7 +222,9 @@ class Filter:
             # an ordinary chat names its request: Amber keeps what it injected and why, and carries out a
             # correction of what it injected last ("that's wrong, ..."); a temporary chat names nothing
             named = request_name(body, __metadata__)
-            result = await _recall(valves, user_id, query, namespace, project, echo, named)
+            # the chat's model: the host's destination policy decides what memory it may receive
+            model = str(body.get("model") or (__model__ or {}).get("id") or "")
+            result = await _recall(valves, user_id, query, namespace, project, echo, named, model)
         except Exception as e:  # never break the chat: no memory this turn
             log.warning("amber recall failed, chat goes on without memory: %s: %s", type(e).__name__, e)
             await _emit(__event_emitter__, _status(f"Memory unavailable ({_reason(e)})"), valves.show_status)
@@ -350,8 +352,10 @@ def _chat_texts(messages: list) -> list[str]:
 
 
 async def _recall(valves, user_id: str, query: str, namespace: str, project: str, echo: Optional[list] = None,
-                  named: str = "") -> dict:
+                  named: str = "", model: str = "") -> dict:
     payload: dict[str, Any] = {"query": query, "top_k": valves.top_k, "budget_tokens": valves.budget_tokens}
+    if model:
+        payload["model"] = model[:200]
     if named:
         payload.update(why=named, correct=True)
     if echo:

@@ -302,3 +302,20 @@ def test_a_prompt_in_mode_on_is_explained_and_can_correct_what_it_was_shown(ambe
     assert "corrected" in context_of(out, "UserPromptSubmit")
     out, _ = hook.turn("why-1", "p4", "what bike do I ride?", "A green one.")
     assert "green Brompton" in context_of(out, "UserPromptSubmit") and handle not in context_of(out, "UserPromptSubmit")
+
+
+def test_health_private_and_precious_memories_stay_off_claude_code(amber, tmp_path):
+    """The hook names its destination (claude-code), and the host's destination policy keeps what
+    stays on the host (health, private, precious) out of what Claude Code is given, at session start
+    and on each prompt."""
+    url, service = amber
+    remember(url, "capture", "Policy test: I keep a teal notebook on my desk", pinned=True)
+    remember(url, "capture", "Policy test: my teal notebook tracks my insulin doses", tags=["health"], pinned=True)
+    r = httpx.post(f"{url}/v1/precious", json={"quote": "Policy test: Grandma said the teal notebook is for brave thoughts"},
+                   headers={"Authorization": f"Bearer {KEYS['capture']}"})
+    assert r.status_code == 200, r.text
+    hook = Hook(tmp_path, url, KEYS["capture"])
+    start = context_of(hook("session-start", {"session_id": "policy-1"}), "SessionStart")
+    out, _ = hook.turn("policy-1", "p1", "what is in my teal notebook?", "Notes.")
+    for shown in (start, context_of(out, "UserPromptSubmit")):
+        assert "teal notebook on my desk" in shown and "insulin" not in shown and "Grandma" not in shown

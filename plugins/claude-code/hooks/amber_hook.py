@@ -303,7 +303,8 @@ def _keep(session: str, state: dict, outbox: list) -> None:
 def session_start(event: dict, cfg: dict) -> None:
     prune_sessions(time.time())
     if cfg["mode"] in ("on", "read"):
-        text = boot_text(call(cfg, "GET", "/v1/boot", None, DEADLINE["session-start"]))
+        # the destination is named by the client (claude-code, codex): the host's policy decides what it may receive
+        text = boot_text(call(cfg, "GET", f"/v1/boot?model={CLIENT}", None, DEADLINE["session-start"]))
         if text:
             context("SessionStart", text)
     resend_ended(cfg, str(event.get("session_id") or ""))
@@ -341,7 +342,7 @@ def prompt(event: dict, cfg: dict) -> None:
     # the session's own turns are already in Claude Code's request: Amber must not inject them back
     state = load_state(session) if session else {}
     seen = state.get("seen", [])
-    body = {"query": text[:QUERY_MAX_CHARS], "echo": sorted({fingerprint(text), *seen})[:ECHO_MAX]}
+    body = {"query": text[:QUERY_MAX_CHARS], "echo": sorted({fingerprint(text), *seen})[:ECHO_MAX], "model": CLIENT}
     pending = state.get("pending") or {}
     if cfg["mode"] == "on" and session and pending.get("prompt") == text:
         # named: the host keeps what it recalled and why (/amber:why), and first carries out a

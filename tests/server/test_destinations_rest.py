@@ -1,0 +1,64 @@
+"""The destination policy on the memory host's REST face, where Open WebUI's filter and the Claude Code
+plugin get the memory they put in front of their model: POST /v1/recall and GET /v1/boot with `model`
+are answered as the proxy's hook answers that model (nothing for a model that may receive no memory,
+no precious, health or private items for a model off the host, everything for a host model); without
+`model` (the person's own use) the policy is not asked. One test per rule, on a real server."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from core import build_service
+from core.testing import HashEmbedder
+from mcp_server.app import create_app
+from server_kit import auth, key_configs, serve
+from tests.kit.config import settings_apart
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def ana(tmp_path_factory):
+    settings = settings_apart(tmp_path_factory.getbasetemp(), data_dir=tmp_path_factory.mktemp("amber-host"), embedding_model="hash",
+                              api_keys=key_configs(), host_models=["ollama/*"], memory_models_deny=["openai/*"])
+    service = build_service(settings, embedder=HashEmbedder())
+    with serve(create_app(service, settings)) as url, \
+            httpx.Client(base_url=url, timeout=30, headers=auth("admin", **{"X-Amber-User": "ana"})) as c:
+        for body in ({"content": "I drink genmaicha tea from the tea garden", "pinned": True},
+                     {"content": "Takes insulin with tea in the morning", "tags": ["health"], "pinned": True},
+                     {"content": "My tea garden diary is private", "tags": ["private"], "pinned": True}):
+            c.post("/v1/memories", json=body).raise_for_status()
+        c.post("/v1/precious", json={"quote": "Grandma said: the tea garden is where we begin"}).raise_for_status()
+        yield c
+    service.close()
+
+
+def recall(c: httpx.Client, model: str | None) -> str:
+    body = {"query": "tea garden insulin diary Grandma"} | ({"model": model} if model else {})
+    r = c.post("/v1/recall", json=body)
+    r.raise_for_status()
+    return r.text  # the block and every item, as JSON
+
+
+def boot(c: httpx.Client, model: str | None) -> str:
+    r = c.get("/v1/boot", params={"model": model} if model else {})
+    r.raise_for_status()
+    return r.text
+
+
+@pytest.mark.parametrize("read", [recall, boot], ids=["recall", "boot"])
+def test_a_model_off_the_host_gets_no_host_only_item(ana, read):
+    away = read(ana, "anthropic/claude-sonnet")
+    assert "genmaicha" in away and not any(w in away for w in ("insulin", "diary", "Grandma"))
+
+
+@pytest.mark.parametrize("read", [recall, boot], ids=["recall", "boot"])
+def test_a_host_model_and_the_person_get_everything(ana, read):
+    for model in ("ollama/qwen3", None):
+        assert all(w in read(ana, model) for w in ("genmaicha", "insulin", "diary", "Grandma"))
+
+
+@pytest.mark.parametrize("read", [recall, boot], ids=["recall", "boot"])
+def test_a_denied_model_gets_no_memory(ana, read):
+    assert "genmaicha" not in read(ana, "openai/gpt-4o")
