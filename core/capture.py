@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from .commands import parse_command
 from .embed.fair import background_owner
 from .errors import InvalidInput, TransientError
-from .model import Memory, MemoryIn, Message, Role, WriteResult
+from .model import SAID_BY_USER, Memory, MemoryIn, Message, Role, WriteResult
 from .recall.pipeline import DENSE_CONTEXT, message_index_texts
 from .recall.render import strip_patch
 from .scope import Scope, message_collection, message_where
@@ -55,7 +55,7 @@ class Capture:
         if cmd is None:
             return []
         if cmd.action == "remember":
-            data = MemoryIn(content=cmd.text, importance=0.8, source_ids=[source_id] if source_id else [])
+            data = MemoryIn(content=cmd.text, importance=0.8, tags=[SAID_BY_USER], source_ids=[source_id] if source_id else [])
             return [("remember", self.remember(scope, data).memory)]
         # the memories that state it, the raw turns that still say it and those the memories came from
         return [("forget", m) for m in self.forgetting.forget_subject(scope, cmd.text).memories]

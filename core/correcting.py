@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from .correction import Correction, Shown, find_correction, might_correct
 from .errors import NotFound
-from .model import Kind, MemoryIn, Status
+from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
 from .recall.render import HANDLE_RE, defuse, fenced
 from .results import WhyRequest
 
@@ -75,7 +75,7 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
         await port.delete_message(t.id)
         if c.action != "supersede":
             return Corrected(t.handle, "forgotten" if c.action == "forget" else "retired", t.text)
-        w = await port.remember(MemoryIn(content=c.statement, importance=0.8))
+        w = await port.remember(MemoryIn(content=c.statement, importance=0.8, tags=[SAID_BY_USER]))
         return Corrected(t.handle, "superseded", t.text, w.memory.content, w.memory.id)
     try:
         mem = await port.get(t.id)
@@ -101,7 +101,7 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
         return None
     kind = Kind.fact if mem.kind in (Kind.precious, Kind.glossary, Kind.digest, Kind.daily_log) else mem.kind
     data = MemoryIn(content=content[:2000], namespace=mem.namespace, kind=kind, category=mem.category, fact_key=mem.fact_key,
-                    tags=list(mem.tags), importance=max(mem.importance, 0.7), pinned=mem.pinned, source_ids=[f"correction:{mem.id}"])
+                    tags=said_by(list(mem.tags), SAID_BY_USER), importance=max(mem.importance, 0.7), pinned=mem.pinned, source_ids=[f"correction:{mem.id}"])
     if mem.kind == Kind.precious:  # a verbatim quote is never rewritten: its owner's correction retires it
         await port.delete(t.id)
         w = await port.remember(data)

@@ -230,6 +230,19 @@ class Page(BaseModel):
     next_cursor: str | None = None
 
 
+# Whose words a memory holds, as a tag: the person's own statement (extracted from their turn, a
+# "remember ..." or a correction they typed) or what an assistant said (extracted from its reply, or
+# from the person quoting one). The injected block says which, so the model can weigh it. A memory
+# with neither (written through the API, imported, older than these tags) is shown as before.
+SAID_BY_USER = "said:user"
+SAID_BY_ASSISTANT = "said:assistant"
+
+
+def said_by(tags: list[str], who: str) -> list[str]:
+    """`tags` with the origin tag set to `who` (SAID_BY_USER or SAID_BY_ASSISTANT)."""
+    return [t for t in tags if t not in (SAID_BY_USER, SAID_BY_ASSISTANT)] + [who]
+
+
 def memory_id(*parts: str) -> str:
     """Ids derive from content, so a retried write converges on the same record."""
     return "m_" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]

@@ -208,7 +208,8 @@ async def test_each_kind_of_correction_keeps_the_old_item_out_of_later_blocks(ho
     assert ("corrected" if kept else "forgotten") in patch
     if kept:
         mem = service.get(ana, old)
-        assert mem.status.value == "superseded" and service.get(ana, mem.superseded_by).content == kept
+        new = service.get(ana, mem.superseded_by)
+        assert mem.status.value == "superseded" and new.content == kept and "said:user" in new.tags  # the person's own words
     else:
         assert all(memory not in m.content for m in service.list(ana, status=None).items)
     for q in (question, memory):

@@ -47,3 +47,22 @@ def test_independent_statement_in_english_and_chinese():
     assert not independent_statement("用户住在杭州", [("user", "你之前说「你住在杭州西湖边」，对吗")], [])
     assert not independent_statement("Lives in Hangzhou", [("user", "> You live in Hangzhou.\nok")], [])
     assert not independent_statement("Lives in Hangzhou", [("user", "So you live in Hangzhou.")], ["So you live in Hangzhou."])
+
+
+async def test_a_memory_says_whose_words_it_holds_and_becomes_the_persons_when_they_say_it(service, clock, alice, settings, llm, upstream):
+    """Extracted from an assistant's reply: tagged and shown as "assistant said"; the person stating it
+    themselves later makes it "user said"."""
+    say(service, alice, clock, ("user", "Which tea should I buy?"), ("assistant", "You like oolong tea from Fujian."))
+    upstream.push(facts(fact("Likes oolong tea from Fujian", "preference.tea", evidence=("m2",))))
+    await arun_job("extract", service, settings, llm=llm)
+    [tea] = [m for m in service.list(alice, limit=50).items if m.fact_key == "preference.tea"]
+    assert "said:assistant" in tea.tags
+    assert "(fact, assistant said" in service.recall(alice, "oolong tea Fujian").text
+
+    clock.advance(hours=4)
+    say(service, alice, clock, ("user", "I really like oolong tea from Fujian."), prefix="own")
+    upstream.push(facts(fact("Likes oolong tea from Fujian", "preference.tea")))
+    await arun_job("extract", service, settings, llm=llm)
+    tea = service.get(alice, tea.id)
+    assert "said:user" in tea.tags and "said:assistant" not in tea.tags
+    assert "(fact, user said" in service.recall(alice, "oolong tea Fujian").text

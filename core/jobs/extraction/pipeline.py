@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import registry
 from ...errors import InvalidInput, LLMError
-from ...model import Kind, MemoryIn, MemoryPatch, Status, content_hash
+from ...model import SAID_BY_ASSISTANT, SAID_BY_USER, Kind, MemoryIn, MemoryPatch, Status, content_hash, said_by
 from ...ports import LLM
 from ...scope import Scope, memory_where
 from . import windows as W
@@ -221,16 +221,16 @@ def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[f
     if said_at is not None and d.action in ("supersede", "candidate") and same_key is not None and d.target_id == same_key.memory.id:
         holder = same_key.memory
         if holder.valid_from is not None and holder.valid_from > said_at:
-            return _as_history(service, scope, fact, holder, said_at, tag)
+            return _as_history(service, scope, fact, holder, said_at, tag, own)
     return _carry_out(service, scope, fact, d, tag, said_at, own)
 
 
-def _as_history(service: Any, scope: Scope, fact: Fact, newer: Any, said_at: datetime, tag: str) -> tuple[str, str]:
+def _as_history(service: Any, scope: Scope, fact: Fact, newer: Any, said_at: datetime, tag: str, own: bool = True) -> tuple[str, str]:
     """A value said before the one the key holds now (an imported conversation from 2023 against
     a fact from 2025): kept as the superseded version it was, never put in front of the newer one."""
     data = MemoryIn(content=fact.fact, namespace=scope.write_namespace, kind=Kind(fact.kind), category=fact.category,
                     fact_key=fact.fact_key, lang=fact.lang, importance=fact.importance, confidence=fact.confidence,
-                    source_ids=[*fact.evidence, tag], valid_from=said_at)
+                    source_ids=[*fact.evidence, tag], valid_from=said_at, tags=[SAID_BY_USER if own else SAID_BY_ASSISTANT])
     data = service.redact.fields(data)  # as every write: secrets never reach the store
     with service.writes.lock(scope):
         mem = service.writes.new(scope, data, service.clock.now())
@@ -251,6 +251,8 @@ def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, sa
             return target.id, "seen"
         if target.confidence < 1.0:  # the person said it again themselves: surer than before
             service.update(scope, target.id, MemoryPatch(confidence=round(min(1.0, target.confidence + CONFIDENCE_STEP), 3)))
+        if SAID_BY_ASSISTANT in target.tags:  # first heard from an assistant, now the person's own words
+            target = service.update(scope, target.id, MemoryPatch(tags=said_by(list(target.tags), SAID_BY_USER)))
         # re-stating the stored wording is the service's own "seen" path (count, time, audit)
         again = MemoryIn(content=target.content, namespace=target.namespace, kind=target.kind, category=target.category,
                          fact_key=target.fact_key, title=target.title, importance=target.importance)
@@ -260,6 +262,7 @@ def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, sa
         content=fact.fact, namespace=scope.write_namespace, kind=Kind(fact.kind), category=fact.category,
         fact_key=fact.fact_key, lang=fact.lang, importance=fact.importance, confidence=fact.confidence,
         source_ids=[*fact.evidence, tag], status=Status.candidate if d.action == "candidate" else Status.active,
+        tags=[SAID_BY_USER if own else SAID_BY_ASSISTANT],
         valid_from=said_at,  # a fact from an imported conversation holds from when it was said
     )
     try:
