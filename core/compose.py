@@ -11,6 +11,7 @@ from .clock import SystemClock
 from .config import Settings
 from .coordination import RedisCoordination, coordination_for
 from .destinations import DestinationPolicy
+from .why import use_why_log
 from .errors import InvalidInput
 from .ports import Clock, Embedder
 from .redact import Redactor
@@ -169,4 +170,9 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         service.recaller.compressor = LiteLLMClient(settings.compress_model)
     # recall's own model calls obey the destination policy too (core/destinations.py)
     service.recaller.destinations = DestinationPolicy.from_settings(settings)
+    if settings.redis_url:
+        # several hosts: a person's why records and what a correction refers to, whichever host recalled
+        from .why_shared import SharedWhyLog
+
+        use_why_log(service, SharedWhyLog.from_url(settings.redis_url))
     return service

@@ -125,7 +125,7 @@ class WhyLog:
             self._drop(u, r)
 
 
-def why_log(service: Any) -> WhyLog:
+def why_log(service: Any) -> Any:
     """The service's why log, made on first use (one per service, so per memory host)."""
     with _MAKE:
         log = _LOGS.get(service)
@@ -134,8 +134,14 @@ def why_log(service: Any) -> WhyLog:
         return log
 
 
+def use_why_log(service: Any, log: Any) -> None:
+    """Give the service another why log with WhyLog's methods (several hosts: core/why_shared.py)."""
+    with _MAKE:
+        _LOGS[service] = log
+
+
 _MAKE = threading.Lock()
-_LOGS: "weakref.WeakKeyDictionary[Any, WhyLog]" = weakref.WeakKeyDictionary()
+_LOGS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[str, Any]) -> list[WhyRequest]:
