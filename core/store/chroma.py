@@ -43,6 +43,8 @@ from .sealing import MasterKeyError, RecordKeys, Sealer, scrub_freed_memory
 log = logging.getLogger("amber.store")
 
 REGISTRY = "amber_registry"
+EVENTS = "amber_events"  # every person's audit rows (see put_rows)
+EVENT_LOG = "amber_evt_"  # how core.scope names a person's audit log
 _UNIT = [1.0]  # registry and audit rows carry no meaningful vector
 _MAX_BATCH = 5000  # Chroma caps a batch at 5461
 _WORD_FIELDS = ("content_hash", "title")  # flat fields derived from a record's words
@@ -159,6 +161,13 @@ class ChromaStore:
 
     def drop(self, name: str) -> None:
         self._room(0, floor=0.5)
+        if name.startswith(EVENT_LOG):  # a person's audit log: their rows of the shared collection
+            self.fence()
+            self._collection(EVENTS, vectors=False).delete(where={"log": name})
+            return
+        self._drop_collection(name)
+
+    def _drop_collection(self, name: str) -> None:
         with self._mutex:
             self._cols.pop(name, None)
             if self.sealer is not None:
@@ -230,6 +239,8 @@ class ChromaStore:
 
     def delete_records(self, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
         self.fence()
+        if ids and col.startswith(EVENT_LOG):
+            col, ids = EVENTS, [f"{col}/{i}" for i in ids]
         if ids:
             self._room(len(ids) * 512, floor=0.5)  # a delete writes too (journal pages): allowed deeper into the reserve
             self._collection(col, vectors=vectors).delete(ids=list(ids))
@@ -423,18 +434,51 @@ class ChromaStore:
         return sealed
 
     # ---- audit events ------------------------------------------------------------------------
+    # Every person's audit log (core.scope.event_collection names it, `amber_evt_<hash>`) is kept in
+    # one shared collection, EVENTS, each row marked with that name in `log` and its id prefixed with
+    # it. Chroma keeps a vector index of ~2.5 MB for every collection written to, however small, so a
+    # collection per person made the audit trail a third of Chroma's memory per user (store format 4;
+    # bench/README.md, "Many users"). Audit rows are read by person and memory, never by meaning.
 
     def put_rows(self, col: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Metadata-only rows (audit events): (id, flat metadata)."""
         self.fence()
         if rows:
             self._room(len(rows) * 2048)
-            c = self._collection(col, vectors=False)
-            c.upsert(ids=[r[0] for r in rows], metadatas=[r[1] for r in rows], embeddings=[_UNIT] * len(rows))
+            target, log = (EVENTS, col) if col.startswith(EVENT_LOG) else (col, None)
+            ids, metas = [r[0] for r in rows], [r[1] for r in rows]
+            if log:
+                ids, metas = [f"{log}/{i}" for i in ids], [{**m, "log": log} for m in metas]
+            self._collection(target, vectors=False).upsert(ids=ids, metadatas=metas, embeddings=[_UNIT] * len(rows))
 
     def find_rows(self, col: str, where: Where | None, limit: int | None = None) -> list[dict[str, Any]]:
-        r = self._collection(col, vectors=False).get(where=chroma_where(where), limit=limit, include=["metadatas"])
-        return [dict(m, id=i) for i, m in zip(r["ids"], r["metadatas"])]
+        if not col.startswith(EVENT_LOG):
+            r = self._collection(col, vectors=False).get(where=chroma_where(where), limit=limit, include=["metadatas"])
+            return [dict(m, id=i) for i, m in zip(r["ids"], r["metadatas"])]
+        mine = Where.of(Eq("log", col), *(where.clauses if where else ()))
+        r = _get_paged(self._collection(EVENTS, vectors=False), chroma_where(mine), ["metadatas"], limit)
+        cut = len(col) + 1
+        return [{k: v for k, v in dict(m, id=i[cut:]).items() if k != "log"} for i, m in zip(r["ids"], r["metadatas"])]
+
+    def move_event_logs(self) -> int:
+        """Store format 4: move each person's audit collection (format 3 and before) into EVENTS and
+        drop it. Safe to run again after a crash: rows are upserted under the same ids. Returns the
+        rows moved."""
+        moved = 0
+        for name in self.list_collections():
+            if not name.startswith(EVENT_LOG):
+                continue
+            try:
+                old = self.client.get_collection(name, embedding_function=None)
+            except Exception as e:
+                _raise_if_outage(e, f"Chroma collection {name}")
+                continue  # another host moved and dropped it meanwhile
+            r = _get_paged(_Guarded(old, name, self.outage), None, ["metadatas"], None)
+            for i in range(0, len(r["ids"]), _MAX_BATCH):
+                self.put_rows(name, list(zip(r["ids"][i : i + _MAX_BATCH], r["metadatas"][i : i + _MAX_BATCH])))
+            moved += len(r["ids"])
+            self._drop_collection(name)
+        return moved
 
     # ---- registry: users, cursors, revisions, leases, client cache ----------------------------
 

@@ -14,6 +14,12 @@ what that one changed) and migrates an older one when it opens it:
   `extra="forbid"` and would fail on every turn written since, and would run imported windows as
   live ones: it must refuse the store, which the version does. Nothing is rewritten: a turn
   stored before has no mark, which reads as not imported.
+- 4: the audit events of every person are in one shared collection (`amber_events`, rows marked
+  with the person's log) instead of a collection per person: Chroma keeps a ~2.5 MB vector index
+  for every collection written to, so the per-person audit collection was a third of Chroma's
+  memory per user. Migrating moves each `amber_evt_*` collection's rows there and drops it (run
+  again after a crash, it moves what is left). A format-3 Amber would write and read audit rows in
+  the old collections, so it must refuse the store.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from .sealing import PREFIX as SEALED
 
 log = logging.getLogger("amber.store")
 
-FORMAT = 3
+FORMAT = 4
 KEY = "store:format"
 
 
@@ -56,6 +62,10 @@ def ensure_format(store: Any) -> int:
         remove_orphan_segments(Path(store.location))
         log.info("amber store %s: format %d -> %d, %d records sealed, file rebuilt", store.location, version, FORMAT, sealed)
     # 2 -> 3 (imported turns and windows) rewrites nothing: an unmarked turn is not imported
+    if version < 4:
+        moved = store.move_event_logs()
+        if moved:
+            log.info("amber store %s: format %d -> %d, %d audit rows moved to the shared audit collection", store.location, version, FORMAT, moved)
     if found is None or version < FORMAT:
         store.reg_put(KEY, {"version": FORMAT, "sealed": store.sealer is not None}, kind="store")
     return sealed
