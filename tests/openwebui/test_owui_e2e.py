@@ -433,3 +433,26 @@ def test_a_users_own_memory_context_text_is_captured_whole(owui, upstream, amber
     owui.chat(grace["token"], text)
     wait_for(lambda: len(turns_of(amber_host, grace["id"])) >= 2, what="Grace's turns captured")
     assert [t["content"] for t in turns_of(amber_host, grace["id"])] == [text, "Noted."]
+
+
+def test_what_was_used_is_named_by_handle_and_date_in_the_request_the_sources_and_the_why_record(owui, upstream, amber_host, people):
+    """Provenance through a real Open WebUI: the model reads the memory's handle and date, the chat's
+    sources name the same handle and date, and the Amber host keeps the request's why record under
+    the chat's name (owui:<chat>:<message>), so Alice can ask why or say 'that's wrong'."""
+    from core import handle_of
+
+    alice = people["alice"]
+    r = httpx.post(f"{amber_host.url}/v1/memories", json={"content": "My bike is a red Brompton", "fact_key": "profile.bike"},
+                   headers=amber_host.headers(alice["id"]), timeout=10)
+    r.raise_for_status()
+    mem = r.json()["memory"]
+    handle, date = handle_of(mem["id"]), mem["created_at"][:10]
+    upstream.clear()
+    chat = owui.web_chat(alice["token"], "Which bike do I ride?")
+    [rec] = upstream.find("/chat/completions")
+    assert f'- {handle} [{date}] (fact) "My bike is a red Brompton"' in last_user_text(rec)
+    [src] = [s for s in chat["reply"].get("sources", []) if s["source"]["name"] == "Amber memory"]
+    assert f"{handle} fact {date}" in [m["name"] for m in src["metadata"]]
+    why = httpx.get(f"{amber_host.url}/v1/why", params={"last": 20}, headers=amber_host.headers(alice["id"]), timeout=10).json()
+    named = [q for q in why["requests"] if q["request"].startswith(f"owui:{chat['chat_id']}:")]
+    assert named and handle in [i["handle"] for i in named[0]["items"]]
