@@ -8,9 +8,9 @@
    of a collection shared by everyone on the shard, is copied row by row through the store.
 3. Verify: the target holds exactly the source's ids, collection by collection; ids an earlier
    attempt left there that the source no longer has are deleted, a missing one stops the move.
-4. Flip: the route, this move's step and the routes' version change in one Redis transaction;
-   from here every write reads the new route, and hosts drop their cached routes within a
-   version check (`ShardRoutes.check_every_s`).
+4. Flip: the route, this move's step, the routes' version and the list of moved users change in
+   one Redis transaction; from here every write reads the new route, and hosts drop the user's
+   cached route and collection handles within a version check (`ShardRoutes.check_every_s`).
 5. **drop**: after `grace_s` (reads that started on the old shard finish), the user's
    collections and revisions are dropped from the source, then the move's state is deleted.
 
@@ -152,6 +152,7 @@ class ShardMover:
             p.set(self.routes.route_key(key), state["to"])
             p.set(self.state_key(key), json.dumps(state))
             p.incr(self.routes.version_key)
+            p.rpush(self.routes.moves_key, key)  # hosts drop this user's cached route and handles
             p.execute()
 
     # ---- what the command shows ------------------------------------------------------------------

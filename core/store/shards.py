@@ -18,9 +18,11 @@ silently: only users new to Amber land on it. `amber shards move` (core/store/sh
 one way a user changes shard.
 
 Every process caches routes and checks one counter in Redis (`amber:shards:version`, moved on by
-every move) at most every `check_every_s`; a write always reads its user's route afresh, so a
-write after a move (which holds the user's write lock) lands on the new shard. A read that fails
-on a shard the user has just left is tried again where the route now points.
+every move, which also appends the user key to the list `amber:shards:moved`) at most every
+`check_every_s`; when it moved, the users named since are read again, and their cached collection
+handles dropped (the move dropped and created those collections). A write always reads its user's
+route afresh, so a write after a move (which holds the user's write lock) lands on the new shard.
+A read that fails on a shard the user has just left is tried again where the route now points.
 """
 
 from __future__ import annotations
@@ -78,11 +80,10 @@ class ShardRoutes:
         self.check_every_s = check_every_s
         self.existing: Callable[[str], str | None] = lambda key: None  # the shard already holding a user's collections
         self._cache: dict[str, str] = {}
-        self._previous: dict[str, str] = {}  # routes cached before the last move anywhere
-        self._version: bytes | None = None
+        self._version: int | None = None  # the moves seen; None until the first check
         self._checked = 0.0
         self._guard = threading.Lock()
-        self.moved: Callable[[str, str, str], None] = lambda key, old, new: None  # told when a cached route changed
+        self.moved: Callable[[str | None], None] = lambda key: None  # a user moved (None: anyone may have)
 
     def route_key(self, key: str) -> str:
         return f"{self.prefix}shard:{key}"
@@ -90,6 +91,10 @@ class ShardRoutes:
     @property
     def version_key(self) -> str:
         return f"{self.prefix}shards:version"
+
+    @property
+    def moves_key(self) -> str:
+        return f"{self.prefix}shards:moved"
 
     def hashed(self, key: str) -> str:
         """The shard a new user is placed on: rendezvous hashing over the shard names, so adding a
@@ -107,10 +112,7 @@ class ShardRoutes:
             raise InvalidInput("chroma_shards", f"user key {key} is routed to shard {shard!r}, which is not configured "
                                f"here ({', '.join(self.shards)}): every host must list the same shards")
         with self._guard:
-            old = self._cache.get(key) or self._previous.pop(key, None)
             self._cache[key] = shard
-        if old is not None and old != shard:
-            self.moved(key, old, shard)
         return shard
 
     def _place(self, key: str) -> str:
@@ -121,22 +123,33 @@ class ShardRoutes:
         return self._redis("reading a shard route", self.r.get, self.route_key(key)).decode()
 
     def _check_version(self) -> None:
-        """At most every `check_every_s`: a move elsewhere moved the version on, so every cached route
-        is read again at its next use (and a changed one reported through `moved`)."""
+        """At most every `check_every_s`: the users moved since the last check (anywhere) are
+        forgotten here, routes and collection handles, and read again at their next use."""
         now = time.monotonic()
         if now - self._checked < self.check_every_s:
             return
         try:
-            version = self.r.get(self.version_key)
+            version = int(self.r.get(self.version_key) or 0)
+            seen = self._version if self._version is not None else version
+            moved = [m.decode() for m in self.r.lrange(self.moves_key, seen, version - 1)] if version > seen else []
         except Exception as e:  # Redis away: keep the cached routes (a move cannot run without Redis either)
             log.debug("shard routes: version not checked: %s", e)
             return
         self._checked = now
-        if version != self._version:
-            with self._guard:
-                self._version = version
-                self._previous.update(self._cache)  # compared with each route as it is read again
-                self._cache = {}
+        if version == seen:
+            self._version = version
+            return
+        with self._guard:
+            self._version = version
+            if len(moved) != version - seen:  # the list does not account for every move: forget them all
+                self._cache.clear()
+                moved_keys: list[str | None] = [None]
+            else:
+                moved_keys = list(dict.fromkeys(moved))
+                for key in moved_keys:
+                    self._cache.pop(key, None)
+        for key in moved_keys:
+            self.moved(key)
 
     def _redis(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         try:
@@ -177,9 +190,10 @@ class ShardedStore:
                 return name
         return None
 
-    def _moved(self, key: str, old: str, new: str) -> None:
-        log.info("user key %s now lives on shard %s (was %s)", key, new, old)
-        self.shards[old].forget_handles(f"_{key}")  # their collections there are dropped once the move ends
+    def _moved(self, key: str | None) -> None:
+        """A user moved: the collections this process has handles for were dropped and created again."""
+        log.info("shard routes: %s moved; cached routes and collection handles dropped", f"user key {key}" if key else "users")
+        self.forget_handles(f"_{key}" if key else "")
 
     def shard_of(self, name: str, *, fresh: bool = False) -> str:
         key = user_key_of(name)

@@ -46,7 +46,7 @@ def topo(tmp_path_factory):
         for h in hosts:
             stack.callback(h.stop)
         start_all(*[h.start for h in hosts])
-        yield SimpleNamespace(urls=urls, hosts=hosts, redis=redis.Redis.from_url(redis_url))
+        yield SimpleNamespace(urls=urls, hosts=hosts, redis=redis.Redis.from_url(redis_url), redis_url=redis_url)
 
 
 def chroma(url: str):
@@ -166,3 +166,29 @@ def test_a_move_killed_midway_and_run_again_loses_and_doubles_nothing(topo):
     again = subprocess.run([str(BIN / "amber"), "shards", "move", user, target], env=host1.env, cwd=host1.workdir,
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and json.loads(again.stdout.splitlines()[-1]) == {"moved": False, "shard": target}
+    # and back: the hosts' handles of the collections dropped there before must not be used again
+    back = subprocess.run([str(BIN / "amber"), "shards", "move", user, source], env=host1.env, cwd=host1.workdir,
+                          capture_output=True, text=True, timeout=120)
+    assert back.returncode == 0, back.stdout + back.stderr
+    for host in topo.hosts:
+        assert "Brompton" in recall(host, user, "what bike do I ride?")
+    remember(host1, user, "My locker key is blue")
+    assert records(topo, target, user) == {} and len(records(topo, source, user)[mem]) == len(after[mem]) + 2
+
+
+def test_a_user_without_a_route_is_placed_where_their_data_is(topo):
+    """Routes lost with Redis, or data from before sharding: the data decides, not the hash."""
+    from core import Settings
+    from core.compose import build_store
+
+    placer = ShardRoutes(None, list(topo.urls))
+    user = next(u for u in (f"old-{uuid.uuid4().hex[:6]}" for _ in range(100)) if placer.hashed(user_key(u)) == "s1")
+    topo.redis.set(f"amber:shard:{user_key(user)}", "s2")  # written there, against the hash
+    remember(topo.hosts[0], user, "My locker is number 42")
+    topo.redis.delete(f"amber:shard:{user_key(user)}")
+    store = build_store(Settings(chroma_shards=topo.urls, redis_url=topo.redis_url), "placement-test", 256)
+    try:
+        assert store.routes.lookup(user_key(user)) == "s2" and route(topo, user) == "s2"
+    finally:
+        store.close()
+    assert "42" in recall(topo.hosts[1], user, "which locker is mine?")
