@@ -14,6 +14,12 @@ The topology of deploy/README.md, started piece by piece on 127.0.0.1 (tests/kit
 3. RSS of Chroma (empty, after the small users, after the big one, ...), of each host and Redis;
    CPU per op of each process and of everything else on the (shared) machine.
 
+`--shards N`: N Chroma servers (`chroma_shards`, core/store/shards.py), every user pinned to the
+first in Redis before the fill, so the rounds above run on one shard; then the uniform mix with both
+hosts once more on one shard, every other user moved to the other shards (`amber shards move`'s
+code, in process), and the same mix on N shards: `shards_vs_one` is that ratio (`--shard-rounds R`:
+R such pairs, the users moved back to the first shard between them; the rows add up).
+
 Hosts embed with `--embedder hash` (no model: what Chroma, BM25, HTTP and coordination cost);
 `--embedder local` runs the real one (~50 ms CPU per item). `--chroma-index-cache N` caps the HNSW
 indexes Chroma keeps in memory (its default: 65 536).
@@ -52,6 +58,7 @@ from core.client import RemoteMemory  # noqa: E402
 from core.errors import AmberError  # noqa: E402
 from core.hosts import HostPool  # noqa: E402
 from core.model import MemoryIn  # noqa: E402
+from core.scope import user_key  # noqa: E402
 from tests.kit.servers import free_port, stop_process, wait_answering  # noqa: E402
 from tests.kit.topology import BIN, RELAY_KEY, AmberHost, redis_server  # noqa: E402
 
@@ -241,6 +248,8 @@ def main() -> None:
     ap.add_argument("--fill-concurrency", type=int, default=4)
     ap.add_argument("--embedder", default="hash", help="hash (no model) or local")
     ap.add_argument("--chroma-index-cache", type=int, default=0, help="HNSW indexes Chroma keeps in memory (0: its default)")
+    ap.add_argument("--shards", type=int, default=1, help="Chroma servers; >1 adds the shards phase (module docstring)")
+    ap.add_argument("--shard-rounds", type=int, default=1, help="rounds of (one shard, N shards), the users moved back between")
     ap.add_argument("--force", action="store_true", help="run even if Chroma may need most of the free memory")
     args = ap.parse_args()
     avail = next(int(x.split()[1]) for x in open("/proc/meminfo") if x.startswith("MemAvailable:")) / 1024
@@ -262,8 +271,13 @@ async def run(args) -> None:
         chroma_url, chroma_pid = stack.enter_context(chroma(work / "chroma", args.chroma_index_cache))
         redis_url = stack.enter_context(redis_server(work / "redis"))
         rds = redis.Redis.from_url(redis_url)
-        hosts = [AmberHost(work / f"host{i}", chroma_url=chroma_url, redis_url=redis_url, name=f"host{i}",
-                           amber={"jobs_enabled": False}) for i in (1, 2)]
+        shards = {"s1": (chroma_url, chroma_pid)} | {f"s{i}": stack.enter_context(chroma(work / f"chroma{i}", args.chroma_index_cache))
+                                                     for i in range(2, args.shards + 1)}
+        sharding = {"chroma_shards": {name: url for name, (url, _) in shards.items()}} if args.shards > 1 else {}
+        for u in (users + ([big] if big else [])) if sharding else []:
+            rds.set(f"amber:shard:{user_key(u)}", "s1")  # the rounds run on one shard; the shards phase moves users
+        hosts = [AmberHost(work / f"host{i}", chroma_url=None if sharding else chroma_url, redis_url=redis_url, name=f"host{i}",
+                           amber={"jobs_enabled": False, **sharding}) for i in (1, 2)]
         for h in hosts:
             h.env["AMBER_EMBEDDING_MODEL"] = args.embedder  # AmberHost sets "hash"
             stack.callback(h.stop)
@@ -307,7 +321,8 @@ async def run(args) -> None:
             print(f"{n} host(s): {res['phases'][n]}", flush=True)
         snapshot("after_warm")
 
-        procs = {"chroma": chroma_pid, **{h.name: h.proc.pid for h in hosts}, "machine": None}
+        procs = {"chroma": chroma_pid, **{f"chroma_{n}": pid for n, (_, pid) in list(shards.items())[1:]},
+                 **{h.name: h.proc.pid for h in hosts}, "machine": None}
         acc = {k: {"ms": defaultdict(list), "errors": Counter(), "seconds": 0.0, "cpu": Counter()}
                for k in [(1, "single_client")] + [(n, s) for n in clients for s in scenarios]}
 
@@ -324,6 +339,8 @@ async def run(args) -> None:
             for n in clients:
                 for s in scenarios:
                     await measure(n, s, rnd_no * 100 + n * 10 + len(s), args)
+        if sharding:
+            res["shards"] = await shard_phase(args, shards, sharding, redis_url, users, big, measure, acc, snapshot)
         for mem in clients.values():
             await mem.aclose()
         snapshot("end")
@@ -348,8 +365,50 @@ async def run(args) -> None:
     res["chroma_mb_per_collection"] = round(small_mb / max(1, res["collections_after_small"]), 3)
     if big:
         res["chroma_mb_per_1k_memories_big_user"] = round((rss["after_big"]["chroma"] - rss["after_small"]["chroma"]) * 1000 / args.big, 2)
+    if "shards" in res:
+        one_shard, n_shards = res["phases"][2]["uniform_1_shard"], res["phases"][2][f"uniform_{args.shards}_shards"]
+        res["shards"]["shards_vs_one"] = round(n_shards["ops_per_s"] / one_shard["ops_per_s"], 2)
     report(res)
     print(json.dumps(res))
+
+
+async def shard_phase(args, shards: dict, sharding: dict, redis_url: str, users: list[str], big: str | None,
+                      measure, acc: dict, snapshot) -> dict:
+    """The uniform mix with both hosts on one shard, then every other user moved (round-robin over
+    the other shards) and the same mix again; both rows land in phases[2]."""
+    from core import Settings, shard_mover
+
+    n = len(shards)
+    for label in ("uniform_1_shard", f"uniform_{n}_shards"):
+        acc[(2, label)] = {"ms": defaultdict(list), "errors": Counter(), "seconds": 0.0, "cpu": Counter()}
+    # the hosts notice a move within 0.5 s, and nothing reads these users meanwhile: a short grace
+    mover, close = shard_mover(Settings(**sharding, redis_url=redis_url), grace_s=0.6)
+    targets = [name for name in shards if name != "s1"]
+    moving, moves = users[1::2], []
+
+    async def move_all(where) -> None:
+        t = time.perf_counter()
+        for i, u in enumerate(moving):
+            await asyncio.to_thread(mover.move, u, where(i))
+        moves.append(round(time.perf_counter() - t, 1))
+        settled = [await settle(pid) for _, pid in shards.values()]
+        print(f"moved {len(moving)} users in {moves[-1]} s (grace 0.6 s each); shards idle after {settled} s", flush=True)
+
+    try:
+        for r in range(args.shard_rounds):
+            if r:
+                await move_all(lambda i: "s1")
+            await measure(2, "uniform_1_shard", 901 + 10 * r, args)
+            await move_all(lambda i: targets[i % len(targets)])
+            await measure(2, f"uniform_{n}_shards", 902 + 10 * r, args)
+    finally:
+        close()
+    snapshot("after_moves")
+    rds = redis.Redis.from_url(redis_url)  # what Redis holds per user: routes, fencing counters, ...
+    keys = Counter(k.decode().split(":")[1] for k in rds.scan_iter(count=1000))
+    return {"redis_keys": dict(keys), "redis_used_mb": round(rds.info("memory")["used_memory"] / 2**20, 2),
+            "n": n, "rounds": args.shard_rounds, "users_moved": len(moving), "move_s": moves,
+            "move_s_per_user_less_grace": round(sum(moves) / len(moves) / max(1, len(moving)) - 0.6, 2)}
 
 
 def report(res: dict) -> None:
@@ -375,6 +434,13 @@ def report(res: dict) -> None:
                       f"{r.get('remember_ms', {}).get('p50', '-'):>12} {sum(r['errors'].values()):>4}  {r['busy_cores']}")
     for s, q in res["two_vs_one"].items():
         print(f"two / one host, {s}: {q}")
+    if "shards" in res:
+        for label in ("uniform_1_shard", f"uniform_{res['shards']['n']}_shards"):
+            r = res["phases"][2][label]
+            print(f"two hosts, {label:17} {r['ops_per_s']:>6} ops/s, recall p50/p95 {r['recall_ms']['p50']}/{r['recall_ms']['p95']} ms, "
+                  f"remember p50 {r.get('remember_ms', {}).get('p50', '-')} ms, errors {r['errors']}, busy cores {r['busy_cores']}, "
+                  f"CPU ms per op {r['cpu_ms_per_op']}")
+        print(f"{res['shards']['n']} shards / one: x{res['shards']['shards_vs_one']} ops/s ({res['shards']})")
 
 
 if __name__ == "__main__":
