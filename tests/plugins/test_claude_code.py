@@ -220,3 +220,28 @@ def test_claude_answers_normally_when_amber_fails(claude_cli, up, amber, tmp_pat
         assert "no answer within 2.5 s" in log and "skipped, Amber did not answer" in log
         assert elapsed < 12, elapsed
     assert captured(url, "down") == []  # nothing reached Amber
+
+
+def test_a_prompt_s_memories_reach_claude_by_handle_and_the_host_can_say_why(claude_cli, up, amber, tmp_path):
+    """Provenance through the real CLI: the prompt hook's block names the memory by handle and date,
+    and the host keeps the prompt's why record (claude-code:<session>:<prompt>), which /amber:why reads
+    through memory_why; a health-tagged memory stays on the host (claude-code is not a host model)."""
+    from core import handle_of
+
+    url, _ = amber
+    mem = remember(url, "recall", "The staging database is called Kestrel-4.")
+    remember(url, "recall", "The staging database reminds me of my insulin pump schedule.", tags=["health"])
+    env = claude_env(tmp_path / "home", up.anthropic_base, AMBER_URL=url, AMBER_KEY=KEYS["recall"])
+    project = tmp_path / "kestrel"
+    project.mkdir()
+    up.clear()
+    up.script("Kestrel-4.")
+    done = run_claude("What is the staging database called?", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    (request,) = up.find("/v1/messages")
+    block = memory_block(request.body)
+    assert f'- {handle_of(mem["id"])} [{mem["created_at"][:10]}] (fact) ' in block and "called Kestrel-4." in block
+    assert "insulin" not in block
+    why = httpx.get(f"{url}/v1/why", params={"last": 20}, headers={"Authorization": f"Bearer {KEYS['recall']}"}).json()["requests"]
+    named = [r for r in why if r["request"].startswith("claude-code:")]
+    assert named and handle_of(mem["id"]) in [i["handle"] for i in named[0]["items"]]
