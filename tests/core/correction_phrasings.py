@@ -158,6 +158,19 @@ CORRECTIONS = _cases([
     ("zh", [ZH_JOB, ZH_AGE], "搞错了吧，我在京东上班", 0),
     ("zh", [ZH_SCHOOL, ZH_CAT], "女儿去年就转到了附属小学", 0),
     ("zh", [ZH_AGE, ZH_CITY], "我其实31岁，不是28", 0),
+    # fourth round: more ways people say it, written before any change for them; fresh set not read
+    ("en", [SH, JOB], "Not anymore - I moved back to Chengdu in May", 0),
+    ("en", [JOB, DOG], "Haha no, that's my brother's job, I'm a teacher", 0),
+    ("en", [DOG, SH], "Ugh, Amber has that wrong: my dog is Pepper", 0),
+    ("en", [AGE, CAR], "Hm, no. I turned 40 in January.", 0),
+    ("en", [VEG, COFFEE], "I've been vegan since last year, so not vegetarian", 0),
+    ("en", [PARTNER, SISTER], "Minor fix - Alex is my brother-in-law, my partner is Robin", 0),
+    ("en", [RUN, AGE], "Please correct that: the marathon is in November, not October", 0),
+    ("en", [CAR], "The Civic was my old car, these days I ride an e-bike", 0),
+    ("zh", [ZH_CITY, ZH_JOB], "哪有，我早就搬到苏州了", 0),
+    ("zh", [ZH_BRO, ZH_CITY], "瞎说，我哥哥叫王军", 0),
+    ("zh", [ZH_JOB, ZH_PHONE], "这条不准，我在网易上班", 0),
+    ("zh", [ZH_AGE, ZH_CAT], "应该是30岁才对", 0),
 ], correcting=True)
 
 LOOK_ALIKES = _cases([
@@ -242,6 +255,19 @@ LOOK_ALIKES = _cases([
     ("zh", [ZH_DIET], "假设我能吃辣，火锅点哪个锅底"),
     ("zh", [ZH_PHONE], "我同事的华为手机坏了，他换了苹果"),
     ("zh", [ZH_AGE], "28岁换工作要不要紧"),
+    # fourth round (see the corrections' fourth round)
+    ("en", [SH], "Haha no, that joke was terrible"),
+    ("en", [JOB], "Ugh, the build is broken again, not the tests"),
+    ("en", [SISTER], "Please correct the grammar in this paragraph about my sister"),
+    ("en", [COFFEE], "Not anymore? What do you mean by that"),
+    ("en", [SH, JOB], "My coworker moved to Hangzhou last month"),
+    ("en", [SH], "Actually, Shanghai in spring is beautiful"),
+    ("en", [DOG], "I've been thinking about getting a second dog"),
+    ("en", [JOB], "Minor fix: change the title to Q3 plan"),
+    ("zh", [ZH_PHONE], "哪有这么贵，便宜点吧"),
+    ("zh", [ZH_CITY], "瞎说，明天北京不会下雨"),
+    ("zh", [ZH_JOB], "这条新闻不准，别信"),
+    ("zh", [ZH_JOB, ZH_CITY], "我表弟在字节跳动工作"),
 ], correcting=False)
 
 
