@@ -42,6 +42,18 @@ two 512-token windows, on the niced worker while the other person's recalls use 
 peak RSS 208 MiB; another person's recall p50 27.7 / p95 57.9 ms during against 25.5 / 57.5 ms idle
 (p95 x1.01); that person's recall afterwards p50 39.4 / p95 48.3 ms. With the real engine the
 import is bound by embedding: 200 000 messages at this rate take about a day.
+
+2026-12-03 (load average 15-19 from everybody's runs: upper bounds), the whole synthetic export
+(5 000 conversations, 200 000 messages, 25 MiB zipped, generated in 165 s), `--phases
+parse,dry-run,import --import-conversations 25 --recalls 50`, hash embedder: parse 196 000 turns in
+26.6 s, peak RSS 109 MiB; dry run 105.5 s, peak 134 MiB (4 932 extraction windows, ~33 M tokens
+estimated); import of the first 25 conversations (1 000 turns) 115.8 s for the phase (with the
+other person's 200 memories and their idle recalls), peak RSS 187 MiB; the other person's recall
+during the import p50 70 / p95 350 ms against 25 / 105 ms idle (x3.3 at p95 on a machine this
+loaded). The whole 196 000 were not imported: at this phase's rate (under 9 turns/s) that is over
+6 hours with the hash embedder here, and with the real engine (2.4 turns/s on 2026-12-02) about a
+day. Peak RSS grows little with the export (they stream it): the smoke size's 200 turns peaked at
+92 MiB parsing and 116 MiB in the dry run, against 109 and 134 MiB for 196 000.
 """
 
 from __future__ import annotations
