@@ -66,17 +66,18 @@ _STRONG = re.compile(
       | \byou\s+(?:have|had|['’]ve\s+got|got)\s+.{1,40}?\bwrong\b | \b(?:mixed|mixing|mix)\s+(?:\w+\s+)?up\b | \boff\s+by\b
       | \b(?:mistaken|stale|outdated)\b | \bold\s+(?:info|information|news)\b | \bused\s+to\b
       | \b(?:is|are)\s+gone\b | \bhaven['’]t\s+(?:\w+\s+){0,3}since\b | \bnever\s+(?:had|lived|was|were|been|worked|owned)\b
-      | \b(?:please\s+)?(?:fix|update)\s+(?:that|this|it)\b | \b(?:was|were)\s+(?:my\s+)?(?:old|former|previous)\b
+      | \b(?:please\s+)?(?:fix|update|correct)\s+(?:that|this|it)\b | \b(?:has|have|had|got)\s+(?:that|this|it|them)\s+wrong\b
+      | \b(?:small|minor|quick)\s+(?:fix|correction)\b | \b(?:was|were)\s+(?:my\s+)?(?:old|former|previous)\b
       | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
       | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错
       | 记反|記反|弄反|搞反|搞混|弄混|记混|記混|以前的事|那是以前|早搬|卖了|賣了|卖掉|賣掉|送人|送给|送給|转学|轉學|改成
-      | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)""",
+      | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)|瞎说|瞎說|胡说|胡說|哪有|不准|不準|才对|才對""",
     _V | re.MULTILINE,
 )
 # with a handle named, "#48213 is wrong" says enough
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+true|untrue|outdated|out\s+of\s+date|no\s+longer\s+true)\b|不对|不對|错|錯|不是真的|过时|過時", re.IGNORECASE)
 # softer: "actually", "no,", "其实", "现在...了": needs the person and a shared word or topic
-_WEAK = re.compile(r"""^\W*(?:actually|in\s+fact|no|nope|nah)\b|\bactually\b|其实|其實|现在|現在|\bscratch\s+that\b|\bwait,?\s+no\b
+_WEAK = re.compile(r"""^\W*(?:actually|in\s+fact|no|nope|nah)\b|(?:^|[.,;!]\s*)(?:no|nope|nah)\s*[,.!]|\bactually\b|其实|其實|现在|現在|\bscratch\s+that\b|\bwait,?\s+no\b
                    | \bi\s+meant\s+(?:that\s+)?(?:i|i['’]m|my|we)\b""", _V)
 # the turn is about something else: a request, what was meant or asked, a passing moment, an opinion
 _AWAY = re.compile(
@@ -99,7 +100,7 @@ _PEOPLE_EN = (r"brother|sister|mom|mum|mother|dad|father|friend|colleague|cowork
 _PEOPLE_ZH = r"他们|他們|她们|她們|他|她|哥哥|弟弟|姐姐|妹妹|爸爸|妈妈|媽媽|爸|妈|媽|朋友|同事|老师|老師|邻居|鄰居|室友|老板|老闆|主角|女儿|女兒|儿子|兒子"
 _REPORTED = re.compile(
     rf"""\b(?!i\b|you\b)[A-Za-z]+\s+(?:says|said|told|tells|thinks|keeps\s+saying|corrected)\b
-      | (?<=[\u4e00-\u9fff])(?<![我你])(?:说|說|讲|講|认为|認為|以为|以為)
+      | (?<=[\u4e00-\u9fff])(?<![我你瞎胡])(?:说|說|讲|講|认为|認為|以为|以為)  # 瞎说/胡说: 'nonsense'
       | (?:{_PEOPLE_ZH})(?:也)?(?:搞错|搞錯|记错|記錯|弄错|弄錯)""",
     _V,
 )
@@ -229,7 +230,8 @@ def _names(text: str) -> set[str]:
     return {w.casefold() for w in found if w.casefold() not in _MONTHS}
 
 
-_AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b", re.IGNORECASE)  # "I'm 35": an age without the word
+_NUMBER = re.compile(r"\d+")
+_AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b|\bturned\s+\d{1,3}\b", re.IGNORECASE)  # "I'm 35": an age without the word
 
 
 def _topics(text: str) -> set[str]:
@@ -254,7 +256,9 @@ def _target(statement: str, shown: Sequence[Shown], strong: bool) -> Shown | Non
         same_name = names & _names(" " + item.text) | (names & _words(item.text))
         same_topic = topics & _topics(item.text)
         named_old = any(v in item.text.casefold() for v in olds)  # the person names the value Amber holds
-        ok = (me and (shared or same_topic or named_old)) or bool(same_name)
+        # a new number for the same thing ("应该是30岁" against "28岁"): a value put in place of the one held
+        new_number = bool(same_topic) and bool(_NUMBER.findall(item.text)) and bool(set(_NUMBER.findall(statement)) - set(_NUMBER.findall(item.text)))
+        ok = (me and (shared or same_topic or named_old)) or bool(same_name) or (strong and bool(same_topic) and (named_old or new_number))
         if cjk and not me and strong and not ok:
             # no "我": a name or the person's family said to have changed ("咪咪已经不在了"), not talk about
             # a thing's attributes ("北京的人口…", "华为的新手机…")
