@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import re
 import statistics
 import sys
@@ -57,6 +58,7 @@ def main() -> None:
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--prompts", type=Path, default=PROMPTS, help="unrelated prompts: a file, or a folder of files (one family each)")
+    ap.add_argument("--vectors", type=Path, default=None, help="share bench/abstention.py's vector cache (a pickle outside the repo)")
     ap.add_argument("--smoke", action="store_true", help="a tiny made-up conversation (bench/synthetic.py), 6 unrelated prompts: checks that the bench runs")
     args = ap.parse_args()
     if args.smoke:
@@ -70,6 +72,10 @@ def main() -> None:
     if args.smoke:
         prompts = prompts[:3] + [p for p in prompts if CJK.search(p)][:3]
     embedder = build_embedder("local")
+    if args.vectors:
+        from abstention import cached_vectors
+
+        vectors = cached_vectors(embedder, args.vectors)
     modes = {"amber": {}, "no_abstention": {"floor_memory": 0.0, "floor_message": 0.0, "floor_lexical": 0.0}}
     injected = {m: {"en": [], "zh": []} for m in modes}
     by_family = {m: {f: [] for f in families} for m in modes}
@@ -111,6 +117,8 @@ def main() -> None:
                 svc.close()
         print(f"conversation {n + 1}/{len(samples)} done", flush=True)
 
+    if args.vectors:
+        args.vectors.write_bytes(pickle.dumps(vectors))
     result: dict = {"bench": "precision", "data": Path(args.data).name, "conversations": len(samples), "prompts": len(prompts),
                     "prompt_file": str(args.prompts),
                     "embedder": embedder.id, "modes": {}}

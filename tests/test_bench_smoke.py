@@ -34,6 +34,8 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("extraction_cost.py", ["--smoke"]),
     ("recall_folds.py", ["--smoke"]),  # made-up MADial and LoCoMo files (bench/synthetic.py)
     ("precision.py", ["--smoke"]),
+    ("abstention.py", ["--smoke"]),  # two prompts a family, four small-store cases, made-up MADial and LoCoMo
+    ("locomo_folds.py", ["--smoke"]),  # two made-up conversations
     ("locomo_recall.py", ["--smoke"]),
     ("madial_recall.py", ["--smoke"]),
     ("long_docs.py", ["--smoke"]),

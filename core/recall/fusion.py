@@ -59,6 +59,10 @@ def spread(scores: Mapping[str, float], neighbours: Mapping[str, Sequence[str]],
 
 @dataclass(frozen=True)
 class BoostConfig:
+    """Bounded nudges on the fused score, set by hand and not fitted by any fold procedure: they
+    order what a person marked (pinned, important, keyed) and what is recent, which the benches'
+    data (no importance, no pins) cannot measure."""
+
     importance: float = 0.15  # multiplier at importance 1.0 vs 0.5
     pinned: float = 0.25
     keyed_fact: float = 0.10  # active keyed facts over raw turns

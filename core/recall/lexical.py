@@ -79,6 +79,7 @@ def tokenize(text: str) -> list[str]:
 
 
 class BM25Index:
+    # BM25's textbook k1 and b, not fitted: k1 0.9/1.5 and b 0.5/0.9 moved LoCoMo dev R@10 by ±0.003 (bench/README.md)
     def __init__(self, k1: float = 1.2, b: float = 0.75):
         self.k1, self.b = k1, b
         self._postings: dict[str, dict[str, int]] = defaultdict(dict)

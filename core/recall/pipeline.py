@@ -27,7 +27,7 @@ from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
 from .query import dense_query, lexical_query
 from .compress import compress
-from .relevance import Floor, is_cjk, relevant, select
+from .relevance import Floor, admitted, is_cjk, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import in_slots, reorder
 from ..destinations import DestinationPolicy
@@ -36,21 +36,10 @@ log = logging.getLogger("amber.recall")
 
 
 def memory_candidate(m: Memory) -> Candidate:
-    text = m.content
-    if m.kind.value == "glossary" and m.title:
-        text = m.content
     return Candidate(
-        id=m.id,
-        text=text,
-        source="memory",
-        created_at=m.valid_from or m.created_at,
-        kind=m.kind.value,
-        importance=m.importance,
-        pinned=m.pinned,
-        keyed=bool(m.fact_key),
-        client=m.source_client,
-        sources=tuple(m.source_ids),
-        tags=tuple(m.tags),
+        id=m.id, text=m.content, source="memory", created_at=m.valid_from or m.created_at, kind=m.kind.value,
+        importance=m.importance, pinned=m.pinned, keyed=bool(m.fact_key), client=m.source_client,
+        sources=tuple(m.source_ids), tags=tuple(m.tags),
     )
 
 
@@ -60,17 +49,17 @@ def message_candidate(m: Message) -> Candidate:
     )
 
 
-# How many turns on each side a raw turn is indexed with. Measured on LoCoMo dev (bench/README.md):
-# BM25 gains from two turns of context, while the embedding of a longer window gets blurred, so
-# the dense text keeps one turn on each side.
+# How many turns on each side a raw turn is indexed with. Measured on LoCoMo dev as a whole, not by
+# folds (bench/README.md): BM25 gains from two turns of context, while a longer window blurs the
+# embedding, so the dense text keeps one turn on each side.
 LEXICAL_CONTEXT = 2
 DENSE_CONTEXT = 1
-# A neighbour is context, not content: in the dense text it is cut to this many characters, so a
-# long answer is embedded in full once (as itself), not again inside each neighbour's text.
+# A neighbour is context, not content: in the dense text it is cut to this many characters (set by
+# hand, not fitted), so a long answer is embedded in full once, not again inside each neighbour's.
 NEIGHBOUR_CHARS = 300
 # In the lexical text a turn's own words count this many times to its neighbours' once: the window
 # is there to find the turn by what surrounds it, not to let four neighbours outweigh it. Chosen
-# among 1-3 by cross-validation over LoCoMo dev conversations (bench/README.md).
+# among 1-3 leaving one LoCoMo dev conversation out (bench/README.md).
 LEXICAL_SELF_WEIGHT = 2
 
 Turns = Message | Sequence[Message] | None
@@ -534,22 +523,32 @@ class Recaller:
             ids = [h for h in self.store.nearest_ids(col, qvec, k, memory_where(scope)) if h[0] in allowed]
         return ids
 
+    def _held(self, scope: Scope) -> dict[str, int]:
+        """How many memories and captured turns the person holds, from the indexes the search just
+        used (never a store read): the relevance floor rises with them (relevance.Floor)."""
+        midx, gidx = self._mem.get(memory_collection(scope)), self._msg.get(message_collection(scope))
+        return {"memory": len(midx.meta) if midx else 0, "message": len(gidx.msgs) if gidx else 0}
+
     def recall(
         self, scope: Scope, query: str, cfg: RecallConfig, now: datetime, *, echo: Collection[str] = (), count_tokens=None
     ) -> RecallResult:
         """The block to inject: a pool twice the size that is kept, without echoes, filler and turns
-        a fact covers (relevance.select); nothing but pinned facts when nothing clears the relevance
-        floor; refined when configured, fitted to the budget and rendered."""
+        a fact covers (relevance.select); of its best, only the items that clear the relevance floor
+        themselves (and pinned facts); refined when configured, fitted to the budget and rendered."""
         wide = max(2 * cfg.top_k, cfg.rerank_pool if cfg.rerank and self.reranker is not None else 0)
         pool = self.search(scope, query, cfg.model_copy(update={"top_k": wide}), now)
         pool = select(pool, echo=frozenset(echo), query=query)
-        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset)
+        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()
-        considered, abstained = len(pool), not relevant(pool[: cfg.top_k], query, floor)
-        if abstained:
-            pool = [c for c in pool if c.pinned]  # the user asked for pinned facts everywhere
-        staged = (cfg.rerank and self.reranker is not None) or (cfg.compress and self.compressor is not None)
+        # Each item on its own evidence: one that clears the floor brings no weaker one in with it.
+        # A reranker may promote any item of its pool, so then the whole pool is weighed.
+        reranking = cfg.rerank and self.reranker is not None
+        weighed = pool if reranking else pool[: cfg.top_k]
+        kept = {c.id for c in admitted(weighed, is_cjk(query), floor, self._held(scope))}
+        considered, abstained = len(pool), not kept and not floor.off
+        pool = [c for c in pool if c.id in kept or c.pinned]  # pinned facts go everywhere: the person asked for that
+        staged = reranking or (cfg.compress and self.compressor is not None)
         items = self.refine_sync(query, pool, cfg) if staged else pool[: cfg.top_k]
         result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
         result.considered, result.abstained = considered, abstained

@@ -1,22 +1,25 @@
 """What is worth injecting: relevance floor, echoes, filler and turns a fact already covers. Pure.
 
-Ranking (fusion.py) orders candidates but cannot say whether the best of them is any good: reciprocal
+Ranking (fusion.py) orders candidates but cannot say whether any of them is any good: reciprocal
 rank fusion gives the top hit of an unrelated prompt the same score as the top hit of a perfect
 one. So injection looks at evidence measured on an absolute scale for each candidate (the query's
-cosine similarity to it, and the share of the query's IDF weight its words cover): a prompt whose
-best candidates all fall below the floors gets no block at all. The decision is per prompt, not per
-item: a question's evidence often ranks well through fusion while its own similarity is middling,
-and cutting items one by one lost far more recall for the same precision. How the floors were
-chosen (cross-validated on the dev data) is in bench/README.md ("Abstention").
+cosine similarity to it, and the share of the query's IDF weight its words cover). The decision is
+per item: an item is injected only when its own evidence clears the floor, so one record that
+clears it never carries weaker ones in with it, and a prompt none of whose items clears it gets no
+block at all. The similarity floor rises with how many records of that kind the person holds (the
+best of many unrelated records sits closer to any prompt than the best of few), so a person with
+one memory gets it for a direct question about it. How the floors were chosen (leave one prompt
+family out, real questions in halves) is in bench/README.md ("Abstention").
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .fusion import Candidate
 from .lexical import CJK_RANGES, tokenize
@@ -53,24 +56,35 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 @dataclass(frozen=True)
 class Floor:
-    """The evidence that makes a prompt worth answering from memory: one of its best candidates is
-    close in meaning (cosine similarity at or over the floor for its kind: a short memory, or a raw
-    turn indexed with its neighbours, whose embedding sits closer to everything), or shares the
-    query's rare words (IDF coverage). The embedder scores CJK text higher across the board, so a
-    CJK query's similarity floors are raised by `cjk_offset`. All zero: never abstain."""
+    """The evidence that makes an item worth injecting: it is close in meaning (cosine similarity at
+    or over the floor for its kind: a short memory, or a raw turn indexed with its neighbours, whose
+    embedding sits closer to everything), or it shares the query's rare words (IDF coverage).
+
+    The similarity floors are for a person holding one record of that kind and rise by `per_decade`
+    for every tenfold more: the most similar of 3 000 unrelated records is closer to a prompt than
+    the one record of someone who told Amber a single thing. The embedder scores CJK text higher
+    across the board, so a CJK query's similarity floors are raised by `cjk_offset`. All zero:
+    never abstain."""
 
     memory: float = 0.0
     message: float = 0.0
     lexical: float = 0.0
     cjk_offset: float = 0.0
+    per_decade: float = 0.0
 
     @property
     def off(self) -> bool:
         return self.memory <= 0 and self.message <= 0 and self.lexical <= 0
 
-    def passes(self, c: Candidate, cjk: bool = False) -> bool:
-        dense = self.memory if c.source == "memory" else self.message
-        if dense > 0 and c.dense >= dense + (self.cjk_offset if cjk else 0.0):
+    def dense_floor(self, source: str, held: int, cjk: bool = False) -> float:
+        """The similarity an item of this kind needs when the person holds `held` records of it."""
+        base = self.memory if source == "memory" else self.message
+        if base <= 0:
+            return math.inf
+        return base + self.per_decade * math.log10(max(1, held)) + (self.cjk_offset if cjk else 0.0)
+
+    def passes(self, c: Candidate, cjk: bool = False, held: int = 1) -> bool:
+        if c.dense >= self.dense_floor(c.source, held, cjk):
             return True
         return self.lexical > 0 and c.lexical >= self.lexical
 
@@ -82,13 +96,14 @@ def is_cjk(text: str) -> bool:
     return cjk > 0 and cjk >= len(_WORD.findall(_CJK.sub(" ", text)))
 
 
-def relevant(items: Sequence[Candidate], query: str, floor: Floor) -> bool:
-    """Whether anything among the ranked items clears the floor: when nothing does, the prompt is
-    about something memory does not hold, and injecting its nearest records would only add noise."""
+def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int]) -> list[Candidate]:
+    """The items whose own evidence clears the floor, in the order given (`held`: how many records
+    of each kind, "memory" and "message", the person holds). Pinned facts are the caller's to add."""
     if floor.off:
-        return True
-    cjk = is_cjk(query)
-    return any(floor.passes(c, cjk) for c in items)
+        return list(items)
+    memory, message = (floor.dense_floor(s, held.get(s, 1), cjk) for s in ("memory", "message"))
+    lexical = floor.lexical if floor.lexical > 0 else math.inf
+    return [c for c in items if c.dense >= (memory if c.source == "memory" else message) or c.lexical >= lexical]
 
 
 def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:

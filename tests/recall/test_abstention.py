@@ -86,3 +86,32 @@ def test_one_word_shared_by_chance_is_not_evidence(service, alice):
     assert service.recall(alice, "Who discovered penicillin?", config=cfg).items == []
     assert service.recall(alice, "harbour", config=cfg).items
     assert service.recall(alice, "Which harbour did I discover places around?", config=cfg).items
+
+
+def test_one_item_that_clears_the_floor_carries_no_weaker_one_in(service, alice):
+    """The decision is per item: the cat memory shares the question's rare words, the other
+    memories do not, and they stay out although the prompt as a whole is answered from memory."""
+    for text in LIFE:
+        service.remember(alice, MemoryIn(content=text))
+    cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=2.0, floor_message=2.0, floor_lexical=0.3)
+    got = service.recall(alice, "What is my cat Miso called?", config=cfg)
+    assert [c.text for c in got.items] == [LIFE[0]]
+    assert not got.abstained
+
+
+@pytest.mark.parametrize("memory, question", [
+    ("I play badminton every Tuesday.", "What sport do I play?"),
+    ("My manager is Priyanka.", "Who do I report to at work?"),
+    ("我每周二晚上去打羽毛球。", "我平时做什么运动？"),
+])
+def test_a_person_with_one_memory_gets_it_for_a_direct_question(tmp_path, memory, question):
+    """The floor rises with the records a person holds, so it does not hide someone's only memory
+    (the badminton memory is 0.809 similar to its question: under the old fixed floor of 0.81)."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=build_embedder("local"))
+    try:
+        me = scope_for(Actor("one-memory", client="tests"))
+        svc.remember(me, MemoryIn(content=memory))
+        assert [c.text for c in svc.recall(me, question).items] == [memory]
+        assert svc.recall(me, "Explain the difference between TCP and UDP.").items == []
+    finally:
+        svc.close()

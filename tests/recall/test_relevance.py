@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from core import fingerprint, fingerprints
 from core.recall.fusion import Candidate
-from core.recall.relevance import Floor, is_filler, relevant, select
+from core.recall.relevance import Floor, admitted, is_filler, select
 
 NOW = datetime(2026, 3, 4, tzinfo=timezone.utc)
 
@@ -40,15 +40,30 @@ def test_a_turn_yields_to_the_fact_made_from_it():
     assert [c.id for c in select(items)] == ["m1", "t2", "m2"]
 
 
-def test_a_prompt_is_answered_from_memory_only_when_a_candidate_clears_a_floor():
+def relevant(items, query, floor, held=None):
+    from core.recall.relevance import is_cjk
+
+    return [c.id for c in admitted(items, is_cjk(query), floor, held or {"memory": 1, "message": 1})]
+
+
+def test_an_item_is_injected_only_when_its_own_evidence_clears_a_floor():
     floor = Floor(memory=0.81, message=0.84, lexical=0.3, cjk_offset=0.05)
     weak = [turn("t1", "we talked about pottery", dense=0.83, lexical=0.2), fact("m1", "likes jazz", dense=0.80, lexical=0.0)]
     assert not relevant(weak, "explain TCP and UDP", floor)
-    assert relevant([*weak, fact("m2", "plays the cello", dense=0.82, lexical=0.0)], "what instrument do I play", floor)  # a memory's floor is lower
-    assert relevant([*weak, turn("t2", "my sister Inès", dense=0.5, lexical=0.6)], "who is Inès", floor)  # rare words shared
+    # the item that clears the floor is injected, and carries neither weaker one in with it
+    assert relevant([*weak, fact("m2", "plays the cello", dense=0.82, lexical=0.0)], "what instrument do I play", floor) == ["m2"]
+    assert relevant([*weak, turn("t2", "my sister Inès", dense=0.5, lexical=0.6)], "who is Inès", floor) == ["t2"]  # rare words shared
     assert not relevant([fact("m3", "喜欢爵士乐", dense=0.84, lexical=0.0)], "解释一下TCP和UDP的区别", floor)  # CJK scores run higher
-    assert relevant([fact("m3", "喜欢爵士乐", dense=0.87, lexical=0.0)], "我喜欢什么音乐", floor)
-    assert relevant(weak, "anything", Floor())  # all floors 0: never abstain
+    assert relevant([fact("m3", "喜欢爵士乐", dense=0.87, lexical=0.0)], "我喜欢什么音乐", floor) == ["m3"]
+    assert relevant(weak, "anything", Floor()) == ["t1", "m1"]  # all floors 0: never abstain
+
+
+def test_the_similarity_floor_rises_with_the_records_a_person_holds():
+    floor = Floor(memory=0.79, message=0.82, lexical=0.3, per_decade=0.01)
+    only = fact("m1", "I play badminton every Tuesday", dense=0.80, lexical=0.0)
+    assert relevant([only], "What sport do I play?", floor, {"memory": 1}) == ["m1"]  # their one memory
+    assert not relevant([only], "What sport do I play?", floor, {"memory": 10_000})  # the best of many, by chance
+    assert floor.dense_floor("memory", 100) == 0.79 + 0.02 and floor.dense_floor("message", 0) == 0.82
 
 
 @given(st.lists(st.sampled_from(["ok", "I live in Lyon", "my dog is Rex", "thanks", "Rex is three"]), max_size=8),
