@@ -28,7 +28,7 @@ from .errors import EmbedderUnavailable, InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Status, normalize_text
 from .recall.config import RecallConfig
 from .recall.lexical import tokenize
-from .recall.relevance import is_cjk
+from .recall.relevance import Floor, is_cjk
 from .reads import Reads
 from .scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .tombstones import Tombstones
@@ -109,11 +109,13 @@ class Forgetting:
 
     def _meaning(self, scope: Scope, what: str, live: Sequence[Memory]) -> dict[str, float]:
         """The live memories closest to `what` in meaning, by the recall's own embedding and its
-        relevance floor (raised for CJK text as recall raises it): {id: similarity}."""
+        relevance floor for someone holding this many memories (raised for CJK text as recall
+        raises it): {id: similarity}."""
         if not live:
             return {}
         cfg = RecallConfig()
-        floor = cfg.floor_memory + (cfg.floor_cjk_offset if is_cjk(what) else 0.0)
+        floor = Floor(memory=cfg.floor_memory, cjk_offset=cfg.floor_cjk_offset, per_decade=cfg.floor_per_decade).dense_floor(
+            "memory", len(live), is_cjk(what))
         try:
             vector = self._recaller.embedder.embed_query(what)
         except EmbedderUnavailable:  # the words still match; what only meaning would find is not reported
