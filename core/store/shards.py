@@ -128,14 +128,15 @@ class ShardRoutes:
         now = time.monotonic()
         if now - self._checked < self.check_every_s:
             return
+        self._checked = now
         try:
             version = int(self.r.get(self.version_key) or 0)
             seen = self._version if self._version is not None else version
             moved = [m.decode() for m in self.r.lrange(self.moves_key, seen, version - 1)] if version > seen else []
-        except Exception as e:  # Redis away: keep the cached routes (a move cannot run without Redis either)
+        except Exception as e:  # Redis away: keep the cached routes (no move runs without Redis) and
+            self._checked = now + 5.0  # let reads go on without waiting for it at every check
             log.debug("shard routes: version not checked: %s", e)
             return
-        self._checked = now
         if version == seen:
             self._version = version
             return

@@ -192,3 +192,22 @@ def test_a_user_without_a_route_is_placed_where_their_data_is(topo):
     finally:
         store.close()
     assert "42" in recall(topo.hosts[1], user, "which locker is mine?")
+
+
+def test_the_shards_command_lists_the_shards_and_shows_a_user(topo):
+    host = topo.hosts[0]
+    user = f"shown-{uuid.uuid4().hex[:6]}"
+    remember(host, user, "My plant is a fern")
+
+    def amber(*args: str) -> object:
+        done = subprocess.run([str(BIN / "amber"), "shards", *args], env=host.env, cwd=host.workdir,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return json.loads(done.stdout)
+
+    listed = amber("list")
+    assert [(s["shard"], s["home"], s["answers"]) for s in listed[:2]] == [("s1", True, True), ("s2", False, True)]
+    assert sum(s["users_routed"] for s in listed[:2]) >= 1
+    shown = amber("show", user)
+    assert shown["shard"] == route(topo, user) and shown["unfinished_move"] is None
+    assert shown["records"][shown["shard"]] and not shown["records"]["s2" if shown["shard"] == "s1" else "s1"]
