@@ -418,7 +418,7 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         r = await _call(p.candidate(id, action, target_id))
         return ReviewView(action=r.action, memory=view(r.memory), previous=view(r.previous))
 
-    add_context(mcp, port_for_request)
+    add_context(mcp, port_for_request, destinations=destinations, destination=MCP_DESTINATION)
     answer_errors(mcp)
     list_by_scope(mcp)
     return mcp
