@@ -248,9 +248,10 @@ class RemoteMemory:
         preset: str | None = None,
         echo: Sequence[str] = (),
         why: str | None = None,
+        destination: str | None = None,
     ) -> RecallResult:
         body = {"query": query, "namespace": namespace, "project": project, "budget_tokens": budget_tokens,
-                "top_k": top_k, "preset": preset, "echo": list(echo) or None, "why": why}
+                "top_k": top_k, "preset": preset, "echo": list(echo) or None, "why": why, "model": destination}
         d = await self._json("POST", "/v1/recall", json={k: v for k, v in body.items() if v is not None})
         return RecallResult(items=[_candidate(i) for i in d["items"]], text=d["text"], tokens=int(d["tokens"]))
 

@@ -107,9 +107,12 @@ class MemoryPort(Protocol):
         preset: str | None = None,
         echo: Sequence[str] = (),
         why: str | None = None,
+        destination: str | None = None,
     ) -> RecallResult:
         """The <memory_context> block for a query; budget: `budget_tokens`, else the preset's.
-        `why`: a request id under which the host keeps what it injected and why (`why`); None keeps nothing."""
+        `why`: a request id under which the host keeps what it injected and why (`why`); None keeps nothing.
+        `destination`: the model the block goes to; the host's destination policy decides what it may
+        carry (nothing, or no host-only item) before the block is packed and its why record kept."""
 
     @needs(READ)
     async def why(self, last: int = 1, request: str | None = None) -> list[WhyRequest]:

@@ -432,16 +432,18 @@ class MemoryService:
         config: RecallConfig | None = None,
         count_tokens=None,
         why: str | None = None,
+        destination: str | None = None,
     ) -> RecallResult:
         """The injectable block for a query: the configured preset with the operator's budget, or the
         named preset's own (`recall_config`), so every face injects the same amount; `config` is a
         whole configuration (benches, the hook's tests). `echo`: fingerprints of turns the request
-        already carries, never injected back. Access is counted in the background."""
+        already carries, never injected back; `destination`: the model the block goes to (the policy
+        decides what it may carry, core/destinations.py). Access is counted in the background."""
         if config is None:
             overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
             config = self.recall_config(preset, **overrides)
         scope = widened(scope, project=project, namespace=namespace)
-        result = self.recaller.recall(scope, query, config, self.clock.now(), echo=echo, count_tokens=count_tokens)
+        result = self.recaller.recall(scope, query, config, self.clock.now(), echo=echo, count_tokens=count_tokens, destination=destination)
         used = [c.id for c in result.items if c.source == "memory"]
         if used:
             self._access.count(scope, used)  # bookkeeping, written in the background (core/access.py)

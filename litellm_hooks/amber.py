@@ -117,7 +117,10 @@ class AmberMemory(CustomLogger):
                     echo = sorted(fingerprints(request.turn_texts(data, kind)))
                     # a request in mode `on` names itself, so the host keeps what it injected and why (core/why.py)
                     named = str(call_id) if mode == "on" and call_id else None
-                    result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named), timeout=settings.recall_timeout_s)
+                    # the host packs only what may go to this model, so its why record says what went; the
+                    # deployments behind a group are checked here again (the host knows the group's name only)
+                    result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named, destination=model),
+                                                    timeout=settings.recall_timeout_s)
                     kept = policy.admit(result.items, model, deployments)
                     patch = (result.text or "") if len(kept) == len(result.items) else render_recall(kept)
                     items, tokens = len(kept), result.tokens

@@ -70,8 +70,9 @@ class HookMemory:
         self.queue = queue
         self.packs = BootPacks()
 
-    async def recall(self, actor: Actor, query: str, echo: Sequence[str] = (), why: str | None = None) -> RecallResult:
-        return await self.port_for(actor).recall(query, echo=echo, why=why)
+    async def recall(self, actor: Actor, query: str, echo: Sequence[str] = (), why: str | None = None,
+                     destination: str | None = None) -> RecallResult:
+        return await self.port_for(actor).recall(query, echo=echo, why=why, destination=destination)
 
     async def correct(self, actor: Actor, said: str) -> Corrected | None:
         """Carry out the correction `said` makes to what was just injected, if any (core/correcting.py)."""

@@ -34,7 +34,6 @@ from core import (
     Message,
     TransientError,
     boot_for_model,
-    render_recall,
 )
 
 from .identity import current_identity
@@ -141,10 +140,9 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         plans or projects, or when the user says "remember when" / "as I told you"."""
         if destinations is not None and not destinations.receives_memory(MCP_DESTINATION):
             return RecallView(text="", items=[], tokens=0)
-        r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens, preset=preset))
-        items = r.items if destinations is None else destinations.admit(r.items, MCP_DESTINATION)
-        text = r.text if len(items) == len(r.items) else render_recall(items)
-        return RecallView(text=text, items=[item(c) for c in items], tokens=r.tokens)
+        r = await _call(port_for_request().recall(query, project=project, budget_tokens=budget_tokens, preset=preset,
+                                                  destination=MCP_DESTINATION if destinations is not None else None))
+        return RecallView(text=r.text, items=[item(c) for c in r.items], tokens=r.tokens)
 
     @mcp.tool(title="Why these memories", annotations=READ_ONLY, structured_output=True)
     async def memory_why(

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from core import Category, Kind, Memory, MemoryIn, MemoryPatch, Page, WriteResult
 
 from core import LocalMemory
-from core import DestinationPolicy, correct_in_turn, render_correction_note, render_recall
+from core import DestinationPolicy, correct_in_turn, render_correction_note
 from core import ForgetResult, IngestResult, PurgeResult, TurnsDeleted
 
 from .rest_deps import port, utc
@@ -69,14 +69,11 @@ async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
     if policy is not None and not policy.receives_memory(body.model):
         request.state.amber_log = f"items=0 (model {body.model} receives no memory)"
         return RecallOut(text="", items=[], tokens=0)
-    r = await p.recall(
+    r = await p.recall(  # the service packs only what may go to body.model, and keeps that as the why record
         body.query, namespace=body.namespace, project=body.project, budget_tokens=body.budget_tokens, top_k=body.top_k,
-        preset=body.preset, echo=body.echo, why=body.why,
+        preset=body.preset, echo=body.echo, why=body.why, destination=body.model,
     )
     items, text = r.items, r.text
-    if policy is not None:
-        items = policy.admit(r.items, body.model)
-        text = r.text if len(items) == len(r.items) else render_recall(items)
     request.state.amber_log = f"items={len(items)} tokens={r.tokens}"  # for the request's one log line
     note = render_correction_note(done) if done is not None else ""
     return RecallOut(text="\n".join(t for t in (note, text) if t), items=[item(c) for c in items], tokens=r.tokens)

@@ -529,15 +529,16 @@ class Recaller:
         midx, gidx = self._mem.get(memory_collection(scope)), self._msg.get(message_collection(scope))
         return {"memory": len(midx.meta) if midx else 0, "message": len(gidx.msgs) if gidx else 0}
 
-    def recall(
-        self, scope: Scope, query: str, cfg: RecallConfig, now: datetime, *, echo: Collection[str] = (), count_tokens=None
-    ) -> RecallResult:
+    def recall(self, scope: Scope, query: str, cfg: RecallConfig, now: datetime, *, echo: Collection[str] = (),
+               count_tokens=None, destination: str | None = None) -> RecallResult:
         """The block to inject: a pool twice the size that is kept, without echoes, filler and turns
         a fact covers (relevance.select); of its best, only the items that clear the relevance floor
         themselves (and pinned facts); refined when configured, fitted to the budget and rendered."""
         wide = max(2 * cfg.top_k, cfg.rerank_pool if cfg.rerank and self.reranker is not None else 0)
         pool = self.search(scope, query, cfg.model_copy(update={"top_k": wide}), now)
         pool = select(pool, echo=frozenset(echo), query=query)
+        if destination is not None and self.destinations is not None:  # only what may go to that model is packed
+            pool = self.destinations.admit(pool, destination)
         floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()

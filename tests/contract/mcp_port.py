@@ -111,8 +111,11 @@ class McpPort:
     # ---- the port ------------------------------------------------------------------------------
 
     async def recall(self, query: str, *, namespace: str | None = None, project: str | None = None, budget_tokens: int | None = None,
-                     top_k: int | None = None, preset: str | None = None, echo: Sequence[str] = (), why: str | None = None) -> RecallResult:
-        self._missing("recall", "memory_recall", [n for n, v in (("namespace", namespace), ("top_k", top_k), ("echo", echo), ("why", why)) if v])
+                     top_k: int | None = None, preset: str | None = None, echo: Sequence[str] = (), why: str | None = None,
+                     destination: str | None = None) -> RecallResult:
+        # an MCP client's model is unknown to Amber: the host names the destination itself (mcp)
+        missing = (("namespace", namespace), ("top_k", top_k), ("echo", echo), ("why", why), ("destination", destination))
+        self._missing("recall", "memory_recall", [n for n, v in missing if v])
         d = await self._tool("memory_recall", query=query, project=project, budget_tokens=budget_tokens, preset=preset)
         return RecallResult(items=[self._candidate(i) for i in d["items"]], text=d["text"], tokens=d["tokens"])
 

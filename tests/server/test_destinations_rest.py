@@ -62,3 +62,15 @@ def test_a_host_model_and_the_person_get_everything(ana, read):
 @pytest.mark.parametrize("read", [recall, boot], ids=["recall", "boot"])
 def test_a_denied_model_gets_no_memory(ana, read):
     assert "genmaicha" not in read(ana, "openai/gpt-4o")
+
+
+def test_the_why_record_names_only_what_went_to_the_model(ana):
+    """The block is packed from what may go to the model, so the record of what was injected, and
+    its handles, are of those items and not of the host-only ones recall ranked too."""
+    r = ana.post("/v1/recall", json={"query": "tea garden insulin diary Grandma", "model": "anthropic/claude-sonnet",
+                                     "why": "dest-why-1"})
+    r.raise_for_status()
+    sent = {i["id"] for i in r.json()["items"]}
+    (record,) = ana.get("/v1/why", params={"request": "dest-why-1"}).json()["requests"]
+    assert sent and {i["id"] for i in record["items"]} == sent
+    assert not any(w in str(record) for w in ("insulin", "diary", "Grandma"))
