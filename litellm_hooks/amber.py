@@ -117,9 +117,11 @@ class AmberMemory(CustomLogger):
                     echo = sorted(fingerprints(request.turn_texts(data, kind)))
                     # a request in mode `on` names itself, so the host keeps what it injected and why (core/why.py)
                     named = str(call_id) if mode == "on" and call_id else None
-                    # the host packs only what may go to this model, so its why record says what went; the
-                    # deployments behind a group are checked here again (the host knows the group's name only)
-                    result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named, destination=model),
+                    # the host packs only what may go to this model, so its why record says what went. It knows
+                    # the group's name only: where the deployments behind it decide otherwise (a group named
+                    # "local" over ollama/*), it is asked for everything and the check below does the rest
+                    by_name = policy.on_host(model) == policy.on_host(model, deployments) and policy.receives_memory(model)
+                    result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named, destination=model if by_name else None),
                                                     timeout=settings.recall_timeout_s)
                     kept = policy.admit(result.items, model, deployments)
                     patch = (result.text or "") if len(kept) == len(result.items) else render_recall(kept)

@@ -90,3 +90,29 @@ def test_the_rules_read_every_deployment_behind_a_group():
     items = [type("I", (), {"kind": k, "tags": t})() for k, t in (("fact", []), ("precious", []), ("fact", ["Private"]))]
     assert [i.kind for i in p.admit(items, "local-x")] == ["fact"]  # allowed, not on the host
     assert len(p.admit(items, "x", ["ollama/qwen"])) == 3  # on the host: everything
+
+
+async def test_a_group_on_the_host_by_its_deployments_gets_host_only_items_and_a_true_why(tmp_path, monkeypatch):
+    """A group whose name says nothing ("home") but whose every deployment runs on the host
+    (ollama/*) gets the precious quote; a group over a provider's model does not, and the host's
+    why record of that request names only what the model got. A real LiteLLM Router holds the groups."""
+    from litellm import Router
+
+    import litellm_hooks.amber as hook_module
+
+    groups = Router(model_list=[{"model_name": "home", "litellm_params": {"model": "ollama/qwen3"}},
+                                {"model_name": "away", "litellm_params": {"model": "anthropic/claude-sonnet-4"}}])
+    monkeypatch.setattr(hook_module, "router", lambda: groups)
+    service, cb = make(tmp_path, host_models=["ollama/*"])
+    try:
+        ana = scope_for(Actor("ana"))
+        service.precious_add(ana, "Grandma said: the tea garden is where we begin")
+        service.remember(ana, MemoryIn(content="I drink genmaicha tea from the tea garden"))
+        home, _ = await turn(cb, "Tell me about the tea garden", model="home")
+        assert "Grandma" in home and "genmaicha" in home
+        away, call = await turn(cb, "Tell me about the tea garden", model="away")
+        assert "genmaicha" in away and "Grandma" not in away
+        (record,) = service.why(ana, request=call)
+        assert record.items and not any("Grandma" in str(i) for i in record.items)
+    finally:
+        service.close()
