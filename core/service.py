@@ -436,9 +436,8 @@ class MemoryService:
     ) -> RecallResult:
         """The injectable block for a query: the configured preset with the operator's budget, or the
         named preset's own (`recall_config`), so every face injects the same amount; `config` is a
-        whole configuration (benches, the hook's tests). `echo`: fingerprints of turns the request
-        already carries, never injected back; `destination`: the model the block goes to (the policy
-        decides what it may carry, core/destinations.py). Access is counted in the background."""
+        whole configuration (benches, the hook's tests). `echo`: fingerprints of turns the request carries,
+        never injected back; `destination`: the model the block is for (core/destinations.py). Access is counted in the background."""
         if config is None:
             overrides = {k: v for k, v in (("budget_tokens", budget_tokens), ("top_k", top_k)) if v is not None}
             config = self.recall_config(preset, **overrides)

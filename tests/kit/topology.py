@@ -262,7 +262,7 @@ class Topology:
                 "server_key": "os.environ/AMBER_TEST_RELAY_KEY",
                 **({"redis_url": self.redis_url} if self.redis_url else {}),
                 "jobs_enabled": False,
-                "recall_timeout_s": 5,
+                "recall_timeout_s": 10,  # a loaded 2-core CI box has stalled a host 5 s while its minute job ran
                 **self.proxy_settings,
             })
             (self.workdir / "proxy").mkdir(parents=True, exist_ok=True)
