@@ -1,11 +1,16 @@
 """The correction detector (core/correction.py) on its corpus (tests/core/correction_phrasings.py):
-how many corrections are found with the right target, and how many look-alikes are taken for one.
+how many corrections are found with the right target, and how many look-alikes are taken for one;
+the grammar alone and the grammar with the classifier (core/correction_model.py) beside it.
 
-    .venv/bin/python bench/corrections.py [--show]
+    .venv/bin/python bench/corrections.py [--show] [--grammar-only]
+    .venv/bin/python bench/corrections.py --train [--lam 0.3] [--dry-run]   # fit the classifier (bench/correction_model_fit.py)
 
-Tune, held-out and fresh (tests/core/correction_heldout.py, a larger set written later, all held
-out) are reported apart; `--show` lists the tune split's
-failures only, so the held-out third is never read case by case while tuning. The last line is JSON.
+Tune, held-out and the two fresh sets (tests/core/correction_heldout.py and correction_fresh2.py,
+written later, all held out) are reported apart; `--show` lists the tune split's failures only, so
+the held-out cases are never read case by case while tuning. The classifier scores the query vector
+of each turn, embedded here in process by the engine the local embedder's workers run (prefix
+"query: ", `core.embed.text.prepare` first, as recall embeds a turn); without that model the
+combined figures are left out. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -15,16 +20,22 @@ import json
 import sys
 import zlib
 from pathlib import Path
+from typing import Callable, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 from core.correction import Shown, find_correction  # noqa: E402
+from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
 import correction_heldout as fresh  # noqa: E402  (all held out: counted, never listed)
+import correction_fresh2 as fresh2  # noqa: E402  (all held out: counted, never listed)
 
 FRESH = fresh.FRESH
+FRESH2 = fresh2.FRESH2
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2)
+LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
 
 def items(case: Case) -> list[Shown]:
@@ -35,9 +46,40 @@ def text_of(case: Case, shown: list[Shown]) -> str:
     return case.text.format(**{f"h{i}": s.handle for i, s in enumerate(shown)})
 
 
-def judge(case: Case) -> tuple[bool, str]:
+def cases_of(name: str) -> tuple[list[Case], list[Case]]:
+    if name == FRESH:
+        return fresh.CORRECTIONS, fresh.LOOK_ALIKES
+    if name == FRESH2:
+        return fresh2.CORRECTIONS, fresh2.LOOK_ALIKES
+    return split(CORRECTIONS, name), split(LOOK_ALIKES, name)
+
+
+def local_engine():
+    """The local embedder's engine in this process (what its worker runs), or None without the model."""
+    try:
+        from core.embed.model_cache import ensure_model
+        from core.embed.worker import load_engine
+
+        return load_engine().E5Onnx(ensure_model()[0], threads=1)
+    except Exception as e:  # no model on this machine: the grammar's figures only
+        print(f"(no local embedder: {type(e).__name__}: {e})", file=sys.stderr)
+        return None
+
+
+def embed_turns(engine, texts: Sequence[str]) -> dict[str, list[float]]:
+    """Query vectors of the turns, as recall's `embed_query` makes them."""
+    from core.embed.text import prepare
+
+    vecs = engine.encode([prepare(t) for t in texts], True)
+    return {t: [float(x) for x in v] for t, v in zip(texts, vecs)}
+
+
+Decide = Callable[[str, list[Shown]], object]
+
+
+def judge(case: Case, decide: Decide) -> tuple[bool, str]:
     shown = items(case)
-    found = find_correction(text_of(case, shown), shown)
+    found = decide(text_of(case, shown), shown)
     if case.target is None:
         return found is None, "" if found is None else f"took it for a correction of {found.target.text!r}"
     if found is None:
@@ -47,14 +89,11 @@ def judge(case: Case) -> tuple[bool, str]:
     return True, ""
 
 
-def measure(name: str, show: bool) -> dict:
+def measure(name: str, show: bool, decide: Decide = find_correction) -> dict:
     out = {}
-    lists = ((fresh.CORRECTIONS, fresh.LOOK_ALIKES) if name == FRESH else (CORRECTIONS, LOOK_ALIKES))
-    for label, cases in zip(("corrections", "look_alikes"), lists):
-        cs = split(cases, name) if name != FRESH else cases
-        verdicts = [(c, *judge(c)) for c in cs]
-        good = sum(ok for _, ok, _ in verdicts)
-        out[label] = {"cases": len(cs), "right": good}
+    for label, cs in zip(("corrections", "look_alikes"), cases_of(name)):
+        verdicts = [(c, *judge(c, decide)) for c in cs]
+        out[label] = {"cases": len(cs), "right": sum(ok for _, ok, _ in verdicts)}
         if show and name == TUNE:
             for c, ok, why in verdicts:
                 if not ok:
@@ -64,14 +103,43 @@ def measure(name: str, show: bool) -> dict:
     return {**out, "found": round(found, 4), "false": round(false, 4)}
 
 
+def combined_decider(model: CorrectionClassifier, vectors: dict[str, list[float]]) -> Decide:
+    return lambda text, shown: combine(text, shown, model.score(vectors[text]), model)
+
+
+def line(name: str, what: str, r: dict) -> str:
+    c, la = r["corrections"], r["look_alikes"]
+    return (f"{name:9s} {what:8s} corrections found with the right target {r['found']:.1%} ({c['right']}/{c['cases']}), "
+            f"look-alikes taken for one {r['false']:.1%} ({la['cases'] - la['right']}/{la['cases']})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--show", action="store_true")
+    ap.add_argument("--grammar-only", action="store_true", help="skip the classifier (no model loaded)")
+    ap.add_argument("--train", action="store_true", help="fit the classifier on the tune split and write its weights")
+    ap.add_argument("--lam", type=float, default=0.3, help="with --train: the L2 penalty")
+    ap.add_argument("--dry-run", action="store_true", help="with --train: print, write nothing")
     a = ap.parse_args()
-    result = {name: measure(name, a.show) for name in (TUNE, HELD_OUT, FRESH)}
-    for name, r in result.items():
-        print(f"{name:9s} corrections found with the right target {r['found']:.1%} ({r['corrections']['right']}/{r['corrections']['cases']}), "
-              f"look-alikes taken for one {r['false']:.1%} ({r['look_alikes']['cases'] - r['look_alikes']['right']}/{r['look_alikes']['cases']})")
+    if a.train:
+        from correction_model_fit import train
+
+        print(json.dumps(train(a.lam, a.dry_run)))
+        return
+    result: dict = {name: measure(name, a.show) for name in SETS}
+    for name in SETS:
+        print(line(name, "grammar", result[name]))
+    model = None if a.grammar_only else _load(str(WEIGHTS))
+    engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
+    if engine is not None:
+        texts = sorted({text_of(c, items(c)) for name in SETS for cs in cases_of(name) for c in cs})
+        decide = combined_decider(model, embed_turns(engine, texts))
+        combined = {name: measure(name, False, decide) for name in SETS}
+        for name in SETS:
+            print(line(name, "combined", combined[name]))
+        result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue}}
+    else:
+        result = {"grammar": result, "combined": None}
     print(json.dumps(result))
 
 

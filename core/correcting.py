@@ -14,16 +14,23 @@ new value and say what Amber did.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .correction import Correction, Shown, find_correction, might_correct
+from .correction import Correction, Shown, might_correct
+from .correction_model import classifier_for, combine
 from .errors import NotFound
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
+from .recall.config import RecallConfig
+from .recall.query import dense_query
 from .recall.render import HANDLE_RE, defuse, fenced
 from .results import WhyRequest
+
+log = logging.getLogger("amber.correction")
 
 NOTE_HEADER = (  # opens like every Amber block, so capture strips it (strip_patch)
     "Background from Amber, the user's long-term memory: the user just corrected what Amber had recalled. "
@@ -56,13 +63,44 @@ def shown_items(records: Sequence[WhyRequest], text: str) -> list[Shown]:
     return out
 
 
+_RECALL = RecallConfig()
+
+
 async def correct_in_turn(port: Any, text: str) -> Corrected | None:
-    """Find and carry out the correction `text` makes to what was just injected, if any."""
+    """Find and carry out the correction `text` makes to what was just injected, if any.
+
+    Where the port runs the service in this process (`LocalMemory`: the hook in local mode, a
+    host's REST recall) with the local embedder, the turn's query vector is taken while the why
+    records are read, and the classifier (core/correction_model.py) gives its opinion beside the
+    grammar. The text embedded is the one recall embeds for this turn (its default `dense_query`),
+    so recall finds the vector in the embedder's cache: the correction adds a dot product, not an
+    embedding. Elsewhere (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the
+    embedder failing) the grammar decides alone."""
     if not might_correct(text):
         return None
-    records = await port.why(last=20)
-    found = find_correction(text, shown_items(records, text))
+    embedder = getattr(getattr(port, "service", None), "embedder", None)
+    model = classifier_for(embedder)
+    vector = None
+    if model is not None:
+        query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
+        vector = asyncio.ensure_future(asyncio.to_thread(embedder.embed_query, query))
+    try:
+        records = await port.why(last=20)
+    except BaseException:
+        if vector is not None:
+            vector.cancel()
+        raise
+    score = await _score(model, vector) if vector is not None else None
+    found = combine(text, shown_items(records, text), score, model)
     return await carry_out(port, found) if found is not None else None
+
+
+async def _score(model: Any, vector: "asyncio.Future[list[float]]") -> float | None:
+    try:
+        return model.score(await vector)
+    except Exception as e:  # no vector this turn (the embedder busy or down): the grammar alone
+        log.info("correction classifier skipped: %s: %s", type(e).__name__, e)
+        return None
 
 
 def _same(a: str, b: str) -> bool:

@@ -199,6 +199,30 @@ def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
     return Correction(target, "supersede", statement) if target is not None else None
 
 
+def near_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
+    """What the grammar would take for a correction with its doubts lifted: a marker and an item the
+    turn is about, though the turn also reads like a request, a question, a passing moment or a soft
+    "actually" with no contrast (the `_AWAY` and soft-marker checks), and a topic shared without a
+    name or the person. Never acted on alone: a candidate for the classifier
+    (core/correction_model.py) to accept. Quotes, reported speech, someone else's change and
+    confirmations stay out, as in `find_correction`; a handle is the grammar's to decide."""
+    s = " ".join(text.split())
+    if not s or not shown or HANDLE_RE.search(s):
+        return None
+    s = " ".join(_QUOTED.sub(" ", s).split())
+    if not s or _REPORTED.search(s) or _CONFIRM.match(s) or not (_STRONG.search(s) or _WEAK.search(s)):
+        return None
+    statement = _statement(s)
+    if not statement:
+        return None
+    their = _THEIR_CHANGE.search(s)
+    if their is not None:
+        who = (their.group(1) or their.group(2)).casefold()
+        shown = [x for x in shown if who in x.text.casefold()]
+    target = _target(statement, shown, True)
+    return Correction(target, "supersede", statement) if target is not None else None
+
+
 def _by_handle(s: str, shown: Sequence[Shown]) -> Shown | None:
     handles = {f"#{m}" for m in HANDLE_RE.findall(s)}
     return next((x for x in shown if x.handle in handles), None)
