@@ -107,6 +107,22 @@ def combined_decider(model: CorrectionClassifier, vectors: dict[str, list[float]
     return lambda text, shown: combine(text, shown, model.score(vectors[text]), model)
 
 
+def changes(name: str, decide: Decide) -> dict[str, int]:
+    """What the classifier changed against the grammar alone: hits it vetoed, near misses it took."""
+    out = {"vetoed_corrections": 0, "vetoed_look_alikes": 0, "rescued_corrections": 0, "rescued_look_alikes": 0}
+    for cs in cases_of(name):
+        for c in cs:
+            shown = items(c)
+            text = text_of(c, shown)
+            alone, both = find_correction(text, shown), decide(text, shown)
+            kind = "corrections" if c.target is not None else "look_alikes"
+            if alone is not None and both is None:
+                out[f"vetoed_{kind}"] += 1
+            elif alone is None and both is not None:
+                out[f"rescued_{kind}"] += 1  # a rescued correction may still name the wrong item: `measure` says
+    return out
+
+
 def line(name: str, what: str, r: dict) -> str:
     c, la = r["corrections"], r["look_alikes"]
     return (f"{name:9s} {what:8s} corrections found with the right target {r['found']:.1%} ({c['right']}/{c['cases']}), "
@@ -134,9 +150,9 @@ def main() -> None:
     if engine is not None:
         texts = sorted({text_of(c, items(c)) for name in SETS for cs in cases_of(name) for c in cs})
         decide = combined_decider(model, embed_turns(engine, texts))
-        combined = {name: measure(name, False, decide) for name in SETS}
+        combined = {name: {**measure(name, False, decide), "changed": changes(name, decide)} for name in SETS}
         for name in SETS:
-            print(line(name, "combined", combined[name]))
+            print(line(name, "combined", combined[name]) + "; " + ", ".join(f"{k} {v}" for k, v in combined[name]["changed"].items()))
         result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue}}
     else:
         result = {"grammar": result, "combined": None}
