@@ -191,6 +191,35 @@ def parse_plan(text: str, shown: set[str], refs: dict[str, str], messages: dict[
     )
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """What the job's model may read, and the tags for what it writes from it."""
+
+    shown: list[Memory]
+    msgs: list[Message]
+    digest: Memory | None
+    marked: tuple[str, ...] = ()
+    host_turns: frozenset[str] = frozenset()  # shown turns a host-only memory came from: a quote of one is marked
+
+
+def admit_inputs(policy: Any, model: str, shown: Sequence[Memory], msgs: Sequence[Message], digest: Memory | None,
+                 sources: set[str]) -> Admitted:
+    """The destination policy (core/destinations.py) applied to the model's inputs. `sources`: ids of
+    the turns a host-only memory was taken from. A model on the host reads everything, and if any of
+    it is host-only (a memory, a source turn, a marked digest), the digest and daily log it writes are
+    marked host-only too. A model elsewhere reads no host-only memory, no turn a host-only memory came
+    from, and no marked digest (it writes the next digest without it; the marked one stays in the
+    history). Turns carry no kind or tags of their own: a health or private detail that no memory was
+    taken from yet (said after the last extraction, or extracted untagged) still reaches that model."""
+    if policy.on_host(model):
+        host_only = (any(policy.stays(m) for m in shown) or any(m.id in sources for m in msgs)
+                     or (digest is not None and policy.stays(digest)))
+        return Admitted(list(shown), list(msgs), digest, (HOST_ONLY_TAG,) if host_only else (),
+                        frozenset(m.id for m in msgs if m.id in sources))
+    return Admitted(policy.admit(shown, model), [m for m in msgs if m.id not in sources],
+                    None if digest is None or policy.stays(digest) else digest)
+
+
 # ---- carrying it out -------------------------------------------------------------------------
 
 
@@ -203,20 +232,22 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
     day, start, end = yesterday(now, tz)
     msgs = await asyncio.to_thread(lambda: [m for m in service.messages(scope, since=start, until=end) if m.role in (Role.user, Role.assistant)])
     shown = await asyncio.to_thread(_shown_memories, service, scope, opts)
-    if opts.destinations is not None:
-        if not opts.destinations.receives_memory(opts.model):
-            llm = None  # the job's model may receive no memory: the rules only
-        else:
-            shown = opts.destinations.admit(shown, opts.model)  # precious, health, private stay off other hosts' models
-    # a host model that read host-only items writes a digest and daily log that stay on the host too
-    marked = [HOST_ONLY_TAG] if opts.destinations is not None and any(opts.destinations.stays(m) for m in shown) else []
     digest = await asyncio.to_thread(service.digest_get, scope)
+    policy, marked, host_turns = opts.destinations, [], frozenset()
+    digest_text = digest.content if digest is not None else None
+    if policy is not None and not policy.receives_memory(opts.model):
+        llm = None  # the job's model may receive no memory: the rules only (the runner notes it on the run record)
+    elif policy is not None:
+        sources = await asyncio.to_thread(_host_only_sources, service, scope, policy)
+        seen = admit_inputs(policy, opts.model, shown, msgs, digest, sources)
+        shown, msgs, marked, host_turns = seen.shown, seen.msgs, list(seen.marked), seen.host_turns
+        digest_text = seen.digest.content if seen.digest is not None else None
     changed = any(m.updated_at >= fresh_since for m in shown)
     if llm is None or not (msgs or changed or digest is None) or not shown and not msgs:
         await asyncio.to_thread(_mark_run, service, scope.user_id, now)
         return
     msgs = _fit(msgs, opts.max_message_chars)
-    prompt, refs = consolidation_messages(shown, msgs, day, digest.content if digest else None)
+    prompt, refs = consolidation_messages(shown, msgs, day, digest_text)
     plan = None
     for attempt in range(opts.max_llm_calls):
         stats.llm["calls"] += 1
@@ -230,7 +261,7 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
             stats.errors.append(f"consolidation model call {attempt + 1}: {e}")
             log.warning("consolidation model error (attempt %d): %s", attempt + 1, e)
     if plan is not None:
-        await asyncio.to_thread(_apply_plan, service, scope, plan, day, start, now, stats, marked)
+        await asyncio.to_thread(_apply_plan, service, scope, plan, day, start, now, stats, marked, host_turns)
         progress({"stage": "model", "user": scope.actor, **stats.counts})
         await asyncio.to_thread(_mark_run, service, scope.user_id, now)
 
@@ -279,6 +310,13 @@ def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opt
         stats.counts["archived"] += len(stale)
 
 
+def _host_only_sources(service: Any, scope: Scope, policy: Any) -> set[str]:
+    """Ids of the turns a host-only memory (any status, any namespace: a deleted health fact's turn
+    still says it) was taken from."""
+    every = service.reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))
+    return {i for m in every if policy.stays(m) for i in m.source_ids}
+
+
 def _shown_memories(service: Any, scope: Scope, opts: ConsolidateOptions) -> list[Memory]:
     active = service.reads.memories(scope, memory_where(scope, kinds=[k.value for k in MERGEABLE]))
     active.sort(key=lambda m: (m.pinned, m.importance, m.updated_at), reverse=True)
@@ -297,7 +335,7 @@ def _fit(msgs: Sequence[Message], max_chars: int) -> list[Message]:
 
 
 def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: datetime, now: datetime, stats: ConsolidateStats,
-                marked: Sequence[str] = ()) -> None:
+                marked: Sequence[str] = (), host_turns: frozenset[str] = frozenset()) -> None:
     retire = service.reads.memories_by_id(scope, list(plan.retire))
     retire = [m for m in retire if m.status == Status.active and not m.pinned and m.kind in MERGEABLE]
     if retire:
@@ -307,7 +345,8 @@ def _apply_plan(service: Any, scope: Scope, plan: ModelPlan, day: str, start: da
     kept = [m for m in service.reads.memories(scope, memory_where(scope, statuses=None, kinds=[Kind.precious.value])) if tag in m.tags]
     room = max(0, PRECIOUS_PER_DAY - len(kept))
     for mid, quote in plan.precious[:room]:
-        r = service.remember(scope, MemoryIn(content=quote, kind=Kind.precious, tags=[tag], source_ids=[mid], importance=0.8, valid_from=start))
+        tags = [tag, HOST_ONLY_TAG] if mid in host_turns else [tag]
+        r = service.remember(scope, MemoryIn(content=quote, kind=Kind.precious, tags=tags, source_ids=[mid], importance=0.8, valid_from=start))
         stats.counts["precious_added"] += r.action == "created"
     if plan.digest:
         try:

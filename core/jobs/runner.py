@@ -141,6 +141,13 @@ def _add_llm(rec: RunRecord, llm_stats: dict[str, float]) -> None:
     rec.cost += float(llm_stats["cost"])
 
 
+def _refused(rec: RunRecord, job: str, model: str, outcome: str) -> None:
+    """A job's model that may receive no memory is not called: said in the log and on the run record."""
+    note = f"{job} skipped: model {model} may not receive memory (memory_models_allow / memory_models_deny); {outcome}"
+    log.warning("%s", note)
+    rec.errors.append(note)
+
+
 def _may_read_memory(settings, llm) -> tuple[DestinationPolicy, str, bool]:
     """The destination policy, the job model's name, and whether that model may receive memory at all."""
     policy = DestinationPolicy.from_settings(settings)
@@ -150,8 +157,8 @@ def _may_read_memory(settings, llm) -> tuple[DestinationPolicy, str, bool]:
 
 async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord, backfill: bool) -> None:
     _, model, allowed = _may_read_memory(settings, llm)
-    if llm is not None and not allowed:  # windows stay pending: a later run with an allowed model reads them
-        rec.errors.append(f"extraction skipped: model {model} may not receive memory (memory_models_allow / memory_models_deny)")
+    if llm is not None and not allowed:
+        _refused(rec, "extraction", model, "windows stay pending for a model that may")
         return
     opts = ExtractOptions(
         window_size=settings.jobs_window_size,
@@ -178,7 +185,10 @@ async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: R
 
 
 async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord) -> None:
-    policy, model, _ = _may_read_memory(settings, llm)
+    policy, model, allowed = _may_read_memory(settings, llm)
+    if llm is not None and not allowed:  # the rules still run; they call no model
+        _refused(rec, "consolidation model", model, "rules only")
+        llm = None
     opts = ConsolidateOptions(max_llm_calls=settings.jobs_consolidate_max_llm_calls, destinations=policy, model=model)
     stats = ConsolidateStats()
     tz = settings.timezone
