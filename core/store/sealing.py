@@ -114,7 +114,10 @@ class RecordKeys:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("CREATE TABLE IF NOT EXISTS record_keys (ref TEXT PRIMARY KEY, key BLOB NOT NULL)")
         self._db.execute("CREATE TABLE IF NOT EXISTS key_table (name TEXT PRIMARY KEY, value BLOB)")
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the database connection, one user at a time
+        self._turn = threading.Condition()  # keys waiting for the next shared commit (`ensure`)
+        self._queued: dict[str, bytes] = {}
+        self._writing: dict[str, bytes] = {}  # the batch on its way to disk
         self.master = master
         check = self._db.execute("SELECT value FROM key_table WHERE name = 'check'").fetchone()
         stored = dict(self._db.execute("SELECT ref, key FROM record_keys"))
@@ -223,21 +226,45 @@ class RecordKeys:
         return len(rows)
 
     def ensure(self, refs: Sequence[str]) -> list[bytes]:
-        """The key of each ref, made (and durably written) for those that have none yet."""
+        """The key of each ref, made (and durably written) for those that have none yet.
+
+        Every write of every person comes through here, inside that person's write lock, so the
+        commit is shared: keys asked for while a commit is on disk wait for it to end and go in the
+        next one together, one fsync for all of them (group commit). One commit each, in turn, made
+        this the longest wait of a write under load (bench/README.md, "REST under load")."""
         missing = [r for r in dict.fromkeys(refs) if r not in self._keys]
         if missing:
-            with self._lock:
-                fresh = [(r, os.urandom(32)) for r in missing if r not in self._keys]
-                if fresh:
-                    self._db.execute("BEGIN IMMEDIATE")
+            with self._turn:
+                while True:
+                    waiting = [r for r in missing if r not in self._keys]
+                    if not waiting:
+                        break
+                    for r in waiting:  # also after a failed commit, which took its batch with it
+                        if r not in self._queued and r not in self._writing:
+                            self._queued[r] = os.urandom(32)
+                    if self._writing:
+                        self._turn.wait()
+                        continue
+                    batch, self._queued, self._writing = self._queued, {}, self._queued
+                    self._turn.release()
                     try:
-                        self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh])
-                        self._db.execute("COMMIT")
-                    except BaseException:
-                        self._db.execute("ROLLBACK")
-                        raise
-                    self._keys.update(fresh)
+                        self._commit(batch)
+                        self._keys.update(batch)
+                    finally:
+                        self._turn.acquire()
+                        self._writing = {}
+                        self._turn.notify_all()
         return [self._keys[r] for r in refs]
+
+    def _commit(self, fresh: dict[str, bytes]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh.items()])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def destroy(self, refs: Iterable[str]) -> int:
         """Delete these keys for good; what they sealed can no longer be read anywhere."""

@@ -94,3 +94,57 @@ def test_a_renewed_key_keeps_the_old_one_until_retired_then_the_old_seal_opens_n
             assert holding(tmp_path, old_key) == []
         keys.close()
         assert RecordKeys(path, master).previous("c\x1flog") == []
+
+
+def test_writers_at_once_share_commits_and_every_key_is_stored(tmp_path):
+    """Many people's writes asking for keys at the same moment: each gets its own keys, all are in
+    the table after a reopen, and they took fewer commits than calls (the commit is shared)."""
+    import threading
+
+    keys = RecordKeys(tmp_path / "record_keys.sqlite3", bytes(32))
+    commits = []
+    real = keys._commit
+    def counted(batch):
+        commits.append(len(batch))
+        real(batch)
+    keys._commit = counted
+    got: dict[str, bytes] = {}
+    go = threading.Barrier(16)
+
+    def writer(w: int) -> None:
+        go.wait()
+        for n in range(10):
+            refs = [f"col{w}\x1fr{n}-{i}" for i in range(3)]
+            got.update(zip(refs, keys.ensure(refs)))
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(got) == 16 * 10 * 3 and len(set(got.values())) == len(got)
+    assert sum(commits) == len(got) and len(commits) < 160, commits
+    keys.close()
+    reopened = RecordKeys(tmp_path / "record_keys.sqlite3", bytes(32))
+    assert {r: reopened.get(r) for r in got} == got
+    reopened.close()
+
+
+def test_a_failed_shared_commit_fails_its_callers_and_the_next_call_stores_the_key(tmp_path):
+    keys = RecordKeys(tmp_path / "record_keys.sqlite3")
+    real = keys._commit
+    fail = [True]
+    def flaky(batch):
+        if fail[0]:
+            fail[0] = False
+            raise OSError("disk I/O error")
+        real(batch)
+    keys._commit = flaky
+    with pytest.raises(OSError):
+        keys.ensure(["c\x1fa"])
+    assert keys.get("c\x1fa") is None  # nothing half-made: no key in memory that is not on disk
+    made = keys.ensure(["c\x1fa"])[0]
+    keys.close()
+    reopened = RecordKeys(tmp_path / "record_keys.sqlite3")
+    assert reopened.get("c\x1fa") == made
+    reopened.close()
