@@ -199,6 +199,36 @@ def stored(p: Proxy, user: str) -> list[str]:
     return [m["content"] for m in r.json()["messages"]]
 
 
+class EngineProbe:
+    """The embedding engine on its own, in the same run: while the amber phases run, one question
+    every half second is embedded by the ONNX engine in this process (one thread, as the hook's
+    interactive worker runs it), so "the hook's pre-call p50 against the engine's own query p50"
+    compares two figures taken under the same load. Costs ~2 % of a core."""
+
+    QUESTIONS = ["What did I say about the trip to Lisbon next spring?", "我上次说的那家餐厅叫什么名字？",
+                 "Which book was I reading when we talked about the garden?", "我妹妹的生日是哪一天来着？"]
+
+    def __init__(self) -> None:
+        from core.embed.model_cache import ensure_model
+        from core.embed.onnx_engine import E5Onnx
+        self.engine = E5Onnx(ensure_model()[0], threads=1)
+        self.engine.encode(["warm up"], is_query=True)
+        self.ms: list[float] = []
+        self.on = threading.Event()
+        self.done = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        n = 0
+        while not self.done.is_set():
+            if self.on.wait(0.5):
+                t = time.perf_counter()
+                self.engine.encode([self.QUESTIONS[n % len(self.QUESTIONS)] + f" ({n})"], is_query=True)
+                self.ms.append((time.perf_counter() - t) * 1000)
+                n += 1
+                time.sleep(0.5)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", type=int, default=8)
@@ -231,10 +261,17 @@ def main() -> None:
                 print(f"preloaded {args.big_users} users x {args.big_items} turns in {preload_s:.0f}s", file=sys.stderr)
                 assert wait_for(lambda: journal_empty(amber), timeout=600)
             load = Load(args)
+            probe = EngineProbe() if args.embedder == "local" else None
             half = max(1, args.turns // 2)
             for i, (p, label) in enumerate([(plain, "plain"), (amber, "amber"), (plain, "plain"), (amber, "amber")]):
                 t = time.perf_counter()
+                if probe is not None and label == "amber":
+                    probe.on.set()
+                elif probe is not None:
+                    probe.on.clear()
                 load.run_phase(p, label, half, i, paste_at=half // 2 if i == 3 else None)
+            if probe is not None:
+                probe.done.set()
                 print(f"phase {i + 1}/4 {label}: {time.perf_counter() - t:.0f}s", file=sys.stderr)
             drain_started = time.perf_counter()
             drained = wait_for(lambda: journal_empty(amber), timeout=900, interval=1.0)
@@ -269,6 +306,8 @@ def main() -> None:
         "big_users": args.big_users, "big_items": args.big_items, "embedder": args.embedder,
         "latency_ms": {"plain": sp, "amber": sa, "added": added},
         "hook_precall_ms": hook_ms,
+        "engine_query_ms": summary(probe.ms) if probe is not None else None,
+        "precall_p50_over_engine_p50": round(hook_ms["p50"] / summary(probe.ms)["p50"], 2) if probe is not None and probe.ms else None,
         "paste": {"kb": args.paste_kb, "ms": round(load.paste.get("ms", float("nan")), 1)},
         "recall_timeouts": {"all": len(timeouts), "others_during_paste": len(others_in_paste)},
         "turns": {"sent": sent_total, "lost": lost, "quarantined": len(quarantined.read_text().splitlines()) if quarantined.exists() else 0},
@@ -276,6 +315,7 @@ def main() -> None:
         "peak_rss_mb": {"amber": round(peak_amber / 1024), "plain": round(peak_plain / 1024)},
     }
     print(f"latency through the proxy (ms)   plain {sp}   amber {sa}   added {added}")
+    print(f"engine alone, same run (ms) {result['engine_query_ms']}; pre-call p50 / engine p50 {result['precall_p50_over_engine_p50']}")
     print(f"hook pre-call (ms) {hook_ms}; recall timeouts {result['recall_timeouts']}; turns {result['turns']}")
     print(f"paste {args.paste_kb} KB answered in {result['paste']['ms']} ms; journal drained {drain_s:.0f}s after the load; "
           f"peak RSS amber {result['peak_rss_mb']['amber']} MB, plain {result['peak_rss_mb']['plain']} MB")
