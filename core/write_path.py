@@ -32,30 +32,69 @@ from .supersede import require_current
 class Revisions:
     """Collection revisions, which tell the recall indexes they are stale: counted in process for
     an embedded store (one owner), kept in the registry when hosts share a store server (each host
-    reads the others' writes there)."""
+    reads the others' writes there).
+
+    A write of records stamps them with the revision it publishes (`stamp`), so an index behind by
+    other hosts' writes reads back only the records stamped past it (core/recall/catch_up.py). What
+    stamps cannot say is kept beside the revision, in `chg:<collection>`, before it is published:
+    the ids removed for good at each revision (a forget, a purge), and the last revision of a change
+    an index cannot follow record by record (`full`: an import, turns rewritten, a whole collection
+    dropped, any bump without a stamp), which indexes behind it rebuild over."""
+
+    KEEP = 64  # removals remembered per collection; an index behind the oldest one rebuilds
+    MAX_IDS = 2000  # a removal of more ids than this is kept as a change to rebuild over
 
     def __init__(self, registry: RegistryStore, *, shared: bool):
         self._registry = registry
         self._shared = shared
         self._revs: dict[str, int] = {}
+        self._chg: dict[str, dict[str, Any]] = {}  # one owner's changes (the registry's when shared)
 
     def get(self, col: str) -> int:
         if col not in self._revs or self._shared:
             self._revs[col] = int(self._registry.reg_get(f"rev:{col}") or 0)
         return self._revs[col]
 
-    def bump(self, col: str, noted: Callable[[int, int], None] | None = None) -> tuple[int, int]:
-        """Move the revision on. `noted(old, new)` tells this host's recall indexes first: published
-        before them, the new revision made a concurrent recall find its index one revision behind
-        and read the person's whole collection again (seconds for a big user), for a write that was
-        about to be noted anyway. An index ahead of the published revision is current (core/recall)."""
+    def stamp(self, col: str) -> int:
+        """The revision the next write will publish (the caller holds the user's lock)."""
+        return self.get(col) + 1
+
+    def changes(self, col: str) -> tuple[int, list[tuple[int, list[str]]]]:
+        """(the last revision indexes must rebuild over, [(revision, ids removed for good)])."""
+        row = (self._registry.reg_get(f"chg:{col}") if self._shared else self._chg.get(col)) or {}
+        return int(row.get("full", 0)), [(int(r), list(ids)) for r, ids in row.get("gone", [])]
+
+    def bump(self, col: str, noted: Callable[[int, int], None] | None = None, *, stamp: int | None = None,
+             gone: Sequence[str] | None = None) -> tuple[int, int]:
+        """Move the revision on. `stamp`: the revision the written records carry; `gone`: the ids
+        this change removed for good; with neither, indexes behind it rebuild. `noted(old, new)`
+        tells this host's recall indexes first: published before them, the new revision made a
+        concurrent recall find its index one revision behind and read the person's whole collection
+        again (seconds for a big user), for a write that was about to be noted anyway. An index
+        ahead of the published revision is current (core/recall)."""
         old = self.get(col)
+        if gone is not None or stamp != old + 1:  # a stamp that is not this revision: the records say nothing sure
+            self._changed(col, old + 1, gone if stamp is None else None)
         if noted is not None:
             noted(old, old + 1)
         self._revs[col] = old + 1
         if self._shared:  # other hosts read it to know their indexes are stale; one owner needs no record
             self._registry.reg_put(f"rev:{col}", old + 1, kind="rev")
         return old, old + 1
+
+    def _changed(self, col: str, new: int, gone: Sequence[str] | None) -> None:
+        full, removed = self.changes(col)
+        if gone is None or len(gone) > self.MAX_IDS:
+            full = new
+        else:
+            removed.append((new, list(gone)))
+        while len(removed) > self.KEEP:
+            full = max(full, removed.pop(0)[0])
+        row = {"full": full, "gone": [[r, ids] for r, ids in removed if r > full]}
+        if self._shared:
+            self._registry.reg_put(f"chg:{col}", row, kind="chg")
+        else:
+            self._chg[col] = row
 
 
 def event_rows(ev: Event) -> list[tuple[str, dict[str, Any]]]:
@@ -154,7 +193,7 @@ class WritePath:
         """Persist memories (re-embedding those in `embed`, unless `vectors` has their text already)
         and keep the lexical index current. The caller holds the lock and writes the audit event."""
         col = memory_collection(scope)
-        embed_ids = {m.id for m in embed}
+        embed_ids, stamp = {m.id for m in embed}, self._revisions.stamp(col)
         fresh = [m for m in memories if m.id in embed_ids]
         stale = [m for m in memories if m.id not in embed_ids]
         if fresh:
@@ -167,11 +206,11 @@ class WritePath:
             if missing:
                 have.update(zip(missing, self._embedder.embed_documents(missing)))
             vecs = [have[t] for t in texts] + [kept.get(m.id) or have[embed_text(m)] for m in stale]
-            self._store.put_memories(col, [*fresh, *stale], vecs)
+            self._store.put_memories(col, [*fresh, *stale], vecs, rev=stamp)
             stale = []
         if stale:
-            self._store.put_memories(col, stale, None)
-        self._revisions.bump(col, lambda old, new: self._recaller.note_memories(col, memories, old, new))
+            self._store.put_memories(col, stale, None, rev=stamp)
+        self._revisions.bump(col, lambda old, new: self._recaller.note_memories(col, memories, old, new), stamp=stamp)
 
     def seen(self, scope: Scope, mem: Memory, now: datetime) -> WriteResult:
         seen = mem.model_copy(update={"seen_count": mem.seen_count + 1, "last_seen_at": now})
@@ -205,8 +244,7 @@ class WritePath:
             stored = self._store.get_memories(col, list(seen))
             changed = [m.model_copy(update={"status": status, "updated_at": now, **updates}) for m in stored if m.status == seen.get(m.id)]
             if changed:
-                self._store.put_memories(col, changed, None)
-                self.refresh(col)
+                self.write(scope, changed)  # stamped and noted as any write: other hosts' indexes follow it record by record
                 self.audit(scope, action, [m.id for m in changed])
         return changed
 
@@ -242,12 +280,13 @@ class WritePath:
         before, so the warm indexes, which hold the discarded words, are rebuilt on the next read."""
         if not messages:
             return
-        self._store.put_messages(col, messages, [m.content for m in messages], vectors)
-        if replacing:
+        stamp = self._revisions.stamp(col)
+        self._store.put_messages(col, messages, [m.content for m in messages], vectors, rev=stamp)
+        if replacing:  # a turn's index entry cannot be rewritten in place: every index rebuilds
             self._recaller.drop_indexes(col)
             self._revisions.bump(col)
         else:
-            self._revisions.bump(col, lambda old, new: self._recaller.note_messages(col, messages, old, new))
+            self._revisions.bump(col, lambda old, new: self._recaller.note_messages(col, messages, old, new), stamp=stamp)
 
     def delete_records(self, scope: Scope, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
         """Remove records for good, under the user's lock. Raises if the store refuses."""
@@ -255,7 +294,9 @@ class WritePath:
             return
         with self.lock(scope):
             self._store.delete_records(col, list(ids), vectors=vectors)
-            if vectors:  # a collection the recall indexes read (audit rows have none)
+            if col == memory_collection(scope):  # every index drops them, this host's at once, the others' by `chg:`
+                self._revisions.bump(col, lambda old, new: self._recaller.forget_memories(col, ids, old, new), gone=list(ids))
+            elif vectors:  # turns (their index cannot drop one in place); audit rows have no index
                 self.refresh(col)
 
     def refresh(self, col: str) -> None:

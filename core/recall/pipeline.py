@@ -3,7 +3,7 @@
 The lexical indexes live in process, one per user collection, and are kept current by the
 service's writes (`note_memories`, `note_messages`) instead of being rebuilt. In client/server
 mode another host may write too, so each index remembers the collection revision it reflects
-and is rebuilt when the stored revision moves.
+and, when the stored revision moves, reads back what changed since (core/recall/catch_up.py).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..model import Memory, Message, Status
 from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .config import RecallConfig
+from .catch_up import CatchUp, caught_up, log_built, stamped_after
 from .fusion import Candidate, dedup, fuse
 from .lexical import BM25Index
 from .query import dense_query, lexical_query
@@ -205,7 +206,7 @@ class RecallResult:
     abstained: bool = False
 
 
-class Recaller:
+class Recaller(CatchUp):
     def __init__(
         self,
         store,
@@ -213,15 +214,18 @@ class Recaller:
         revision: Callable[[str], int],
         reranker: Reranker | None = None,
         compressor: LLM | None = None,
+        changes: Callable[[str], tuple[int, list[tuple[int, list[str]]]]] | None = None,
     ):
         self.store = store
         self.embedder = embedder
         self.revision = revision
+        self.changes = changes  # Revisions.changes: what stamped records cannot say (None: always rebuild)
         self.reranker = reranker  # used when RecallConfig.rerank is on
         self.compressor = compressor  # a cheap LLM, used when RecallConfig.compress is on
         # the destination policy (core/destinations.py): which items the rerank and compression models may read
         self.destinations: DestinationPolicy | None = None
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
+        self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed
         self._mem: dict[str, _MemIndex] = {}
         self._msg: dict[str, _MsgIndex] = {}
         self._lock = threading.RLock()
@@ -244,6 +248,9 @@ class Recaller:
             idx = self._mem.get(col)
             if idx is not None and idx.rev >= rev:  # another thread built it while we waited
                 return idx
+            if idx is not None and self._catch_up(col, idx, rev, self._mem, lambda at: self.store.find_memories(col, stamped_after(at)),
+                                                  self._mem_note, drops=True):
+                return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
@@ -256,9 +263,9 @@ class Recaller:
                 with self._lock:
                     notes = self._notes.pop(col, [])
             with self._lock:
-                self._caught_up(idx, notes, self._mem_note)
+                caught_up(idx, notes, self._mem_note)
                 self._mem[col] = idx
-            self._built(col, len(idx.cands), notes, started, was, idx.rev)
+            log_built(col, len(idx.cands), notes, started, was, idx.rev, self.rebuilds)
             return idx
 
     def active_listing(self, col: str) -> list[ListEntry]:
@@ -266,33 +273,6 @@ class Recaller:
         idx = self._mem_index(col)
         with self._lock:  # writes update the index in place under this lock
             return list(idx.listing.values())
-
-    def _built(self, col: str, records: int, notes: list, started: float, was: tuple[int | None, int], now_at: int) -> None:
-        """Say so when a build took long enough for a person to wait on it (each is a full read of their records)."""
-        took = time.monotonic() - started
-        if took >= 1.0:
-            why = "no index yet" if was[0] is None else f"index at revision {was[0]}, store at {was[1]}"
-            log.info("recall index of %s built from the store (%s): %d records in %.1f s, %d writes caught up, now at revision %d (%d builds so far)",
-                     col, why, records, took, len(notes), now_at, self.rebuilds)
-
-    @staticmethod
-    def _caught_up(idx, notes: list[tuple[str, object, int, int]], apply: Callable[[object, str, object], None]) -> None:
-        """Bring an index built from the store up to the writes noted while it was built. A person
-        with 20 000 memories takes seconds to read back, and under steady writes the revision used to
-        move on before every build ended, so each read started the build again and their recall and
-        list waited ~20 s (bench/README.md, "big user"). Notes come in revision order (a user's
-        writes hold their lock); one the read already held is replayed harmlessly (the notes carry
-        whole records), and a gap (a write this host did not see) leaves the index behind its
-        revision, so the next read builds again."""
-        for what, payload, old, new in notes:
-            if what == "drop":
-                idx.rev = -1
-                return
-            if new <= idx.rev or old == idx.rev:
-                apply(idx, what, payload)
-                idx.rev = max(idx.rev, new)
-            else:
-                return
 
     def _mem_note(self, idx, what: str, payload) -> None:
         if what == "add":
@@ -360,6 +340,9 @@ class Recaller:
             idx = self._msg.get(col)
             if idx is not None and idx.rev >= rev:  # another thread built it while we waited
                 return idx
+            if idx is not None and self._catch_up(col, idx, rev, self._msg, lambda at: [m for m, _ in self.store.find_messages(col, stamped_after(at))],
+                                                  lambda i, _what, msgs: self._msg_add(i, msgs), drops=False):
+                return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
@@ -371,9 +354,9 @@ class Recaller:
                 with self._lock:
                     notes = self._notes.pop(col, [])
             with self._lock:
-                self._caught_up(idx, notes, lambda i, _what, msgs: self._msg_add(i, msgs))
+                caught_up(idx, notes, lambda i, _what, msgs: self._msg_add(i, msgs))
                 self._msg[col] = idx
-            self._built(col, len(idx.msgs), notes, started, was, idx.rev)
+            log_built(col, len(idx.msgs), notes, started, was, idx.rev, self.rebuilds)
             return idx
 
     @staticmethod

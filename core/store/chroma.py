@@ -184,13 +184,16 @@ class ChromaStore:
 
     # ---- memories ----------------------------------------------------------------------------
 
-    def put_memories(self, col: str, memories: Sequence[Memory], embeddings: Sequence[Sequence[float]] | None) -> None:
+    def put_memories(self, col: str, memories: Sequence[Memory], embeddings: Sequence[Sequence[float]] | None, *,
+                     rev: int | None = None) -> None:
+        """`rev`: the collection revision this write publishes, kept on each record (`rev` in its
+        metadata), so a host whose recall index is behind reads back only what changed since."""
         self.fence()
         self._room(sum(len(m.content) for m in memories) + len(memories) * (2048 + 8 * self.dim))
         c = self._collection(col, vectors=True)
         for i in range(0, len(memories), _MAX_BATCH):
             batch = memories[i : i + _MAX_BATCH]
-            ids, metas = [m.id for m in batch], self._sealed(col, [m.id for m in batch], [memory_metadata(m) for m in batch])
+            ids, metas = [m.id for m in batch], self._sealed(col, [m.id for m in batch], [_stamped(memory_metadata(m), rev) for m in batch])
             if embeddings is not None:
                 vectors = [list(v) for v in embeddings[i : i + _MAX_BATCH]]
                 docs = self._documents(col, ids, [m.content for m in batch], [m.content for m in batch])
@@ -278,7 +281,8 @@ class ChromaStore:
 
     # ---- messages ----------------------------------------------------------------------------
 
-    def put_messages(self, col: str, messages: Sequence[Message], texts: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
+    def put_messages(self, col: str, messages: Sequence[Message], texts: Sequence[str], embeddings: Sequence[Sequence[float]], *,
+                     rev: int | None = None) -> None:
         self.fence()
         self._room(sum(len(t) for t in texts) + len(messages) * (2048 + 8 * self.dim))
         c = self._collection(col, vectors=True)
@@ -288,7 +292,7 @@ class ChromaStore:
             c.upsert(
                 ids=ids,
                 documents=self._documents(col, ids, list(texts[i : i + _MAX_BATCH]), [m.content for m in batch]),
-                metadatas=self._sealed(col, ids, [message_metadata(m) for m in batch]),
+                metadatas=self._sealed(col, ids, [_stamped(message_metadata(m), rev) for m in batch]),
                 embeddings=[list(v) for v in embeddings[i : i + _MAX_BATCH]],
             )
 
@@ -518,6 +522,12 @@ class ChromaStore:
             self.outage.down(f"does not answer: {e}")
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
         self.outage.up()
+
+
+def _stamped(meta: dict[str, Any], rev: int | None) -> dict[str, Any]:
+    """A record's metadata with the revision its write publishes (Chroma merges metadata on update
+    and upsert, so a write that names none, the access counts', keeps the stamp it had)."""
+    return meta if rev is None else {**meta, "rev": rev}
 
 
 def chroma_where(where: Where | None) -> dict[str, Any] | None:

@@ -254,8 +254,8 @@ class ShardedStore:
     def drop(self, name: str) -> None:
         self._on(name, lambda s: s.drop(name), write=True)
 
-    def put_memories(self, col: str, memories: Sequence[Any], embeddings: Any) -> None:
-        self._on(col, lambda s: s.put_memories(col, memories, embeddings), write=True)
+    def put_memories(self, col: str, memories: Sequence[Any], embeddings: Any, *, rev: int | None = None) -> None:
+        self._on(col, lambda s: s.put_memories(col, memories, embeddings, rev=rev), write=True)
 
     def get_memories(self, col: str, ids: Sequence[str]) -> list[Any]:
         return self._on(col, lambda s: s.get_memories(col, ids))
@@ -281,8 +281,8 @@ class ShardedStore:
     def count(self, col: str, *, vectors: bool = True) -> int:
         return self._on(col, lambda s: s.count(col, vectors=vectors))
 
-    def put_messages(self, col: str, messages: Sequence[Any], texts: Sequence[str], embeddings: Any) -> None:
-        self._on(col, lambda s: s.put_messages(col, messages, texts, embeddings), write=True)
+    def put_messages(self, col: str, messages: Sequence[Any], texts: Sequence[str], embeddings: Any, *, rev: int | None = None) -> None:
+        self._on(col, lambda s: s.put_messages(col, messages, texts, embeddings, rev=rev), write=True)
 
     def existing_ids(self, col: str, ids: Sequence[str]) -> set[str]:
         return self._on(col, lambda s: s.existing_ids(col, ids))

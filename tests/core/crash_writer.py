@@ -22,9 +22,9 @@ def main() -> None:
     if sys.argv[3:] == ["split"]:
         whole = service.store.put_memories
 
-        def one_by_one(col, memories, embeddings):  # the old write: new version first, the retired one after
+        def one_by_one(col, memories, embeddings, **stamp):  # the old write: new version first, the retired one after
             for i, m in enumerate(memories):
-                whole(col, [m], None if embeddings is None else [embeddings[i]])
+                whole(col, [m], None if embeddings is None else [embeddings[i]], **stamp)
 
         service.store.put_memories = one_by_one
     me = scope_for(Actor("crash", client="crash-test"))

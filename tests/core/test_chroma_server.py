@@ -38,8 +38,8 @@ def test_two_hosts_share_one_chroma_server(chroma_url, alice):
 
 
 def test_a_turn_deleted_or_a_memory_retired_on_one_host_is_gone_from_the_others_warm_index(chroma_url, alice):
-    """Deletes and job status changes drop the writing host's indexes and move the stored revision,
-    so a host whose index is warm rebuilds it instead of serving what was forgotten."""
+    """Deletes and job status changes move the stored revision, so a host whose index is warm reads
+    back what changed (or rebuilds, for a removed turn) instead of serving what was forgotten."""
     one = build_service(Settings(chroma_url=chroma_url), embedder=HashEmbedder(), clock=FixedClock())
     two = build_service(Settings(chroma_url=chroma_url), embedder=HashEmbedder(), clock=FixedClock())
     lexical = two.recall_config(weights={"mem_lexical": 1.0, "msg_lexical": 1.0, "mem_dense": 0.0, "msg_dense": 0.0})
