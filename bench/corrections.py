@@ -3,10 +3,12 @@ how many corrections are found with the right target, and how many look-alikes a
 the grammar alone and the grammar with the classifier (core/correction_model.py) beside it.
 
     .venv/bin/python bench/corrections.py [--show] [--grammar-only]
-    .venv/bin/python bench/corrections.py --train [--lam 0.3] [--dry-run]   # fit the classifier (bench/correction_model_fit.py)
+    .venv/bin/python bench/corrections.py --train [--lam 0.3] [--rounds 1-4|all] [--dry-run] [--open]   # fit the classifier (bench/correction_model_fit.py)
 
-Tune, held-out and the two fresh sets (tests/core/correction_heldout.py and correction_fresh2.py,
-written later, all held out) are reported apart; `--show` lists the tune split's failures only, so
+Tune, held-out and the three fresh sets (tests/core/correction_heldout.py, correction_fresh2.py and
+correction_fresh3.py, written later, all held out) are reported apart, tune and held-out also by
+round (rounds one to four, written for the grammar's markers; round five, turns as people chat,
+most with no marker); fresh3 also counts ordinary chat turns taken for a correction; `--show` lists the tune split's failures only, so
 the held-out cases are never read case by case while tuning. The classifier scores the query vector
 of each turn, embedded here in process by the engine the local embedder's workers run (prefix
 "query: ", `core.embed.text.prepare` first, as recall embeds a turn); without that model the
@@ -26,15 +28,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
-from core.correction import Shown, find_correction  # noqa: E402
+from core.correction import Shown, find_correction, near_correction  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
 import correction_heldout as fresh  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh2 as fresh2  # noqa: E402  (all held out: counted, never listed)
+import correction_fresh3 as fresh3  # noqa: E402  (all held out: counted, never listed)
 
 FRESH = fresh.FRESH
 FRESH2 = fresh2.FRESH2
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2)
+FRESH3 = fresh3.FRESH3
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3)
+ROUNDS = {"r1-4": 1, "r5": 5}  # tune and held-out by round
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
 
@@ -46,12 +51,16 @@ def text_of(case: Case, shown: list[Shown]) -> str:
     return case.text.format(**{f"h{i}": s.handle for i, s in enumerate(shown)})
 
 
-def cases_of(name: str) -> tuple[list[Case], list[Case]]:
+def cases_of(name: str, rnd: int | None = None) -> tuple[list[Case], list[Case]]:
+    """A set's corrections and look-alikes (with fresh3, its ordinary turns after the look-alikes)."""
     if name == FRESH:
         return fresh.CORRECTIONS, fresh.LOOK_ALIKES
     if name == FRESH2:
         return fresh2.CORRECTIONS, fresh2.LOOK_ALIKES
-    return split(CORRECTIONS, name), split(LOOK_ALIKES, name)
+    if name == FRESH3:
+        return fresh3.CORRECTIONS, fresh3.LOOK_ALIKES + fresh3.ORDINARY
+    pick = lambda cs: [c for c in split(cs, name) if rnd is None or c.round == rnd]  # noqa: E731
+    return pick(CORRECTIONS), pick(LOOK_ALIKES)
 
 
 def local_engine():
@@ -89,15 +98,18 @@ def judge(case: Case, decide: Decide) -> tuple[bool, str]:
     return True, ""
 
 
-def measure(name: str, show: bool, decide: Decide = find_correction) -> dict:
+def measure(name: str, show: bool, decide: Decide = find_correction, rnd: int | None = None) -> dict:
     out = {}
-    for label, cs in zip(("corrections", "look_alikes"), cases_of(name)):
+    for label, cs in zip(("corrections", "look_alikes"), cases_of(name, rnd)):
         verdicts = [(c, *judge(c, decide)) for c in cs]
         out[label] = {"cases": len(cs), "right": sum(ok for _, ok, _ in verdicts)}
         if show and name == TUNE:
             for c, ok, why in verdicts:
                 if not ok:
                     print(f"  {label}: {c.text!r} -> {why}")
+    if name == FRESH3:  # the ordinary turns apart: plain chat about the item's topic
+        plain = fresh3.ORDINARY
+        out["ordinary"] = {"cases": len(plain), "right": sum(judge(c, decide)[0] for c in plain)}
     found = out["corrections"]["right"] / max(1, out["corrections"]["cases"])
     false = 1 - out["look_alikes"]["right"] / max(1, out["look_alikes"]["cases"])
     return {**out, "found": round(found, 4), "false": round(false, 4)}
@@ -108,8 +120,10 @@ def combined_decider(model: CorrectionClassifier, vectors: dict[str, list[float]
 
 
 def changes(name: str, decide: Decide) -> dict[str, int]:
-    """What the classifier changed against the grammar alone: hits it vetoed, near misses it took."""
-    out = {"vetoed_corrections": 0, "vetoed_look_alikes": 0, "rescued_corrections": 0, "rescued_look_alikes": 0}
+    """What the classifier changed against the grammar alone: hits it vetoed, near misses it took
+    (rescued), turns with no marker it took (opened)."""
+    out = {"vetoed_corrections": 0, "vetoed_look_alikes": 0, "rescued_corrections": 0, "rescued_look_alikes": 0,
+           "opened_corrections": 0, "opened_look_alikes": 0}
     for cs in cases_of(name):
         for c in cs:
             shown = items(c)
@@ -119,14 +133,22 @@ def changes(name: str, decide: Decide) -> dict[str, int]:
             if alone is not None and both is None:
                 out[f"vetoed_{kind}"] += 1
             elif alone is None and both is not None:
-                out[f"rescued_{kind}"] += 1  # a rescued correction may still name the wrong item: `measure` says
+                out[f"{'rescued' if near_correction(text, shown) is not None else 'opened'}_{kind}"] += 1  # a rescued correction may still name the wrong item: `measure` says
     return out
 
 
 def line(name: str, what: str, r: dict) -> str:
     c, la = r["corrections"], r["look_alikes"]
-    return (f"{name:9s} {what:8s} corrections found with the right target {r['found']:.1%} ({c['right']}/{c['cases']}), "
+    text = (f"{name:14s} {what:8s} corrections found with the right target {r['found']:.1%} ({c['right']}/{c['cases']}), "
             f"look-alikes taken for one {r['false']:.1%} ({la['cases'] - la['right']}/{la['cases']})")
+    if "ordinary" in r:
+        o = r["ordinary"]
+        text += f", of them ordinary turns {o['cases'] - o['right']}/{o['cases']}"
+    return text
+
+
+def by_round(decide: Decide = find_correction) -> dict:
+    return {f"{name} {label}": measure(name, False, decide, rnd) for name in (TUNE, HELD_OUT) for label, rnd in ROUNDS.items()}
 
 
 def main() -> None:
@@ -136,24 +158,28 @@ def main() -> None:
     ap.add_argument("--train", action="store_true", help="fit the classifier on the tune split and write its weights")
     ap.add_argument("--lam", type=float, default=0.3, help="with --train: the L2 penalty")
     ap.add_argument("--dry-run", action="store_true", help="with --train: print, write nothing")
+    ap.add_argument("--rounds", choices=("1-4", "all"), default="1-4",
+                    help="with --train: the tune rounds fitted on (1-4: the shipped weights; all: with round five, not adopted)")
+    ap.add_argument("--open", action="store_true", help="with --train: act on turns with no marker (not adopted: bench/README.md)")
     a = ap.parse_args()
     if a.train:
         from correction_model_fit import train
 
-        print(json.dumps(train(a.lam, a.dry_run)))
+        print(json.dumps(train(a.lam, a.dry_run, a.open, a.rounds)))
         return
-    result: dict = {name: measure(name, a.show) for name in SETS}
-    for name in SETS:
+    result: dict = {name: measure(name, a.show) for name in SETS} | by_round()
+    for name in result:
         print(line(name, "grammar", result[name]))
     model = None if a.grammar_only else _load(str(WEIGHTS))
     engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
     if engine is not None:
         texts = sorted({text_of(c, items(c)) for name in SETS for cs in cases_of(name) for c in cs})
         decide = combined_decider(model, embed_turns(engine, texts))
-        combined = {name: {**measure(name, False, decide), "changed": changes(name, decide)} for name in SETS}
-        for name in SETS:
-            print(line(name, "combined", combined[name]) + "; " + ", ".join(f"{k} {v}" for k, v in combined[name]["changed"].items()))
-        result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue}}
+        combined = {name: {**measure(name, False, decide), "changed": changes(name, decide)} for name in SETS} | by_round(decide)
+        for name in combined:
+            changed = combined[name].get("changed")
+            print(line(name, "combined", combined[name]) + ("; " + ", ".join(f"{k} {v}" for k, v in changed.items()) if changed else ""))
+        result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": model.open}}
     else:
         result = {"grammar": result, "combined": None}
     print(json.dumps(result))

@@ -143,9 +143,9 @@ _MONTHS = frozenset("january february march april may june july august september
 _CJK_FUNCTION = set("的了在是不我你他她它这那個个也都就还還已经經很吗嗎吧呢啊一有没沒说說要会會和与與到把被从從对對过過又才再现現")
 _TOPICS: dict[str, tuple[str, ...]] = {
     "home": ("live", "living", "lives", "moved", "move", "moving", "city", "apartment", "flat", "i'm in", "i am in", "based in",
-             "住", "搬", "城市", "区", "區"),
+             "住", "搬", "城市", "区", "區", "家在"),
     "work": ("work", "works", "working", "job", "company", "employer", "engineer", "quit", "left", "freelanc", "office", "boss",
-             "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里"),
+             "role", "joined", "hired", "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里", "职业"),
     "name": ("called", "name", "named", "叫", "名字"),
     "age": ("years old", "age", "old", "岁", "歲", "年龄", "年齡", "birthday", "生日"),
     "birthday": ("birthday", "born", "生日"),
@@ -156,7 +156,7 @@ _TOPICS: dict[str, tuple[str, ...]] = {
                "妹妹", "女儿", "女兒", "儿子", "兒子", "老婆", "老公"),
     "vehicle": ("drive", "car", "bike", "civic", "tesla", "honda", "车", "車", "开车"),
     "phone": ("phone", "iphone", "手机", "手機", "华为", "華為", "苹果", "小米"),
-    "school": ("school", "grade", "小学", "小學", "年级", "年級", "学校", "學校"),
+    "school": ("school", "grade", "小学", "小學", "年级", "年級", "学校", "學校", "研究生", "读研", "读博", "博士", "大学"),
     "sport": ("marathon", "training", "race", "马拉松", "跑步"),
 }
 
@@ -164,6 +164,11 @@ _TOPICS: dict[str, tuple[str, ...]] = {
 def might_correct(text: str) -> bool:
     """Cheap first look (no memory read): a handle or a correction marker. Most turns stop here."""
     return bool(text) and len(text) <= 2000 and bool(HANDLE_RE.search(text) or _STRONG.search(text) or _WEAK.search(text))
+
+
+def might_state(text: str) -> bool:
+    """Cheap first look for a turn with no marker (`open_correction`): short, and not a question."""
+    return bool(text) and len(text) <= 300 and not HANDLE_RE.search(text) and "?" not in text and "？" not in text
 
 
 def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
@@ -221,6 +226,64 @@ def near_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
         shown = [x for x in shown if who in x.text.casefold()]
     target = _target(statement, shown, True)
     return Correction(target, "supersede", statement) if target is not None else None
+
+
+# the turn opens on someone else: "My sister lives in Hangzhou now", "我朋友现在在杭州了"
+_OTHER_SUBJECT = re.compile(rf"""^\W*(?:(?:my|our|his|her)\s+)?({_PEOPLE_EN}|(?!(?:it|that|there|what|here|he|she|who|let)['’]s)[a-z]+['’]s)\b
+                               (?!\s+(?:and|&)\s+(?:i|me)\b)
+                             | ^\W*(?:我的?)?({_PEOPLE_ZH}|同学|表[哥弟姐妹]|老公|老婆|邻居家)""", _V)
+
+
+# a plan, a wish, a question without its mark: no value held is replaced
+_PLAN = re.compile(r"""\b(?:i['’]d|thinking\s+(?:of|about)|planning|planned|plan\s+to|will|going\s+to|until|want|wants|should|maybe|might)\b
+                   | ['’]ll\b | 怎么|怎样|多少|几年|几个|哪个|哪些|吗|呢|打算|准备|想|要不要|下周|下个月|明天""", _V)
+# an English turn that drops its "I": "Turned 35 over the summer", "Living in Chengdu these days"
+# a change said in passing that a repeated name or number needs to be a new value ("Sold the Civic")
+_CHANGE_EN = re.compile(r"\b(?:sold|rehomed|divorced|replaced|dropped|gave\s+away|on\s+hold|ended|over)\b", re.IGNORECASE)
+_DROPPED_I = re.compile(r"^\W*(?:\w+ed|went|got|sold|took|left|quit|began|became|living|working|home['’]?s?|been|now|nowadays|these\s+days)\b", re.IGNORECASE)
+
+
+def open_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
+    """A turn with no correction word that states a new value for what a shown item is about ("I
+    live in Hangzhou now, since March" against "I live in Shanghai"; "我现在在杭州了"): it shares the
+    item's topic, a word or a name and says something the item does not. Never acted on alone:
+    a candidate for the classifier (core/correction_model.py) to accept when it is sure. Questions,
+    requests, hypotheticals, passing moments, quotes, reported speech, confirmations and news about
+    someone else stay out, as in `find_correction`; a turn that repeats the item's value without a
+    change word restates it."""
+    s = " ".join(text.split())
+    if not s or not shown or len(s) > 300 or HANDLE_RE.search(s):
+        return None
+    s = " ".join(_QUOTED.sub(" ", s).split())
+    if not s or _REPORTED.search(s) or _AWAY.search(s) or _PLAN.search(s) or _CONFIRM.match(s) or _STILL.search(s):
+        return None
+    cjk = any("\u3400" <= ch <= "\u9fff" for ch in s)
+    if not cjk and not (_about_self(s) or _DROPPED_I.match(s)):
+        return None
+    other = _OTHER_SUBJECT.search(s)
+    if other is not None:  # news about someone else corrects only an item about them
+        who = (other.group(1) or other.group(2) or "").casefold().removesuffix("'s").removesuffix("’s")
+        shown = [x for x in shown if who and who in x.text.casefold()]
+    statement = _statement(s)
+    words, names, topics = _words(statement), _names(statement), _topics(statement)
+    numbers = set(_NUMBER.findall(statement))
+    changed = bool(_CONTRA.search(statement) or _STRONG.search(statement) or _CHANGE_EN.search(statement) or _CHANGE_ZH.search(statement))
+    best, best_score = None, 0.0
+    for item in shown:
+        iw, inames, inumbers = _words(item.text), _names(" " + item.text) | _words(item.text), set(_NUMBER.findall(item.text))
+        shared, same_name, same_topic = words & iw, names & inames, topics & _topics(item.text)
+        if not (shared or same_name or same_topic):
+            continue
+        if cjk and not _SELF_ZH.search(statement) and any(w + "的" in statement for w in shared | same_name):
+            continue  # a thing's attributes ("北京的秋天…", "华为手机的系统…"), not the person's
+        new = (words - iw) | (names - inames) | (numbers - inumbers)
+        repeats = bool(same_name or (numbers & inumbers))
+        if not new or (repeats and not changed):
+            return None  # the turn says again what an item holds: it agrees with what is shown
+        score = 2.0 * len(same_name) + len(shared) + 0.5 * len(same_topic)
+        if score > best_score:
+            best, best_score = item, score
+    return Correction(best, "supersede", statement) if best is not None else None
 
 
 def _by_handle(s: str, shown: Sequence[Shown]) -> Shown | None:

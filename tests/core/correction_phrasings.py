@@ -18,8 +18,10 @@ Decisions the corpus encodes:
 - Correcting the assistant's answer is not correcting a memory: "That's wrong, 7 x 8 is 56",
   "不对，你算错了".
 - Confirming is not correcting: "That's right, I still live in Shanghai", "没错，我妹妹叫林".
-- A plain new statement without a marker ("I moved to Hangzhou") is left to extraction, which
-  supersedes keyed facts later; it is in neither list.
+- Rounds one to four: a plain new statement without a marker ("I moved to Hangzhou") is left to
+  extraction, which supersedes keyed facts later; it is in neither list. Round five (at the end)
+  changes that: a new value stated for what a shown item is about is a correction, marker or not,
+  and plain chat about the item's topic is a look-alike.
 - Something true for now only ("No, I don't want coffee today") corrects no standing fact.
 """
 
@@ -38,20 +40,21 @@ class Case:
     target: int | None  # index in `shown` of the item corrected; None: no correction
     lang: str
     split: str
+    round: int = 1  # 1: rounds one to four, written for the grammar's markers; 5: as people chat (see ROUND5)
 
 
 def _split(index: int) -> str:
     return HELD_OUT if index % 3 == 2 else TUNE
 
 
-def _cases(rows: list[tuple], correcting: bool) -> list[Case]:
+def _cases(rows: list[tuple], correcting: bool, first: int = 0, round: int = 1) -> list[Case]:
     out = []
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=first):
         if correcting:
             lang, shown, text, target = row
         else:
             (lang, shown, text), target = row, None
-        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=_split(i)))
+        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=_split(i), round=round))
     return out
 
 
@@ -269,6 +272,150 @@ LOOK_ALIKES = _cases([
     ("zh", [ZH_JOB], "这条新闻不准，别信"),
     ("zh", [ZH_JOB, ZH_CITY], "我表弟在字节跳动工作"),
 ], correcting=False)
+
+
+# fifth round (2026-12-03, after correction_fresh3.py was committed and before anything ran on it):
+# turns as people say them, most with no correction word at all: the new value for what the item is
+# about ("I live in Hangzhou now, since March" against "I live in Shanghai"). Look-alikes: the same
+# shapes about someone else, a plan, a question, the assistant's answer; then plain chat about the
+# item's topic that corrects nothing (what most turns are). Every third case held out, counting on
+# from the lists above. Training data for the classifier; the grammar was not tuned on it.
+CORRECTIONS += _cases([
+    ("en", [SH, JOB], "I live in Hangzhou now, since March", 0),
+    ("en", [SH, DOG], "Home's been Xi'an for a year and a half", 0),
+    ("en", [JOB, SH], "I work at Globex these days, joined in the autumn", 0),
+    ("en", [JOB, AGE], "Started a new role at Initech two months ago", 0),
+    ("en", [JOB], "I'm a product manager now, moved off the engineering track", 0),
+    ("en", [DOG, CAR], "Our dog is called Maple", 0),
+    ("en", [DOG], "Biscuit lives with my ex now", 0),
+    ("en", [AGE, SH], "I'm 36 as of last Tuesday", 0),
+    ("en", [AGE], "Turned 35 over the summer", 0),
+    ("en", [VEG, COFFEE], "I eat meat again, doctor's orders", 0),
+    ("en", [VEG], "Went pescatarian in January", 0),
+    ("en", [COFFEE, RUN], "One cup a day is my limit now", 0),
+    ("en", [COFFEE], "I only drink matcha nowadays", 0),
+    ("en", [CAR, SH], "I drive a Prius now", 0),
+    ("en", [CAR], "Sold the Civic to my cousin in April", 0),
+    ("en", [BDAY, AGE], "My birthday is the 23rd of March", 0),
+    ("en", [BDAY], "I was born in June, on the 3rd", 0),
+    ("en", [PARTNER, SISTER], "My partner is Casey", 0),
+    ("en", [PARTNER], "Alex and I got divorced, I'm seeing someone called Jun", 0),
+    ("en", [RUN, AGE], "I'm doing a half marathon in October, the full one is off the table", 0),
+    ("en", [RUN], "I took up trail running last spring and dropped road races", 0),
+    ("en", [SISTER, DOG], "My sister goes by Lina", 0),
+    ("en", [SISTER], "Lan is my cousin, my sister is Xiu", 0),
+    ("en", [SH, JOB], "Living in Chengdu these days, the food is incredible", 0),
+    ("en", [JOB, CAR], "I've been freelancing full-time since the layoffs at Acme", 0),
+    ("en", [PARTNER, SH], "My girlfriend's name is Priya, Alex was before her", 0),
+    ("en", ["Plays tennis every Sunday morning", SH], "Tennis is on Saturday afternoons for me now", 0),
+    ("en", ["Is learning Japanese", JOB], "I'm learning Spanish, Japanese is on hold", 0),
+    ("en", ["Plays the guitar in a weekend band"], "I play drums in the band", 0),
+    ("en", ["Is allergic to peanuts"], "It's cashews I react to, peanuts never bothered me", 0),
+    ("en", [SH], "My flat is in Beijing, has been for two years", 0),
+    ("en", [JOB], "I teach high school maths now", 0),
+    ("en", [DOG, SH], "We rehomed Biscuit last year", 0),
+    ("en", [AGE, CAR], "I'm 29", 0),
+    ("zh", [ZH_CITY, ZH_JOB], "我现在在杭州了", 0),
+    ("zh", [ZH_CITY], "我住在上海浦东，两年前搬的", 0),
+    ("zh", [ZH_CITY, ZH_CAT], "我家在海淀了", 0),
+    ("zh", [ZH_JOB, ZH_CITY], "我在腾讯上班", 0),
+    ("zh", [ZH_JOB], "我现在是自由职业", 0),
+    ("zh", [ZH_JOB, ZH_AGE], "今年开始在华为做硬件", 0),
+    ("zh", [ZH_CAT, ZH_DIET], "我的猫叫豆豆", 0),
+    ("zh", [ZH_CAT], "咪咪跟着我前任了", 0),
+    ("zh", [ZH_DIET, ZH_CITY], "我能吃辣，特辣都行", 0),
+    ("zh", [ZH_DIET], "最近爱上了麻辣火锅，越辣越好", 0),
+    ("zh", [ZH_BRO, ZH_CITY], "我哥叫王刚", 0),
+    ("zh", [ZH_BRO], "我没有哥哥，只有一个弟弟叫王强", 0),
+    ("zh", [ZH_SCHOOL, ZH_AGE], "女儿上五年级", 0),
+    ("zh", [ZH_SCHOOL], "女儿在育才小学读书", 0),
+    ("zh", [ZH_PHONE, ZH_JOB], "我用的是苹果手机", 0),
+    ("zh", [ZH_PHONE], "手机是去年买的小米", 0),
+    ("zh", [ZH_AGE, ZH_CAT], "我三十三了", 0),
+    ("zh", [ZH_AGE], "我今年26岁", 0),
+    ("zh", ["我开一辆白色的丰田", "我周末喜欢去爬山"], "我开的是蔚来", 0),
+    ("zh", ["我周末喜欢去爬山"], "我周末一般去游泳", 0),
+    ("zh", ["我女朋友叫小雨"], "我女朋友叫思思", 0),
+    ("zh", ["我每天早上喝豆浆"], "我早上只喝黑咖啡", 0),
+    ("zh", ["我在上海交大读研究生", ZH_CITY], "我在复旦读博", 0),
+    ("zh", [ZH_CITY, ZH_JOB], "搬家了，现在住在天津", 0),
+    ("zh", [ZH_JOB, ZH_PHONE], "工作换了，去了百度", 0),
+    ("zh", [ZH_CAT, ZH_CITY], "家里那只猫是英短，叫奶茶", 0),
+    ("zh", [ZH_DIET, ZH_AGE], "口味早就变了，现在无辣不欢", 0),
+    ("zh", [ZH_SCHOOL, ZH_CITY], "女儿今年上初一了", 0),
+    ("zh", [ZH_AGE, ZH_BRO], "我都四十了", 0),
+    ("zh", [ZH_PHONE, ZH_CAT], "华为那部摔坏了，换了一加", 0),
+], correcting=True, first=len(CORRECTIONS), round=5)
+
+LOOK_ALIKES += _cases([
+    ("en", [SH, JOB], "My sister lives in Hangzhou now, since March"),
+    ("en", [SH], "I'll be in Hangzhou for the conference next week"),
+    ("en", [JOB], "My friend works at Globex these days"),
+    ("en", [JOB], "Thinking of applying to Initech, their offices look nice"),
+    ("en", [DOG], "Our neighbour's dog is called Maple"),
+    ("en", [AGE], "My brother is 36 as of last Tuesday"),
+    ("en", [VEG], "My husband eats meat, so I cook two dinners"),
+    ("en", [COFFEE], "The cafe only sells matcha on Mondays"),
+    ("en", [CAR], "Renting a Prius for the holiday"),
+    ("en", [BDAY], "My niece's birthday is the 23rd of March"),
+    ("en", [PARTNER], "Casey from work invited Alex and me to a barbecue"),
+    ("en", [RUN], "The half marathon in October sold out already"),
+    ("en", [SISTER], "My sister's friend Lina is visiting"),
+    ("en", ["Has two kids, Mia and Leo"], "Mia's best friend has a baby brother called Theo"),
+    ("en", ["Plays tennis every Sunday morning"], "The tennis courts are closed on Saturday afternoons"),
+    ("en", ["Is learning Japanese"], "Spanish or Japanese, which is easier for English speakers"),
+    ("en", ["Plays the guitar in a weekend band"], "Our drummer plays too loud"),
+    ("en", ["Is allergic to peanuts"], "Cashews are pricey this year"),
+    ("en", [SH], "I'd move to Chengdu in a heartbeat for the food"),
+    ("en", [JOB], "Freelancing sounds scary to me, Acme is comfortable"),
+    ("zh", [ZH_CITY], "我朋友现在在杭州了"),
+    ("zh", [ZH_CITY], "下周我去杭州出差三天"),
+    ("zh", [ZH_JOB], "我同学在腾讯上班"),
+    ("zh", [ZH_JOB], "自由职业的社保怎么交"),
+    ("zh", [ZH_CAT], "邻居家的猫叫豆豆"),
+    ("zh", [ZH_DIET], "我老公能吃辣，特辣都行"),
+    ("zh", [ZH_BRO], "王刚是我哥的同事"),
+    ("zh", [ZH_SCHOOL], "五年级的作文怎么写"),
+    ("zh", [ZH_PHONE], "苹果手机和小米哪个拍照好"),
+    ("zh", [ZH_AGE], "我同事三十三了还没结婚"),
+    ("zh", ["我开一辆白色的丰田"], "蔚来的换电站多吗"),
+    ("zh", ["我周末喜欢去爬山"], "游泳和爬山都挺好的"),
+    ("zh", ["我女朋友叫小雨"], "思思是我女朋友的表妹"),
+    ("zh", ["我每天早上喝豆浆"], "黑咖啡空腹喝伤胃吗"),
+    ("zh", ["我在上海交大读研究生"], "复旦读博要几年"),
+    ("zh", [ZH_CITY], "天津的煎饼果子你吃过吗"),
+    # plain chat about the item's topic
+    ("en", [SH], "Walked along the Bund after dinner, lovely breeze"),
+    ("en", [JOB], "Shipped the new billing service at work today"),
+    ("en", [DOG], "Biscuit learned to shake hands"),
+    ("en", [AGE], "Feeling every one of my 34 years after that hike"),
+    ("en", [VEG], "Found a great tofu recipe"),
+    ("en", [COFFEE], "My third coffee of the day is kicking in"),
+    ("en", [CAR], "Washed the Civic, it looks new"),
+    ("en", [BDAY], "Only two weeks until my birthday"),
+    ("en", [PARTNER], "Alex made pancakes this morning"),
+    ("en", [RUN], "Long run on Sunday, 30 km planned"),
+    ("en", [SISTER], "Lan is coming over for dinner"),
+    ("en", [SH, JOB], "The traffic in Shanghai was bad on the way to the office"),
+    ("en", [JOB], "My manager at Acme approved my vacation"),
+    ("en", [DOG], "Need a bigger bed for Biscuit"),
+    ("en", [COFFEE, VEG], "Oat milk works great in my coffee"),
+    ("zh", [ZH_CITY], "朝阳大悦城周末有活动"),
+    ("zh", [ZH_JOB], "今天在字节加班到十点"),
+    ("zh", [ZH_CAT], "咪咪晚上总在床上踩奶"),
+    ("zh", [ZH_DIET], "不吃辣的话，粤菜是好选择"),
+    ("zh", [ZH_BRO], "王强送了我一盒茶叶"),
+    ("zh", [ZH_SCHOOL], "女儿期中考试数学考了满分"),
+    ("zh", [ZH_PHONE], "华为手机的系统更新了"),
+    ("zh", [ZH_AGE], "28岁生日准备怎么过"),
+    ("zh", [ZH_CITY, ZH_JOB], "北京的秋天最舒服"),
+    ("zh", [ZH_CAT], "咪咪今天特别黏人"),
+    ("zh", [ZH_JOB], "字节的食堂伙食不错"),
+    ("zh", [ZH_SCHOOL], "实验小学的运动会在下周三"),
+    ("zh", [ZH_PHONE], "手机壳该换了"),
+    ("zh", [ZH_DIET], "我还是不吃辣，帮我选个清淡的菜"),
+    ("zh", [ZH_AGE, ZH_CAT], "我今年28岁，想学钢琴"),
+], correcting=False, first=len(LOOK_ALIKES), round=5)
 
 
 def split(cases: list[Case], name: str) -> list[Case]:
