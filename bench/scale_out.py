@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -251,6 +252,9 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=1, help="Chroma servers; >1 adds the shards phase (module docstring)")
     ap.add_argument("--shard-rounds", type=int, default=1, help="rounds of (one shard, N shards), the users moved back between")
     ap.add_argument("--force", action="store_true", help="run even if Chroma may need most of the free memory")
+    ap.add_argument("--big-home", choices=["any", "second"], default="any",
+                    help="second: name the big user so that with both hosts listed their home is host 2, whose index is then "
+                         "behind host 1's writes of the one-host rounds (rendezvous routing over random ports otherwise picks either)")
     args = ap.parse_args()
     avail = next(int(x.split()[1]) for x in open("/proc/meminfo") if x.startswith("MemAvailable:")) / 1024
     need = min(3 * args.users, args.chroma_index_cache or 10**9) * MB_PER_COLLECTION
@@ -274,10 +278,13 @@ async def run(args) -> None:
         shards = {"s1": (chroma_url, chroma_pid)} | {f"s{i}": stack.enter_context(chroma(work / f"chroma{i}", args.chroma_index_cache))
                                                      for i in range(2, args.shards + 1)}
         sharding = {"chroma_shards": {name: url for name, (url, _) in shards.items()}} if args.shards > 1 else {}
-        for u in (users + ([big] if big else [])) if sharding else []:
-            rds.set(f"amber:shard:{user_key(u)}", "s1")  # the rounds run on one shard; the shards phase moves users
         hosts = [AmberHost(work / f"host{i}", chroma_url=None if sharding else chroma_url, redis_url=redis_url, name=f"host{i}",
                            amber={"jobs_enabled": False, **sharding}) for i in (1, 2)]
+        if big and args.big_home == "second":
+            both = HostPool([h.base for h in hosts])
+            big = next(b for b in (f"big-user-{i}" for i in itertools.count()) if both.order(b)[0].url == hosts[1].base)
+        for u in (users + ([big] if big else [])) if sharding else []:
+            rds.set(f"amber:shard:{user_key(u)}", "s1")  # the rounds run on one shard; the shards phase moves users
         for h in hosts:
             h.env["AMBER_EMBEDDING_MODEL"] = args.embedder  # AmberHost sets "hash"
             stack.callback(h.stop)
@@ -344,6 +351,9 @@ async def run(args) -> None:
         for mem in clients.values():
             await mem.aclose()
         snapshot("end")
+        # each host's log: full reads of a person's index that took a second or more, and catch-ups
+        res["index_log"] = {h.name: [line.split("amber.recall", 1)[-1].strip() for line in h.log().splitlines()
+                                     if "built from the store" in line or "caught up from revision" in line][-8:] for h in hosts}
 
     for (n, s), a in acc.items():
         ops = sum(len(v) for v in a["ms"].values())
@@ -422,6 +432,7 @@ def report(res: dict) -> None:
           f"per 1k memories of the big user {res.get('chroma_mb_per_1k_memories_big_user', '-')} MB")
     for k, d in res["rss_mb"].items():
         print(f"  RSS MB {k:12s} " + ", ".join(f"{p} {v}" for p, v in d.items()))
+    print(f"index reads logged (a second or more): {res.get('index_log')}")
     for n, phase in res["phases"].items():
         print(f"  {n} host(s): home users {phase['home_users']}, big user on {phase.get('big_user_home', '-')}, "
               f"warm pass {phase['warm']}, then Chroma idle after {phase['settle_s']} s")
