@@ -12,12 +12,13 @@ for ONNX Runtime), rounds interleaved so both see the same machine load:
   the pipe to the worker process included.
 
 `--threads` compares one and two intra-op threads; `--variants` also converts and measures the
-other quantisations (`core/embed/convert.py` QUANTISATIONS: int8 everywhere, int8 with the FFN
-output matrix on 8-bit MatMulNBits, 4-bit MatMulNBits everywhere, float32) into a temporary
-directory. `--smoke` runs everything tiny, in seconds (the test suite runs it). Inputs are
-synthetic and built here; no evaluation data is read. Last line JSON.
+other quantisations (`core/embed/convert.py` QUANTISATIONS; alone: int8 everywhere, int8 with the
+FFN output matrix on 8-bit MatMulNBits, 4-bit MatMulNBits everywhere, float32; or name them,
+`--variants int8+fi,nbits`) into a temporary directory. `--smoke` runs everything tiny, in
+seconds (the test suite runs it). Inputs are synthetic and built here; no evaluation data is read.
+Last line JSON.
 
-    .venv/bin/python bench/embed_engine.py [--rounds 5] [--threads] [--variants] [--smoke]
+    .venv/bin/python bench/embed_engine.py [--rounds 5] [--threads] [--variants [NAMES]] [--smoke]
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ WORDS = (
 ).split()
 
 
+OTHER_VARIANTS = ("int8-all", "int8+fo8", "nbits", "float")
+
+
 def passages(n: int, words: int, rng: random.Random) -> list[str]:
     return [" ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "." for _ in range(n)]
 
@@ -141,7 +145,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--passages", type=int, default=64)
     ap.add_argument("--threads", action="store_true", help="also measure 2 intra-op threads against 1")
-    ap.add_argument("--variants", action="store_true", help="also convert and measure the other quantisations")
+    ap.add_argument("--variants", nargs="?", const=",".join(OTHER_VARIANTS), default="",
+                    help=f"also convert and measure other quantisations (comma-separated names from convert.py; alone: {','.join(OTHER_VARIANTS)})")
     ap.add_argument("--smoke", action="store_true", help="tiny inputs, one round: checks that the bench runs")
     args = ap.parse_args()
     rng = random.Random(27)
@@ -168,7 +173,7 @@ def main() -> None:
         from core.embed.convert import build
 
         tmp = tempfile.TemporaryDirectory(prefix="amber-embed-variants-")
-        for q in ("int8-all", "int8+fo8", "nbits", "float"):
+        for q in args.variants.split(","):
             build(Path(tmp.name) / q, quantisation=q)
             engines[f"onnx_{q}"] = E5Onnx(Path(tmp.name) / q, threads=1).encode
     speed = measure(engines, questions, batch, rounds)

@@ -120,6 +120,7 @@ def run(memories_path: Path, dialogues_path: Path, embedder, users_from: Path | 
             for m in methods
         },
         "injected": block.summary(),
+        "per_dialogue_R@10": {m: [round(x, 4) for x in hits[m][10]] for m in methods},  # file order (recall_folds.py splits it)
     }
 
 

