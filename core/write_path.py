@@ -56,7 +56,8 @@ class Revisions:
         return self._revs[col]
 
     def stamp(self, col: str) -> int:
-        """The revision the next write will publish (the caller holds the user's lock)."""
+        """The revision the next write will publish: the caller holds the user's lock until it has
+        passed this to `bump`, so nobody moves the revision between the two."""
         return self.get(col) + 1
 
     def changes(self, col: str) -> tuple[int, list[tuple[int, list[str]]]]:
@@ -72,9 +73,10 @@ class Revisions:
         concurrent recall find its index one revision behind and read the person's whole collection
         again (seconds for a big user), for a write that was about to be noted anyway. An index
         ahead of the published revision is current (core/recall)."""
-        old = self.get(col)
-        if gone is not None or stamp != old + 1:  # a stamp that is not this revision: the records say nothing sure
-            self._changed(col, old + 1, gone if stamp is None else None)
+        # a stamp was read under the user's lock the writer still holds (its writes are fenced): no second read
+        old = stamp - 1 if stamp is not None else self.get(col)
+        if stamp is None or gone is not None:
+            self._changed(col, old + 1, gone)
         if noted is not None:
             noted(old, old + 1)
         self._revs[col] = old + 1
