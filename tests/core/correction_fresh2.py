@@ -18,7 +18,7 @@ move, a confirmation, a hypothetical without "if", a question without a mark, a 
 from __future__ import annotations
 
 from correction_phrasings import AGE, BDAY, CAR, COFFEE, DOG, JOB, PARTNER, RUN, SH, SISTER, VEG, ZH_AGE, ZH_BRO, \
-    ZH_CAT, ZH_CITY, ZH_DIET, ZH_JOB, ZH_PHONE, ZH_SCHOOL, Case
+    ZH_CAT, ZH_CITY, ZH_DIET, ZH_JOB, ZH_PHONE, ZH_SCHOOL, Case, held_out_cases
 from correction_heldout import GUITAR, PEANUT, ZH_CAR, ZH_HOBBY
 
 FRESH2 = "fresh2"
@@ -32,14 +32,7 @@ ZH_GRAD = "我在上海交大读研究生"
 
 
 def _cases(rows: list[tuple], correcting: bool) -> list[Case]:
-    out = []
-    for row in rows:
-        if correcting:
-            lang, shown, text, target = row
-        else:
-            (lang, shown, text), target = row, None
-        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=FRESH2))
-    return out
+    return held_out_cases(rows, correcting, FRESH2)
 
 
 CORRECTIONS = _cases([

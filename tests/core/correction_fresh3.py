@@ -21,7 +21,7 @@ from __future__ import annotations
 from correction_fresh2 import KIDS, LANG, TENNIS, ZH_BREAKFAST, ZH_GF, ZH_GRAD
 from correction_heldout import GUITAR, PEANUT, ZH_CAR, ZH_HOBBY
 from correction_phrasings import AGE, BDAY, CAR, COFFEE, DOG, JOB, PARTNER, RUN, SH, SISTER, VEG, ZH_AGE, ZH_BRO, \
-    ZH_CAT, ZH_CITY, ZH_DIET, ZH_JOB, ZH_PHONE, ZH_SCHOOL, Case
+    ZH_CAT, ZH_CITY, ZH_DIET, ZH_JOB, ZH_PHONE, ZH_SCHOOL, Case, held_out_cases
 
 FRESH3 = "fresh3"
 
@@ -32,14 +32,7 @@ ZH_COMMUTE = "我每天坐地铁上班"
 
 
 def _cases(rows: list[tuple], correcting: bool) -> list[Case]:
-    out = []
-    for row in rows:
-        if correcting:
-            lang, shown, text, target = row
-        else:
-            (lang, shown, text), target = row, None
-        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=FRESH3))
-    return out
+    return held_out_cases(rows, correcting, FRESH3)
 
 
 CORRECTIONS = _cases([

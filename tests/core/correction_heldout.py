@@ -18,7 +18,7 @@ praise or confirm what is held ("actually I love it").
 from __future__ import annotations
 
 from correction_phrasings import AGE, BDAY, CAR, COFFEE, DOG, JOB, PARTNER, RUN, SH, SISTER, VEG, ZH_AGE, ZH_BRO, \
-    ZH_CAT, ZH_CITY, ZH_DIET, ZH_JOB, ZH_PHONE, ZH_SCHOOL, Case
+    ZH_CAT, ZH_CITY, ZH_DIET, ZH_JOB, ZH_PHONE, ZH_SCHOOL, Case, held_out_cases
 
 FRESH = "fresh"
 
@@ -29,14 +29,7 @@ ZH_HOBBY = "我周末喜欢去爬山"
 
 
 def _cases(rows: list[tuple], correcting: bool) -> list[Case]:
-    out = []
-    for row in rows:
-        if correcting:
-            lang, shown, text, target = row
-        else:
-            (lang, shown, text), target = row, None
-        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=FRESH))
-    return out
+    return held_out_cases(rows, correcting, FRESH)
 
 
 CORRECTIONS = _cases([

@@ -47,6 +47,19 @@ def _split(index: int) -> str:
     return HELD_OUT if index % 3 == 2 else TUNE
 
 
+def held_out_cases(rows: list[tuple], correcting: bool, split: str) -> list[Case]:
+    """A held-out file's rows as cases, all in `split`: (lang, shown, text, target) for a correction,
+    (lang, shown, text) for a look-alike."""
+    out = []
+    for row in rows:
+        if correcting:
+            lang, shown, text, target = row
+        else:
+            (lang, shown, text), target = row, None
+        out.append(Case(text=text, shown=tuple(shown), target=target, lang=lang, split=split))
+    return out
+
+
 def _cases(rows: list[tuple], correcting: bool, first: int = 0, round: int = 1) -> list[Case]:
     out = []
     for i, row in enumerate(rows, start=first):
