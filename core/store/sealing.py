@@ -29,8 +29,9 @@ import logging
 import os
 import sqlite3
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -149,21 +150,31 @@ class RecordKeys:
     def _stored(self, ref: str, key: bytes) -> bytes:
         return _wrap(self.master, key, ref.encode()) if self.master is not None else key
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write to the table, durable when the block ends (COMMIT: one fsync of the log) and
+        undone if anything in it raises. The caller holds `_lock`."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
     def _rewrite(self, master: bytes | None) -> None:
         """Store every key again under `master` (None: in the clear), in one transaction."""
         with self._lock:
             before = self.master
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                self.master = master
-                self._db.executemany("UPDATE record_keys SET key = ? WHERE ref = ?", [(self._stored(r, k), r) for r, k in self._rows()])
-                self._db.execute("DELETE FROM key_table WHERE name = 'check'")
-                if master is not None:
-                    self._db.execute("INSERT INTO key_table (name, value) VALUES ('check', ?)", (_wrap(master, _CHECK, b"check"),))
-                self._db.execute("COMMIT")
+                with self._transaction():
+                    self.master = master
+                    self._db.executemany("UPDATE record_keys SET key = ? WHERE ref = ?", [(self._stored(r, k), r) for r, k in self._rows()])
+                    self._db.execute("DELETE FROM key_table WHERE name = 'check'")
+                    if master is not None:
+                        self._db.execute("INSERT INTO key_table (name, value) VALUES ('check', ?)", (_wrap(master, _CHECK, b"check"),))
             except BaseException:
                 self.master = before
-                self._db.execute("ROLLBACK")
                 raise
             self._settle()  # the keys as they were stored before (in the clear, or under the old key) go
 
@@ -193,14 +204,9 @@ class RecordKeys:
         with self._lock:
             fresh = {r: os.urandom(32) for r in wanted}
             kept = {r: (f"{r}{_PREV}{os.urandom(6).hex()}", self._keys[r]) for r in wanted if r in self._keys}
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 self._db.executemany("INSERT INTO record_keys (ref, key) VALUES (?, ?)", [(row, self._stored(row, k)) for row, k in kept.values()])
                 self._db.executemany("INSERT OR REPLACE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh.items()])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             for r, (row, k) in kept.items():
                 self._prev.setdefault(r, {})[row] = k
             self._keys.update(fresh)
@@ -212,13 +218,8 @@ class RecordKeys:
         if not rows:
             return 0
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 self._db.executemany("DELETE FROM record_keys WHERE ref = ?", [(row,) for row in rows])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             for row in rows:
                 self._prev.get(row.partition(_PREV)[0], {}).pop(row, None)
             self._prev = {r: p for r, p in self._prev.items() if p}
@@ -231,7 +232,7 @@ class RecordKeys:
         Every write of every person comes through here, inside that person's write lock, so the
         commit is shared: keys asked for while a commit is on disk wait for it to end and go in the
         next one together, one fsync for all of them (group commit). One commit each, in turn, made
-        this the longest wait of a write under load (bench/README.md, "REST under load")."""
+        this the longest wait of a write under load (bench/README.md, "base and now in turn")."""
         missing = [r for r in dict.fromkeys(refs) if r not in self._keys]
         if missing:
             with self._turn:
@@ -257,14 +258,8 @@ class RecordKeys:
         return [self._keys[r] for r in refs]
 
     def _commit(self, fresh: dict[str, bytes]) -> None:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh.items()])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._lock, self._transaction():
+            self._db.executemany("INSERT OR IGNORE INTO record_keys (ref, key) VALUES (?, ?)", [(r, self._stored(r, k)) for r, k in fresh.items()])
 
     def destroy(self, refs: Iterable[str]) -> int:
         """Delete these keys for good; what they sealed can no longer be read anywhere."""
@@ -273,13 +268,8 @@ class RecordKeys:
             return 0
         rows = [*gone, *(row for r in gone for row in self._prev.get(r, {}))]
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 self._db.executemany("DELETE FROM record_keys WHERE ref = ?", [(r,) for r in rows])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             for r in gone:
                 self._keys.pop(r, None)
                 self._prev.pop(r, None)
