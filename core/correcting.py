@@ -94,15 +94,14 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
         if score is None or score < model.open:
             return None
         records = await port.why(last=20)
-        found = combine(text, shown_items(records, text), score, model)
-        return await carry_out(port, found) if found is not None else None
-    try:
-        records = await port.why(last=20)
-    except BaseException:
-        if vector is not None:
-            vector.cancel()
-        raise
-    score = await _score(model, vector) if vector is not None else None
+    else:  # a marker: the why records are read while the turn is embedded
+        try:
+            records = await port.why(last=20)
+        except BaseException:
+            if vector is not None:
+                vector.cancel()
+            raise
+        score = await _score(model, vector) if vector is not None else None
     found = combine(text, shown_items(records, text), score, model)
     return await carry_out(port, found) if found is not None else None
 
