@@ -237,7 +237,7 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
     digest_text = digest.content if digest is not None else None
     if policy is not None and not policy.receives_memory(opts.model):
         llm = None  # the job's model may receive no memory: the rules only (the runner notes it on the run record)
-    elif policy is not None:
+    elif policy is not None and llm is not None:  # with no model (the rules only) nothing is read for it
         sources = await asyncio.to_thread(_host_only_sources, service, scope, policy)
         seen = admit_inputs(policy, opts.model, shown, msgs, digest, sources)
         shown, msgs, marked, host_turns = seen.shown, seen.msgs, list(seen.marked), seen.host_turns
