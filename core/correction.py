@@ -196,11 +196,7 @@ def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
     statement = _statement(s)
     if not statement:
         return None
-    their = _THEIR_CHANGE.search(s)
-    if their is not None:  # news about someone else corrects only an item about them ("my sister moved")
-        who = (their.group(1) or their.group(2)).casefold()
-        shown = [x for x in shown if who in x.text.casefold()]
-    target = _target(statement, shown, strong)
+    target = _target(statement, _theirs(s, shown), strong)
     return Correction(target, "supersede", statement) if target is not None else None
 
 
@@ -220,11 +216,7 @@ def near_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
     statement = _statement(s)
     if not statement:
         return None
-    their = _THEIR_CHANGE.search(s)
-    if their is not None:
-        who = (their.group(1) or their.group(2)).casefold()
-        shown = [x for x in shown if who in x.text.casefold()]
-    target = _target(statement, shown, True)
+    target = _target(statement, _theirs(s, shown), True)
     return Correction(target, "supersede", statement) if target is not None else None
 
 
@@ -284,6 +276,15 @@ def open_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
         if score > best_score:
             best, best_score = item, score
     return Correction(best, "supersede", statement) if best is not None else None
+
+
+def _theirs(s: str, shown: Sequence[Shown]) -> Sequence[Shown]:
+    """News about someone else ("my sister moved") corrects only an item about them."""
+    their = _THEIR_CHANGE.search(s)
+    if their is None:
+        return shown
+    who = (their.group(1) or their.group(2)).casefold()
+    return [x for x in shown if who in x.text.casefold()]
 
 
 def _by_handle(s: str, shown: Sequence[Shown]) -> Shown | None:
