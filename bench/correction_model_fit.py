@@ -15,8 +15,9 @@ model that never saw it):
 - open: the same for turns with no marker: above every cross-validated score of a tune look-alike
   or ordinary turn that `open_correction` (and neither the grammar nor `near_correction`) takes,
   above 90 % of all tune look-alikes (the rule already keeps about nine in ten of them out), and at
-  least 0.5. Written as `open_cv`; it is `open` (acted on) only with --open: measured on the
-  held-out sets it took more look-alikes than the 2 % target allows (bench/README.md).
+  least 0.5. Written as `open_cv`; it is `open` (acted on by `bench/corrections.py`, never by Amber:
+  bench/correction_open.py) only with --open: measured on the held-out sets it took more
+  look-alikes than the 2 % target allows (bench/README.md).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # corrections.py, beside this file
 
-from core.correction import find_correction, near_correction, open_correction  # noqa: E402
+from core.correction import find_correction, near_correction  # noqa: E402
+from correction_open import open_correction  # noqa: E402
 from core.correction_model import WEIGHTS  # noqa: E402
 
 

@@ -26,10 +26,12 @@ from typing import Callable, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 from core.correction import Shown, find_correction, near_correction  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
+from correction_open import combine_open  # noqa: E402  (the experiment, beside this file)
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
 import correction_heldout as fresh  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh2 as fresh2  # noqa: E402  (all held out: counted, never listed)
@@ -115,8 +117,12 @@ def measure(name: str, show: bool, decide: Decide = find_correction, rnd: int | 
     return {**out, "found": round(found, 4), "false": round(false, 4)}
 
 
-def combined_decider(model: CorrectionClassifier, vectors: dict[str, list[float]]) -> Decide:
-    return lambda text, shown: combine(text, shown, model.score(vectors[text]), model)
+def combined_decider(model: CorrectionClassifier, vectors: dict[str, list[float]], open_at: float | None = None) -> Decide:
+    """Grammar and classifier as Amber combines them; with `open_at` (weights fitted with --open)
+    also the experiment that acts on turns with no marker (bench/correction_open.py)."""
+    if open_at is None:
+        return lambda text, shown: combine(text, shown, model.score(vectors[text]), model)
+    return lambda text, shown: combine_open(text, shown, model.score(vectors[text]), model, open_at)
 
 
 def changes(name: str, decide: Decide) -> dict[str, int]:
@@ -174,12 +180,13 @@ def main() -> None:
     engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
     if engine is not None:
         texts = sorted({text_of(c, items(c)) for name in SETS for cs in cases_of(name) for c in cs})
-        decide = combined_decider(model, embed_turns(engine, texts))
+        open_at = json.loads(WEIGHTS.read_text(encoding="utf-8")).get("open")  # set only by --train --open
+        decide = combined_decider(model, embed_turns(engine, texts), open_at)
         combined = {name: {**measure(name, False, decide), "changed": changes(name, decide)} for name in SETS} | by_round(decide)
         for name in combined:
             changed = combined[name].get("changed")
             print(line(name, "combined", combined[name]) + ("; " + ", ".join(f"{k} {v}" for k, v in changed.items()) if changed else ""))
-        result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": model.open}}
+        result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": open_at}}
     else:
         result = {"grammar": result, "combined": None}
     print(json.dumps(result))

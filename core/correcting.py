@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .correction import Correction, Shown, might_correct, might_state
+from .correction import Correction, Shown, might_correct
 from .correction_model import classifier_for, combine
 from .errors import NotFound
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
@@ -75,33 +75,24 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     grammar. The text embedded is the one recall embeds for this turn (its default `dense_query`),
     so recall finds the vector in the embedder's cache: the correction adds a dot product, not an
     embedding. Elsewhere (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the
-    embedder failing) the grammar decides alone.
-
-    A turn with no correction word ("I live in Hangzhou now, since March") is looked at only with the
-    classifier: its vector is the one recall takes next anyway, and the why records are read only
-    when the score reaches the classifier's `open` threshold."""
-    marked = might_correct(text)
+    embedder failing) the grammar decides alone. A turn with no marker and no handle stops at
+    `might_correct` before anything is read or embedded: a plain new statement is extraction's to
+    supersede (acting on such turns was measured and not adopted: bench/correction_open.py)."""
+    if not might_correct(text):
+        return None
     embedder = getattr(getattr(port, "service", None), "embedder", None)
     model = classifier_for(embedder)
-    if not marked and (model is None or model.open is None or not might_state(text)):
-        return None
     vector = None
     if model is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
         vector = asyncio.ensure_future(asyncio.to_thread(embedder.embed_query, query))
-    if not marked:  # no marker: the why records are read only for a turn the classifier is sure of
-        score = await _score(model, vector)
-        if score is None or score < model.open:
-            return None
+    try:  # the why records are read while the turn is embedded
         records = await port.why(last=20)
-    else:  # a marker: the why records are read while the turn is embedded
-        try:
-            records = await port.why(last=20)
-        except BaseException:
-            if vector is not None:
-                vector.cancel()
-            raise
-        score = await _score(model, vector) if vector is not None else None
+    except BaseException:
+        if vector is not None:
+            vector.cancel()
+        raise
+    score = await _score(model, vector) if vector is not None else None
     found = combine(text, shown_items(records, text), score, model)
     return await carry_out(port, found) if found is not None else None
 

@@ -10,9 +10,6 @@ it. The two combine (`combine`):
   what was shown: a correction of the answer, a remark about the topic);
 - a near miss (`near_correction`: the grammar's candidate with its doubts lifted) that the
   classifier scores at or above `rescue` is acted on;
-- a turn with no correction word that states a new value for what a shown item is about
-  (`open_correction`: "I live in Hangzhou now, since March" against "I live in Shanghai") and that
-  the classifier scores at or above `open` is acted on;
 - a handle named ("forget #48213") is the grammar's alone, whatever the score.
 
 The weights (`correction_model.json`, beside this file) are made by `bench/corrections.py --train`
@@ -31,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .correction import Correction, Shown, find_correction, near_correction, open_correction
+from .correction import Correction, Shown, find_correction, near_correction
 from .recall.render import HANDLE_RE
 
 WEIGHTS = Path(__file__).with_name("correction_model.json")
@@ -44,7 +41,6 @@ class CorrectionClassifier:
     bias: float
     veto: float  # a grammar hit scored below this is dropped
     rescue: float  # a near miss scored at or above this is acted on
-    open: float | None = None  # a turn with no marker (`open_correction`) scored at or above this is acted on; None: never
 
     def score(self, vector: Sequence[float]) -> float:
         """The probability that the turn whose query vector this is corrects a memory."""
@@ -56,7 +52,7 @@ class CorrectionClassifier:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "CorrectionClassifier":
         return cls(embedder=str(d["embedder"]), weights=tuple(float(x) for x in d["weights"]), bias=float(d["bias"]),
-                   veto=float(d["veto"]), rescue=float(d["rescue"]), open=None if d.get("open") is None else float(d["open"]))
+                   veto=float(d["veto"]), rescue=float(d["rescue"]))
 
 
 @functools.lru_cache(maxsize=1)
@@ -88,6 +84,4 @@ def combine(text: str, shown: Sequence[Shown], score: float | None, model: Corre
             return found  # the person named the item: no doubt about what they mean
         return found if score >= model.veto else None
     near = near_correction(text, shown)
-    if near is not None:
-        return near if score >= model.rescue else None
-    return open_correction(text, shown) if model.open is not None and score >= model.open else None
+    return near if near is not None and score >= model.rescue else None

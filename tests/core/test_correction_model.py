@@ -6,14 +6,13 @@ the real local embedder (a worker process, a few seconds)."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from datetime import datetime, timezone
 from types import SimpleNamespace
 
 import pytest
 
 import core.correcting as correcting
-from core.correction import Shown, find_correction, might_correct, near_correction, open_correction
+from core.correction import Shown, find_correction, near_correction
 from core.correction_model import WEIGHTS, CorrectionClassifier, _load, classifier_for, combine
 from core.results import WhyRequest, WhyShown
 from core.testing import HashEmbedder
@@ -51,30 +50,6 @@ def test_a_near_miss_the_classifier_is_sure_of_is_acted_on_with_the_grammars_tar
     c = combine(NEAR, SHOWN, 0.7, STUB)
     assert (c.target, c.action) == (HOME, "supersede") and "Hangzhou" in c.statement
     assert combine(OTHER, SHOWN, 0.999, STUB) is None  # no item to take: the classifier never picks one
-
-
-OPEN = replace(STUB, open=0.8)
-PLAIN = "I live in Hangzhou now, since March"  # no correction word: a new value for what HOME is about
-
-
-def test_a_turn_without_a_marker_is_a_candidate_only_when_it_states_a_new_value_for_an_item():
-    assert not might_correct(PLAIN) and find_correction(PLAIN, SHOWN) is None and near_correction(PLAIN, SHOWN) is None
-    assert open_correction(PLAIN, SHOWN).target == HOME
-    assert open_correction("我在腾讯上班", [HOME, Shown("m-work", "我在字节跳动工作")]).target.id == "m-work"
-    for other in ("My sister lives in Hangzhou now, since March",  # someone else's news
-                  "I'll be in Hangzhou for the conference next week",  # a plan
-                  "Should I live in Hangzhou",  # a question without its mark
-                  "I live in Shanghai, near the river",  # the value held, repeated
-                  "下周我去杭州出差三天", "I had pasta for lunch"):  # a trip; nothing shown is about it
-        assert open_correction(other, SHOWN + [Shown("m-city", "我住在北京朝阳区")]) is None, other
-
-
-def test_a_turn_without_a_marker_is_acted_on_only_above_the_open_threshold():
-    assert combine(PLAIN, SHOWN, 0.99, STUB) is None  # weights without an open threshold: never
-    assert combine(PLAIN, SHOWN, 0.79, OPEN) is None
-    c = combine(PLAIN, SHOWN, 0.8, OPEN)
-    assert (c.target, c.action, c.statement) == (HOME, "supersede", PLAIN)
-    assert combine(NEAR, SHOWN, 0.6, replace(OPEN, open=0.5)) is None  # a near miss stays the rescue's to take
 
 
 def test_a_handle_is_the_grammars_whatever_the_score():
@@ -156,15 +131,11 @@ class CountingPort(FakePort):
         return self.records
 
 
-def test_the_hot_path_reads_the_why_records_for_a_turn_without_a_marker_only_when_the_score_is_high(monkeypatch, stub_model):
-    monkeypatch.setattr(correcting, "classifier_for", lambda e: OPEN if getattr(e, "id", None) == OPEN.embedder else None)
-    low, high = CountingPort(VectorOf([-3.0, 0.0])), CountingPort(VectorOf([3.0, 0.0]))
-    assert asyncio.run(correcting.correct_in_turn(low, PLAIN)) is None and low.reads == 0
-    assert low.service.embedder.asked == [PLAIN]  # the text recall embeds next: a cache hit there
-    assert asyncio.run(correcting.correct_in_turn(high, PLAIN)).target == HOME and high.reads == 1
-    assert asyncio.run(correcting.correct_in_turn(high, "Should I live in Hangzhou?")) is None and high.reads == 1  # a question: not even embedded
-    hashed = CountingPort(HashEmbedder())  # no classifier: a turn without a marker is left alone, nothing read
-    assert asyncio.run(correcting.correct_in_turn(hashed, PLAIN)) is None and hashed.reads == 0
+def test_a_turn_without_a_marker_is_neither_embedded_nor_read_however_sure_the_classifier(stub_model):
+    sure = CountingPort(VectorOf([30.0, 0.0]))
+    plain = "I live in Hangzhou now, since March"  # a new value, no correction word: extraction's to supersede
+    assert asyncio.run(correcting.correct_in_turn(sure, plain)) is None
+    assert sure.reads == 0 and sure.service.embedder.asked == []
 
 
 def test_the_grammar_decides_when_the_embedder_fails_or_is_another(stub_model):
