@@ -6,9 +6,16 @@ import hashlib
 import json
 import math
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from typing import Any, Sequence
 
 from .recall.lexical import tokenize
+
+
+@lru_cache(maxsize=1 << 16)  # benches embed hundreds of thousands of turns of the same few thousand words
+def _slot(tok: str, dim: int) -> tuple[int, float]:
+    h = int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=8).digest(), "big")
+    return h % dim, 1.0 if (h >> 32) & 1 else -1.0
 
 
 class HashEmbedder:
@@ -20,8 +27,8 @@ class HashEmbedder:
     def _vec(self, text: str) -> list[float]:
         v = [0.0] * self.dim
         for tok in tokenize(text) or [text.casefold()]:
-            h = int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=8).digest(), "big")
-            v[h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+            slot, sign = _slot(tok, self.dim)
+            v[slot] += sign
         norm = math.sqrt(sum(x * x for x in v)) or 1.0
         return [x / norm for x in v] if any(v) else [1.0 / math.sqrt(self.dim)] * self.dim
 

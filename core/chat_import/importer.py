@@ -187,6 +187,7 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
     if cap is not None:
         cap.check(report, sum(1 for i in ids if i not in stored and i not in buried))
     new: list[Message] = []
+    planned: list[dict[str, Any]] = []
     now = service.clock.now()
     for thread in threads:
         kept = [m for m in thread if m.id not in buried]
@@ -203,11 +204,13 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
                 estimate_tokens(m.content[:LINE_CHARS]) + 8 for m in chunk)  # ref, time and role per line
             w = {**W.new_window(scope.user_id, chunk, now), "imported": True}
             if not dry_run and w["id"] not in known:
-                jobs_registry.put_window(service.registry, w)  # before its turns: a crash between leaves no turn unplanned
+                planned.append(w)
                 known.add(w["id"])
     report.would_store += len(new)
     if dry_run:
         return
+    if planned:  # before their turns, in one write: a crash between leaves no turn unplanned
+        jobs_registry.put_windows(service.registry, planned)
     for i in range(0, len(new), batch):
         started = time.thread_time()
         report.stored += service.store_turns(scope, new[i : i + batch])

@@ -48,6 +48,12 @@ def put_window(store: RegistryStore, w: dict[str, Any]) -> None:
     store.reg_put(f"win:{w['id']}", w, kind="window", owner=owner_key(w["user_id"]))
 
 
+def put_windows(store: RegistryStore, ws: Sequence[dict[str, Any]]) -> None:
+    """Several windows of one person in one write (an import plans dozens at a time)."""
+    for user in {w["user_id"] for w in ws}:
+        store.reg_put_many([(f"win:{w['id']}", w) for w in ws if w["user_id"] == user], kind="window", owner=owner_key(user))
+
+
 def delete_windows(store: RegistryStore, ids: Sequence[str]) -> None:
     store.reg_delete([f"win:{i}" for i in ids])
 

@@ -17,6 +17,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from functools import lru_cache
 from typing import Iterable
 
 # Scripts written without spaces, each a run of its own: Han ideographs (with the compatibility
@@ -58,6 +59,7 @@ def fold(text: str) -> str:
     return _SPACED_RE.sub(_strip_marks, unicodedata.normalize("NFKC", text).casefold())
 
 
+@lru_cache(maxsize=1 << 16)  # a person's words repeat: tokenizing an import or a recall index is mostly this loop
 def stem(word: str) -> str:
     """A deliberately small suffix stripper: enough to join plural/verb forms, never clever."""
     for suf, rep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("edly", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):

@@ -113,3 +113,22 @@ def test_any_text_is_handled_and_redaction_is_idempotent(text):
     assert redact(out)[0] == out
     assert all(0 <= f.start < f.end <= len(text) for f in findings)
     assert all(a.end <= b.start for a, b in zip(findings, findings[1:]))
+
+
+_KEYED = st.sampled_from(["api_key", "APIKEY", "access key id", "Secret_Access_Key", "client secret", "app-secret", "secret",
+                          "refresh token", "bot_token", "private key", "Signing Key", "webhook secret", "credentials", "AUTH",
+                          "passwd", "pin"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_KEYED, st.sampled_from([" = ", ": ", " is ", "=> ", "Bearer ", "'", "\n"]),
+                          st.text(alphabet="aZ9_-./+=!Kſk", min_size=1, max_size=30), st.text(max_size=12)), max_size=10))
+def test_assignments_are_looked_for_only_where_a_key_word_is_and_found_the_same(parts):
+    # the search for `key = value` runs only on a text naming a key, secret, token, credential or
+    # auth: it finds exactly what the full search finds
+    from core import redact as R
+
+    text = "".join(parts)
+    full = [R.Finding("secret", "assignment", m.start("value"), m.start("value") + len(m.group("value").rstrip(".,;:")))
+            for m in R._ASSIGN.finditer(text) if R._random_enough(m.group("value").rstrip(".,;:"))]
+    assert [f for f in R._assignments(text) if f.detector == "assignment"] == full
