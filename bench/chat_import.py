@@ -164,6 +164,14 @@ class SideRecall:
         return {"n": len(self.took), "p50": round(statistics.median(took), 1), "p95": round(took[max(0, int(len(took) * 0.95) - 1)], 1)}
 
 
+def current_mib() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            return round(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+    except OSError:
+        return 0.0
+
+
 def peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -200,7 +208,16 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder:
                     service.remember(other, MemoryIn(content=sentence(random.Random(i))))
                 side = SideRecall(service, other)
                 side.start()
-            report = import_chats(service, scope, export, dry_run=name == "dry-run", batch=batch).as_dict()
+            began, said, loads = time.perf_counter(), [time.perf_counter()], [os.getloadavg()[0]]
+
+            def progress(e: dict) -> None:  # a line on stderr every 30 s: a long run can be watched
+                if time.perf_counter() - said[0] >= 30 or e["stage"] == "done":
+                    said[0] = time.perf_counter()
+                    loads.append(os.getloadavg()[0])
+                    print(f"  {name} {said[0] - began:.0f}s {e} rss {current_mib()} MiB load {loads[-1]:.1f}", file=sys.stderr, flush=True)
+
+            report = import_chats(service, scope, export, dry_run=name == "dry-run", batch=batch, progress=progress).as_dict()
+            import_s = time.perf_counter() - began
             fair = {}
             if side is not None:
                 fair["other_recall_ms_during"] = side.stop()
@@ -210,6 +227,10 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder:
                 fair["other_recall_ms_idle"] = idle.stop()
             out = {k: report[k] for k in ("conversations", "messages", "new", "stored", "duplicates")}
             out["skipped"] = report["skipped"]
+            # the import_chats call alone (the phase's seconds also hold the setup and the recalls)
+            out["import_s"] = round(import_s, 1)
+            out["load_avg"] = {"min": round(min(loads), 1), "max": round(max(loads), 1), "mean": round(statistics.fmean(loads), 1)}
+            out["turns_per_s"] = round((report["stored"] or report["messages"]) / import_s, 1) if import_s else None
             out["extraction"] = report["extraction"]
             out.update(fair)
             if name == "import" and recalls:
@@ -267,9 +288,9 @@ def main() -> None:
         source = stored if name in ("import", "reimport") else export
         r = subprocess.run([sys.executable, __file__, "--phase", name, "--export", str(source), "--data", str(work / "data"),
                             "--recalls", str(args.recalls), "--others", str(args.others), "--batch", str(args.batch), "--embedder", args.embedder],
-                           capture_output=True, text=True, env=env)
+                           stdout=subprocess.PIPE, text=True, env=env)
         if r.returncode != 0:
-            sys.exit(f"phase {name} failed:\n{r.stderr[-3000:]}")
+            sys.exit(f"phase {name} failed (its error is above)")
         result[name] = json.loads(r.stdout.strip().splitlines()[-1])
         print(f"  {result[name]}", file=sys.stderr, flush=True)
     subprocess.run(["rm", "-rf", str(work)])
