@@ -12,6 +12,7 @@ from .cache_plan import plan as plan_cache
 from .client import RemoteMemory
 from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
+from .store.reads_first import background_writes
 from .clock import SystemClock
 from .compose import build_embedder, build_service, erase_person, master_key, rotate_master_key, shard_mover
 from .config import ApiKeyConfig, Settings, config_file, config_path
@@ -173,6 +174,7 @@ __all__ = [
     "WriteResult",
     "active_memories",
     "arun_job",
+    "background_writes",
     "boot_for_model",
     "boot_text_without",
     "build_boot",

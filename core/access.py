@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .ports import Clock
 from .scope import Scope
+from .store.reads_first import background_writes
 from .write_path import WritePath
 
 log = logging.getLogger("amber.service")
@@ -70,7 +71,8 @@ class AccessCounts:
             pending, self._pending, self._due = self._pending, {}, False
         for scope, counts in pending.values():
             try:
-                self._writes.record_access(scope, counts, self._clock.now())
+                with background_writes():  # bookkeeping gives way to the recalls in flight (store/reads_first.py)
+                    self._writes.record_access(scope, counts, self._clock.now())
             except Exception as e:  # bookkeeping must never hurt recall
                 log.warning("could not record memory access: %s", e)
 

@@ -3,7 +3,8 @@
 Async hosts (the LiteLLM proxy, the memory server) call this so that Chroma and the embedder
 never block their event loop. `core.client.RemoteMemory` offers the same coroutines over HTTP.
 
-Queries (`recall`, `search`) run on a pool of at most `QUERY_THREADS` threads of their own. A
+Queries (`recall`, `search`) run on a pool of at most `QUERY_THREADS` threads of their own. While
+one (or a boot pack) is in flight, background writes to an embedded store wait (store/reads_first.py). A
 caller that gives up waiting (the hook's recall timeout) cannot stop a query already running, but
 one still queued is dropped; so with a stalled store the threads stuck in queries stay at that
 bound, later queries time out in the queue, and writes keep their own threads.
@@ -19,9 +20,11 @@ from typing import Any
 import anyio.to_thread
 
 from .service import MemoryService
+from .store.reads_first import READS_FIRST
 
 QUERY_THREADS = 16
 QUERIES = frozenset({"recall", "search"})
+READS = QUERIES | {"boot"}  # what a chat waits for before its model is called
 
 
 class AsyncMemory:
@@ -37,12 +40,16 @@ class AsyncMemory:
 
             @functools.wraps(fn)
             async def query(*args: Any, **kwargs: Any) -> Any:
-                return await asyncio.get_running_loop().run_in_executor(self._queries, functools.partial(fn, *args, **kwargs))
+                with READS_FIRST.reading():
+                    return await asyncio.get_running_loop().run_in_executor(self._queries, functools.partial(fn, *args, **kwargs))
 
             return query
 
         @functools.wraps(fn)
         async def call(*args: Any, **kwargs: Any) -> Any:
+            if name in READS:
+                with READS_FIRST.reading():
+                    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
             return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
         return call

@@ -60,6 +60,7 @@ from .errors import Conflict, Immutable, InvalidInput, TransientError
 from .forgetting import forget_request
 from .model import Message
 from .scope import Actor, scope_for, user_hash
+from .store.reads_first import background_writes
 
 log = logging.getLogger("amber.capture")
 
@@ -471,7 +472,8 @@ class CaptureConsumer:
 
     def _store(self, user: str, group: list[tuple[bytes, list[dict[str, Any]]]]) -> None:
         entries = [e for _, es in group for e in es]
-        store_entries(self.service, user, entries)
+        with background_writes():  # nobody waits for these: they give way to recalls in flight (store/reads_first.py)
+            store_entries(self.service, user, entries)
         self._ack([i for i, _ in group])
         self.stored += len(group)
         for e in entries:  # a forget carried out: what was set aside and says it goes too

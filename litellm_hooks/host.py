@@ -35,6 +35,7 @@ from core import (
     RemoteMemory,
     Settings,
     StoreUnavailable,
+    background_writes,
     boot_text_without,
     build_service,
     config_file,
@@ -227,7 +228,8 @@ class Host:
             raise StoreUnavailable("memory is not ready")  # waited out like any outage
         client = next((e.get("client") for e in entries if e.get("client")), None)
         started = time.perf_counter()
-        await memory.capture(Actor(user, client=client, via="litellm"), entries)
+        with background_writes():  # nobody waits for these: they give way to the recalls in flight (core/store/reads_first.py)
+            await memory.capture(Actor(user, client=client, via="litellm"), entries)
         log.info("amber capture user=%s exchanges=%d stored in %.0fms", user_hash(user), len(entries), (time.perf_counter() - started) * 1000)
         # a forget carried out: turns still waiting here (or set aside) that say it go too
         for e in entries:

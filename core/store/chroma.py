@@ -36,6 +36,7 @@ from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
 from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
+from .reads_first import READS_FIRST, ReadsFirst
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
 from .sealing import MasterKeyError, RecordKeys, Sealer, scrub_freed_memory
@@ -65,6 +66,7 @@ class ChromaStore:
         self._mutex = threading.RLock()
         self.disk: DiskGuard | None = None  # embedded only: writes wait for room on the filesystem
         self.outage = OutageState("Chroma")
+        self.gate: ReadsFirst | None = None if chroma_url else READS_FIRST  # see reads_first.py: embedded writes hold the GIL
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
         try:
@@ -112,12 +114,25 @@ class ChromaStore:
 
     # ---- collections -------------------------------------------------------------------------
 
-    def _collection(self, name: str, *, vectors: bool) -> Any:
+    def _collection(self, name: str, *, vectors: bool, create: bool = True) -> Any:
+        """The collection `name`, made if it does not exist; for a read (`create=False`) one that does not
+        exist reads as empty (`_MISSING`) and stays unmade: making one is a write, during which embedded
+        Chroma stops every thread of the process (reads_first.py), so a never-seen person's first recall
+        no longer makes their collections; their first write does, in the background."""
         col = self._cols.get(name)
         if col is not None:
             return col
         if self.disk is not None:
             self.disk.usable()
+        if not create:
+            try:
+                found = self.client.get_collection(name, embedding_function=None)
+            except Exception as e:
+                _raise_if_outage(e, f"Chroma collection {name}")
+                return _MISSING  # no such collection yet
+            return self._adopt(name, found, vectors)
+        if self.gate is not None:
+            self.gate.before_write()
         with self._mutex:
             meta = {"amber:embedder": self.embedder_id, "amber:dim": self.dim} if vectors else {"amber:vectors": "none"}
             try:
@@ -126,15 +141,18 @@ class ChromaStore:
                 )
             except Exception as e:
                 raise StoreUnavailable(f"Chroma collection {name}: {e}") from e
-            if vectors:
-                found = (col.metadata or {}).get("amber:embedder")
-                if found and found != self.embedder_id:
-                    raise EmbedderMismatch(
-                        f"collection {name} was built with embedder {found!r}, but Amber is configured with "
-                        f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
-                    )
-            self._cols[name] = guarded = _Guarded(col, name, self.outage, self.disk)
-            return guarded
+            return self._adopt(name, col, vectors)
+
+    def _adopt(self, name: str, col: Any, vectors: bool) -> Any:
+        if vectors:
+            found = (col.metadata or {}).get("amber:embedder")
+            if found and found != self.embedder_id:
+                raise EmbedderMismatch(
+                    f"collection {name} was built with embedder {found!r}, but Amber is configured with "
+                    f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
+                )
+        self._cols[name] = guarded = _Guarded(col, name, self.outage, self.disk, self.gate)
+        return guarded
 
     def collection_embedder(self, name: str) -> str | None:
         try:
@@ -204,16 +222,16 @@ class ChromaStore:
     def get_memories(self, col: str, ids: Sequence[str]) -> list[Memory]:
         if not ids:
             return []
-        r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
+        r = self._collection(col, vectors=True, create=False).get(ids=list(ids), include=["metadatas"])
         by_id = {i: memory_from(m) for i, m in self._open_all(col, r["ids"], r["metadatas"])}
         return [by_id[i] for i in ids if i in by_id]
 
     def find_memories(self, col: str, where: Where | None, *, limit: int | None = None) -> list[Memory]:
-        r = _get_paged(self._collection(col, vectors=True), self._where(col, where), ["metadatas"], limit)
+        r = _get_paged(self._collection(col, vectors=True, create=False), self._where(col, where), ["metadatas"], limit)
         return [memory_from(m) for _, m in self._open_all(col, r["ids"], r["metadatas"])]
 
     def query_memories(self, col: str, embedding: Sequence[float], k: int, where: Where | None) -> list[tuple[Memory, float]]:
-        c = self._collection(col, vectors=True)
+        c = self._collection(col, vectors=True, create=False)
         r = c.query(query_embeddings=[list(embedding)], n_results=k, where=self._where(col, where), include=["metadatas", "distances"])
         dist = dict(zip(r["ids"][0], r["distances"][0]))
         return [(memory_from(m), 1.0 - dist[i]) for i, m in self._open_all(col, r["ids"][0], r["metadatas"][0])]
@@ -222,7 +240,7 @@ class ChromaStore:
         """The `k` nearest record ids with their similarity, and nothing else: recall's dense arms rank by
         id (their candidates come from the lexical index), and reading the metadata of an 80-record
         over-fetch cost ~100 ms at 20 000 records against ~5 ms for the ids (bench/README.md, "big user")."""
-        r = self._collection(col, vectors=True).query(query_embeddings=[list(embedding)], n_results=k,
+        r = self._collection(col, vectors=True, create=False).query(query_embeddings=[list(embedding)], n_results=k,
                                                        where=self._where(col, where), include=["distances"])
         return [(i, 1.0 - d) for i, d in zip(r["ids"][0], r["distances"][0])]
 
@@ -232,7 +250,7 @@ class ChromaStore:
         if not ids:
             return {}
         try:
-            r = self._collection(col, vectors=True).get(ids=list(ids), include=["embeddings"])
+            r = self._collection(col, vectors=True, create=False).get(ids=list(ids), include=["embeddings"])
         except AmberError:
             raise
         except Exception as e:
@@ -277,7 +295,7 @@ class ChromaStore:
         return len(done)
 
     def count(self, col: str, *, vectors: bool = True) -> int:
-        return self._collection(col, vectors=vectors).count()
+        return self._collection(col, vectors=vectors, create=False).count()
 
     # ---- messages ----------------------------------------------------------------------------
 
@@ -299,17 +317,17 @@ class ChromaStore:
     def existing_ids(self, col: str, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()
-        return set(self._collection(col, vectors=True).get(ids=list(ids), include=[])["ids"])
+        return set(self._collection(col, vectors=True, create=False).get(ids=list(ids), include=[])["ids"])
 
     def get_messages(self, col: str, ids: Sequence[str]) -> dict[str, Message]:
         """The stored turns among these ids, by id."""
         if not ids:
             return {}
-        r = self._collection(col, vectors=True).get(ids=list(ids), include=["metadatas"])
+        r = self._collection(col, vectors=True, create=False).get(ids=list(ids), include=["metadatas"])
         return {i: message_from(m) for i, m in self._open_all(col, r["ids"], r["metadatas"])}
 
     def find_messages(self, col: str, where: Where | None) -> list[tuple[Message, str]]:
-        r = _get_paged(self._collection(col, vectors=True), chroma_where(where), ["metadatas", "documents"], None)
+        r = _get_paged(self._collection(col, vectors=True, create=False), chroma_where(where), ["metadatas", "documents"], None)
         docs = dict(zip(r["ids"], r["documents"]))
         out = []
         for i, m in self._open_all(col, r["ids"], r["metadatas"]):
@@ -457,7 +475,7 @@ class ChromaStore:
 
     def find_rows(self, col: str, where: Where | None, limit: int | None = None) -> list[dict[str, Any]]:
         if not col.startswith(EVENT_LOG):
-            r = self._collection(col, vectors=False).get(where=chroma_where(where), limit=limit, include=["metadatas"])
+            r = self._collection(col, vectors=False, create=False).get(where=chroma_where(where), limit=limit, include=["metadatas"])
             return [dict(m, id=i) for i, m in zip(r["ids"], r["metadatas"])]
         mine = Where.of(Eq("log", col), *(where.clauses if where else ()))
         r = _get_paged(self._collection(EVENTS, vectors=False), chroma_where(mine), ["metadatas"], limit)
@@ -522,6 +540,22 @@ class ChromaStore:
             self.outage.down(f"does not answer: {e}")
             raise StoreUnavailable(f"Chroma at {self.location} does not answer: {e}") from e
         self.outage.up()
+
+
+class _Missing:
+    """A collection Chroma does not hold yet, as a read sees it: nothing in it (see _collection)."""
+
+    def get(self, *, include: Sequence[str] = (), **_: Any) -> dict[str, list]:
+        return {"ids": [], **{k: [] for k in include}}
+
+    def query(self, *, query_embeddings: Sequence[Any], include: Sequence[str] = (), **_: Any) -> dict[str, list]:
+        return {"ids": [[] for _ in query_embeddings], **{k: [[] for _ in query_embeddings] for k in include}}
+
+    def count(self) -> int:
+        return 0
+
+
+_MISSING = _Missing()
 
 
 def _stamped(meta: dict[str, Any], rev: int | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import httpx
 from ..errors import AmberError, StoreUnavailable
 from ..outage import OutageState
 from .disk import DiskGuard
+from .reads_first import ReadsFirst
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
 _FULL_WORDS = ("disk is full", "no space left", "disk full")
@@ -79,10 +80,12 @@ class _Guarded:
     turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
     store's outage state logs once when Chroma goes away and once when it answers again."""
 
-    __slots__ = ("_col", "_name", "_state", "_disk")
+    __slots__ = ("_col", "_name", "_state", "_disk", "_gate")
 
-    def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None):
+    def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None,
+                 gate: ReadsFirst | None = None):
         self._col, self._name, self._state, self._disk = col, name, state, disk
+        self._gate = gate  # embedded Chroma: a background write gives way to recalls in flight (reads_first.py)
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)
@@ -92,6 +95,8 @@ class _Guarded:
         def call(*args: Any, **kwargs: Any) -> Any:
             if self._disk is not None:
                 self._disk.usable()
+            if self._gate is not None and attr in _WRITES:
+                self._gate.before_write()
             try:
                 try:
                     out = value(*args, **kwargs)

@@ -4,11 +4,15 @@ In process, on a real Chroma store (the proxy end to end is in test_proxy_memory
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from core import READ, WRITE, Actor, AsyncMemory, Identity, LocalMemory, MemoryIn, MemoryPort, build_service
+from core.store.reads_first import READS_FIRST
 from core.testing import HashEmbedder
-from litellm_hooks.host import HookMemory, local_ports
+from litellm_hooks.host import Host, HookMemory, local_ports
+from tests.fakes.held import HeldQueries
 from tests.kit.config import settings_apart
 
 
@@ -51,3 +55,41 @@ async def test_a_captured_remember_is_kept_once_for_that_user_only(hosted):
     assert "genmaicha" in (await memory.recall(ann, "which tea do I like")).text
     assert "genmaicha" not in (await memory.recall(bob, "which tea do I like")).text
     assert (await memory.port_for(bob).list()).items == []
+
+
+async def test_the_drainer_stores_a_new_persons_turn_after_another_persons_recall_in_flight(tmp_path, monkeypatch):
+    """The proxy's capture drainer writes in the background: a never-seen person's first exchange
+    waits at Chroma's door while someone else's recall runs (embedded Chroma stops every thread while
+    it writes, core/store/reads_first.py), and is stored once that recall has answered."""
+    monkeypatch.setattr(READS_FIRST, "max_wait_s", 30.0)
+    embedder = HeldQueries()
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash")
+    service = build_service(settings, embedder=embedder)
+    host = Host()
+    host.memory = memory = HookMemory(local_ports(service, settings))
+    ann, bob = Actor("ann", client="chatbox", via="litellm"), Actor("bob", client="chatbox", via="litellm")
+    order: list[str] = []
+    waited = READS_FIRST.waited
+    try:
+        async def recall() -> None:
+            await memory.recall(bob, "hold: when is my sister's wedding")
+            order.append("bob's recall answered")
+
+        async def drain() -> None:
+            while not embedder.holding.is_set():
+                await asyncio.sleep(0.01)
+            await host._store_entries("ann", [journal("ann", "lt_9_u", "I plan to grow tomatoes")])
+            order.append("ann's turn stored")
+
+        async def release() -> None:
+            while READS_FIRST.waited == waited:  # ann's write found the recall in flight
+                await asyncio.sleep(0.01)
+            order.append("recall let go")
+            embedder.release.set()
+
+        await asyncio.wait_for(asyncio.gather(recall(), drain(), release()), 60)
+        assert order == ["recall let go", "bob's recall answered", "ann's turn stored"]
+        assert [m.content for m in await memory.port_for(ann).messages()] == ["I plan to grow tomatoes"]
+    finally:
+        embedder.release.set()
+        service.close()
