@@ -36,6 +36,7 @@ def build_embedder(name: str, settings: Settings | None = None, **kwargs: Any) -
             query_workers=s.embed_query_workers,
             query_timeout_s=s.embed_query_timeout_s,
             document_timeout_s=s.embed_document_timeout_s,
+            start_background=True,
         )
     if name == "hash":
         from .testing import HashEmbedder

@@ -219,6 +219,7 @@ class LocalE5Embedder:
         document_timeout_s: float = 30.0,
         document_nice: int = 10,
         cache_size: int = 512,
+        start_background: bool = False,
     ) -> None:
         from .model_cache import cache_root, ensure_model
 
@@ -245,6 +246,7 @@ class LocalE5Embedder:
         self._cache_lock = threading.Lock()
         self._pending: dict[str, list[_Job]] = {}  # owner -> their jobs, oldest first; owners in serving order
         self._pending_lock = threading.Lock()
+        self._closed = False
         # start the query lane now, so the first chat does not pay for it
         lane = self._queries.get()
         try:
@@ -252,6 +254,19 @@ class LocalE5Embedder:
                 lane.start()
         finally:
             self._queries.put(lane)
+        if start_background:  # and the background lane beside it, so the first capture does not either
+            threading.Thread(target=self._start_background, name="amber-embed-start", daemon=True).start()
+
+    def _start_background(self) -> None:
+        """Start the background worker ahead of the first capture (it loads the model for a second or
+        more: started by the first capture, that was amid the next turns' recalls, bench/README.md)."""
+        with self.document_lane.lock:
+            if self._closed:
+                return
+            try:
+                self.document_lane.start()
+            except EmbedderUnavailable as e:  # the first capture tries again
+                log.warning("embedding worker (background) not started ahead: %s", e)
 
     def embed_query(self, text: str) -> list[float]:
         text = prepare(text)
@@ -405,6 +420,7 @@ class LocalE5Embedder:
         }
 
     def close(self) -> None:
+        self._closed = True
         for lane in [*self.query_lanes, self.document_lane]:
             with lane.lock:
                 lane.close()

@@ -132,6 +132,21 @@ def test_a_crashing_worker_costs_one_request_and_is_replaced(embedder):
     assert embedder.status()["lanes"]["background"]["alive"]
 
 
+def test_the_background_worker_is_started_ahead_of_the_first_capture():
+    """Started by the first capture, the background worker loaded its model amid the next turns'
+    recalls; a host (build_service) starts it beside the query worker, before anything asks for it."""
+    e = LocalE5Embedder(query_timeout_s=20, document_timeout_s=60, start_background=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not e.document_lane.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert e.document_lane.alive() and e.document_lane.starts == 1 and e.document_lane.requests == 0
+        assert _unit(e.embed_background(["the first captured turn"])[0]) and e.document_lane.starts == 1
+    finally:
+        e.close()
+    assert not e.document_lane.alive()
+
+
 def test_a_killed_worker_is_replaced(embedder):
     embedder.embed_query("warm up")
     lane = embedder.query_lanes[0]
