@@ -11,10 +11,19 @@ sealed: its indexes are in memory). Waiting a moment lets one write carry every 
 (`last_access_at` is then the time of the write, up to that moment after the recall). The write goes through the write path
 (`WritePath.record_access`, core/write_path.py), under the user's lock. The counts are best-effort
 bookkeeping: a failed write is logged and recall goes on.
+
+One host also writes a person's counts at most once every `EVERY_S` seconds. With the moment alone,
+how many of these writes there were was set by how fast one background thread could make them one
+after the other, so a second host sharing the store doubled them (bench/scale_out.py, uniform mix:
+0.09-0.12 access writes per operation with one host, 0.17-0.39 with two; each a lock, a read and a
+write on the Chroma server every host shares: bench/README.md, "2026-12-03, tenth session"). Counts
+that come in meanwhile wait in memory for the person's next write; `wait` and `close` write
+everything at once. The jobs read these counts in days (retention, consolidation).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -29,16 +38,19 @@ from .write_path import WritePath
 log = logging.getLogger("amber.service")
 
 FLUSH_AFTER_S = 2.0  # how long recall hits wait in memory before the write that carries them
+EVERY_S = 60.0  # one write of a person's counts per host at most this often
 
 
 class AccessCounts:
     """Recall hits waiting to be written, and the one background thread that writes them."""
 
-    def __init__(self, writes: WritePath, clock: Clock, delay_s: float = FLUSH_AFTER_S):
+    def __init__(self, writes: WritePath, clock: Clock, delay_s: float = FLUSH_AFTER_S, every_s: float = EVERY_S):
         self._writes = writes
         self._clock = clock
         self._delay = delay_s
+        self._every = every_s
         self._pending: dict[str, tuple[Scope, dict[str, int]]] = {}  # user id -> (scope, memory id -> hits)
+        self._written: dict[str, float] = {}  # user id -> when their counts were last written (monotonic; the background thread's)
         self._lock = threading.Lock()
         self._due = False  # a flush is queued and has not taken the pending counts yet
         self._waiters = 0  # callers of wait() (and close): the queued flush goes at once
@@ -54,11 +66,11 @@ class AccessCounts:
             if self._due:
                 return
             self._due = True
-        self._background.submit(self._flush_soon)
+        self._background.submit(self._flush_soon, self._delay)
 
-    def _flush_soon(self) -> None:
-        """Write the counts once the moment has passed, or at once when someone waits for them."""
-        deadline = time.monotonic() + self._delay
+    def _flush_soon(self, delay: float) -> None:
+        """Write the counts once `delay` has passed, or at once when someone waits for them."""
+        deadline = time.monotonic() + delay
         while not self._hurry.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
@@ -67,20 +79,35 @@ class AccessCounts:
         self._flush()
 
     def _flush(self) -> None:
-        with self._lock:
-            pending, self._pending, self._due = self._pending, {}, False
+        """Write the counts of each person not written in the last `EVERY_S` (everyone's when
+        someone waits); the others stay pending, with a flush queued for the first of them."""
+        pending, later = self._due_now()
         for scope, counts in pending.values():
             try:
                 with background_writes():  # bookkeeping gives way to the recalls in flight (store/reads_first.py)
                     self._writes.record_access(scope, counts, self._clock.now())
             except Exception as e:  # bookkeeping must never hurt recall
                 log.warning("could not record memory access: %s", e)
+            self._written[scope.user_id] = time.monotonic()
+        if later is not None:
+            with contextlib.suppress(RuntimeError):  # closed meanwhile: close() writes what is left
+                self._background.submit(self._flush_soon, max(later, self._delay))
+
+    def _due_now(self) -> tuple[dict[str, tuple[Scope, dict[str, int]]], float | None]:
+        """The pending counts to write now, and in how many seconds the first of the rest is due (None: no rest)."""
+        now, hurried = time.monotonic(), self._hurry.is_set()
+        self._written = {u: t for u, t in self._written.items() if now - t < self._every}
+        with self._lock:
+            due = {u: self._pending.pop(u) for u in list(self._pending) if hurried or u not in self._written}
+            later = min((self._written[u] + self._every - now for u in self._pending), default=None)
+            self._due = later is not None
+        return due, later
 
     def wait(self) -> None:
         """Return once every count gathered so far is written (tests and shutdown)."""
         self._hurried(True)
         try:
-            self._background.submit(lambda: None).result()
+            self._background.submit(self._flush).result()  # after any flush queued before it, which may leave some
         finally:
             self._hurried(False)
 
@@ -95,3 +122,4 @@ class AccessCounts:
     def close(self) -> None:
         self._hurried(True)  # never cleared: what is pending is written now, and the thread ends
         self._background.shutdown(wait=True)
+        self._flush()  # anything a flush that began before the close left pending

@@ -4,6 +4,7 @@ recall traffic no longer makes a store write per recall (a write that the next r
 from __future__ import annotations
 
 import threading
+import time
 
 from core import Actor, MemoryIn, Settings, build_service, scope_for
 from core.access import AccessCounts
@@ -48,6 +49,46 @@ def test_the_write_comes_by_itself_after_the_moment():
         counts.count(scope_for(Actor("alice")), ["m1"])
         assert writes.done.wait(30)  # nobody waits for it: it is written all the same
         assert writes.calls == [("alice", {"m1": 1})]
+    finally:
+        counts.close()
+
+
+def test_a_person_is_written_once_per_interval_and_the_rest_waits_for_the_next_write():
+    """A second host must not double these writes (core/access.py): one write per person per
+    `every_s`, whatever the recall traffic; someone else's counts are not held up by it."""
+    writes = Writes()
+    counts = AccessCounts(writes, FixedClock(), delay_s=0.05, every_s=600)
+    alice, bob = scope_for(Actor("alice")), scope_for(Actor("bob"))
+    try:
+        counts.count(alice, ["m1"])
+        assert writes.done.wait(30)
+        writes.done.clear()
+        counts.count(alice, ["m1", "m2"])
+        counts.count(bob, ["m9"])
+        assert writes.done.wait(30)
+        time.sleep(0.3)  # several moments: alice's second counts stay in memory
+        assert writes.calls == [("alice", {"m1": 1}), ("bob", {"m9": 1})]
+        counts.wait()  # someone waits: everything pending is written at once
+        assert writes.calls[-1] == ("alice", {"m1": 1, "m2": 1})
+    finally:
+        counts.close()
+
+
+def test_the_held_counts_are_written_by_themselves_once_the_interval_is_over():
+    writes = Writes()
+    counts = AccessCounts(writes, FixedClock(), delay_s=0.05, every_s=0.4)
+    alice = scope_for(Actor("alice"))
+    try:
+        counts.count(alice, ["m1"])
+        deadline = time.monotonic() + 30
+        while not writes.calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+        first = time.monotonic()
+        counts.count(alice, ["m2"])
+        while len(writes.calls) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert writes.calls == [("alice", {"m1": 1}), ("alice", {"m2": 1})]
+        assert time.monotonic() - first >= 0.3  # not before the interval (less the first write's own time)
     finally:
         counts.close()
 
