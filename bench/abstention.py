@@ -271,7 +271,7 @@ def mean(selected) -> float:
 
 class Flat:
     """Every row's items in flat arrays, so a floor is tried on all of them at once (numpy). The
-    arithmetic is Floor.passes's; `check` compares it with the product's own function."""
+    arithmetic is relevance.admitted's; `check` compares it with the product's own function."""
 
     def __init__(self, rows: list[dict]) -> None:
         import numpy as np
@@ -292,9 +292,11 @@ class Flat:
     def outcome(self, fl: Floor):
         """Per row: anything injected, and served (an answer injected for a small store's question)."""
         np = self.np
-        base = np.where(self.mem, fl.memory, fl.message) + fl.per_decade * self.decades + np.where(self.cjk, fl.cjk_offset, 0.0)
-        ok = (self.dense >= base) | ((fl.lexical > 0) & (self.lex >= fl.lexical))
-        any_ = np.bincount(self.row[ok], minlength=self.n) > 0
+        one = np.where(self.mem, fl.memory, fl.message) + np.where(self.cjk, fl.cjk_offset, 0.0)  # a person holding one record
+        words = (fl.lexical > 0) & (self.lex >= fl.lexical)
+        opens = (self.dense >= one + fl.per_decade * self.decades) | words  # the prompt is about the person
+        any_ = np.bincount(self.row[opens], minlength=self.n) > 0
+        ok = ((self.dense >= one) | words) & any_[self.row]  # then each item on its own evidence
         hit = np.bincount(self.row[ok & self.rel], minlength=self.n) > 0
         return any_, np.where(self.small, hit, any_)
 
@@ -355,8 +357,9 @@ def calibrate(rows: list[dict]) -> dict:
 
 def check(rows: list[dict], fl: Floor) -> None:
     """The numpy arithmetic agrees with the product's admitted() on every row."""
-    any_, _ = Flat(rows).outcome(fl)
+    any_, serve = Flat(rows).outcome(fl)
     assert [outcome(r, fl)[0] for r in rows] == list(any_), "bench arithmetic and relevance.admitted disagree"
+    assert [served(r, fl) for r in rows] == list(serve), "bench arithmetic and relevance.admitted disagree on what is served"
 
 
 def report(rows: list[dict], floor: Floor) -> dict:

@@ -84,6 +84,7 @@ class Floor:
         return base + self.per_decade * math.log10(max(1, held)) + (self.cjk_offset if cjk else 0.0)
 
     def passes(self, c: Candidate, cjk: bool = False, held: int = 1) -> bool:
+        """Whether the item's own evidence clears the floor for a person holding `held` records of its kind."""
         if c.dense >= self.dense_floor(c.source, held, cjk):
             return True
         return self.lexical > 0 and c.lexical >= self.lexical
@@ -97,13 +98,21 @@ def is_cjk(text: str) -> bool:
 
 
 def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int]) -> list[Candidate]:
-    """The items whose own evidence clears the floor, in the order given (`held`: how many records
-    of each kind, "memory" and "message", the person holds). Pinned facts are the caller's to add."""
+    """The items worth injecting, in the order given (`held`: how many records of each kind,
+    "memory" and "message", the person holds). Pinned facts are the caller's to add.
+
+    Two questions, each with its floor. Is the prompt about the person at all? Only if some item
+    clears the floor for as many records as they hold (it rises with them: among thousands, one lies
+    close to any prompt by chance). Then, is each item relevant on its own evidence? Each must clear
+    the floor a person holding one record of its kind would need. An item never rides in on another's
+    score: a weak one stays out of a block a strong one opened. Neither floor is new (both are
+    `Floor`'s, chosen by bench/abstention.py's leave-one-family-out folds), and whether a prompt gets
+    memory at all is decided by the first alone (bench/README.md, "Two floors")."""
     if floor.off:
         return list(items)
-    memory, message = (floor.dense_floor(s, held.get(s, 1), cjk) for s in ("memory", "message"))
-    lexical = floor.lexical if floor.lexical > 0 else math.inf
-    return [c for c in items if c.dense >= (memory if c.source == "memory" else message) or c.lexical >= lexical]
+    if not any(floor.passes(c, cjk, held.get(c.source, 1)) for c in items):
+        return []
+    return [c for c in items if floor.passes(c, cjk)]
 
 
 def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:

@@ -66,6 +66,20 @@ def test_the_similarity_floor_rises_with_the_records_a_person_holds():
     assert floor.dense_floor("memory", 100) == 0.79 + 0.02 and floor.dense_floor("message", 0) == 0.82
 
 
+def test_a_block_opens_on_the_floor_for_what_the_person_holds_and_each_item_then_clears_the_one_record_floor():
+    floor = Floor(memory=0.79, message=0.82, lexical=0.3, per_decade=0.02)
+    held = {"memory": 1000, "message": 1000}  # floors for as many records: memory 0.85, message 0.88
+    manager = fact("m1", "My manager is Priyanka", dense=0.86, lexical=0.0)
+    team = turn("t1", "Priyanka moved me to the payments team", dense=0.83, lexical=0.0)  # clears 0.82, not 0.88
+    jazz = fact("m2", "likes jazz", dense=0.78, lexical=0.0)  # under even the one-record floor
+    assert relevant([team, jazz, manager], "Who do I report to at work?", floor, held) == ["t1", "m1"]
+    # no item says the prompt is about the person: the one-record floor alone opens nothing
+    assert relevant([team, jazz], "Tell me a joke", floor, held) == []
+    assert relevant([team, jazz], "Tell me a joke", floor, {"memory": 1, "message": 1}) == ["t1"]  # their one turn
+    # rare words shared open the block like similarity does, and the weak item still stays out
+    assert relevant([turn("t2", "my sister Inès", dense=0.5, lexical=0.6), jazz, team], "who is Inès", floor, held) == ["t2", "t1"]
+
+
 @given(st.lists(st.sampled_from(["ok", "I live in Lyon", "my dog is Rex", "thanks", "Rex is three"]), max_size=8),
        st.sets(st.sampled_from(["I live in Lyon", "my dog is Rex"])))
 def test_select_keeps_order_and_only_drops(texts, shown):
