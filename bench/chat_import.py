@@ -131,6 +131,9 @@ def generate(path: Path, conversations: int, messages: int, seed: int = 29, firs
     return {"conversations": conversations, "messages_on_threads": per * conversations, "zip_mib": round(path.stat().st_size / 2**20, 1)}
 
 
+IDLE_RECALLS = 1000  # the other person's idle recalls, after the import: as many as during it, up to this
+
+
 class SideRecall:
     """Another person's recalls, one every 50 ms, on a thread of their own: p50/p95 in ms."""
 
@@ -218,10 +221,11 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder:
 
             report = import_chats(service, scope, export, dry_run=name == "dry-run", batch=batch, progress=progress).as_dict()
             import_s = time.perf_counter() - began
+            import_peak = peak_mib()  # before that person's recalls build their index of every turn
             fair = {}
             if side is not None:
                 fair["other_recall_ms_during"] = side.stop()
-                idle = SideRecall(service, other, limit=len(side.took) or 1)
+                idle = SideRecall(service, other, limit=min(len(side.took), IDLE_RECALLS) or 1)
                 idle.start()
                 idle.join()
                 fair["other_recall_ms_idle"] = idle.stop()
@@ -229,6 +233,7 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder:
             out["skipped"] = report["skipped"]
             # the import_chats call alone (the phase's seconds also hold the setup and the recalls)
             out["import_s"] = round(import_s, 1)
+            out["import_peak_rss_mib"] = import_peak
             out["load_avg"] = {"min": round(min(loads), 1), "max": round(max(loads), 1), "mean": round(statistics.fmean(loads), 1)}
             out["turns_per_s"] = round((report["stored"] or report["messages"]) / import_s, 1) if import_s else None
             out["extraction"] = report["extraction"]
