@@ -107,7 +107,7 @@ class MemoryService:
         self.registry = Registry(store)  # users, revisions, the jobs' records, the client cache; nothing else
         self.reads = Reads(store)  # a user's records, read-only: what jobs, repair and inventories read
         self._revisions = Revisions(self.registry, shared=remote_store)
-        self.recaller = Recaller(store, embedder, self._revisions.get, changes=self._revisions.changes)
+        self.recaller = Recaller(store, embedder, self._revisions.get, changes=self._revisions.changes, revisions=self._revisions.get_many)
         self.redact = redact or Redactor()  # secrets never reach the store: every write path passes through it
         self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query

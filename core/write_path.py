@@ -55,6 +55,13 @@ class Revisions:
             self._revs[col] = int(self._registry.reg_get(f"rev:{col}") or 0)
         return self._revs[col]
 
+    def get_many(self, cols: Sequence[str]) -> dict[str, int]:
+        """`get` of several collections, in one registry read when shared."""
+        if self._shared:
+            found = self._registry.reg_get_many([f"rev:{c}" for c in cols])
+            self._revs.update({c: int(found.get(f"rev:{c}") or 0) for c in cols})
+        return {c: self._revs[c] if self._shared else self.get(c) for c in cols}
+
     def stamp(self, col: str) -> int:
         """The revision the next write will publish: the caller holds the user's lock until it has
         passed this to `bump`, so nobody moves the revision between the two."""

@@ -215,10 +215,12 @@ class Recaller(CatchUp):
         reranker: Reranker | None = None,
         compressor: LLM | None = None,
         changes: Callable[[str], tuple[int, list[tuple[int, list[str]]]]] | None = None,
+        revisions: Callable[[Sequence[str]], dict[str, int]] | None = None,
     ):
         self.store = store
         self.embedder = embedder
         self.revision = revision
+        self.revisions = revisions  # several collections' revisions in one read (a search reads two)
         self.changes = changes  # Revisions.changes: what stamped records cannot say (None: always rebuild)
         self.reranker = reranker  # used when RecallConfig.rerank is on
         self.compressor = compressor  # a cheap LLM, used when RecallConfig.compress is on
@@ -239,8 +241,8 @@ class Recaller(CatchUp):
 
     # ---- index upkeep ------------------------------------------------------------------------
 
-    def _mem_index(self, col: str) -> _MemIndex:
-        rev = self.revision(col)
+    def _mem_index(self, col: str, rev: int | None = None) -> _MemIndex:
+        rev = self.revision(col) if rev is None else rev
         idx = self._mem.get(col)
         if idx is not None and idx.rev >= rev:
             return idx
@@ -331,8 +333,8 @@ class Recaller(CatchUp):
                 idx.drop(i)
             idx.rev = new_rev
 
-    def _msg_index(self, col: str) -> _MsgIndex:
-        rev = self.revision(col)
+    def _msg_index(self, col: str, rev: int | None = None) -> _MsgIndex:
+        rev = self.revision(col) if rev is None else rev
         idx = self._msg.get(col)
         if idx is not None and idx.rev >= rev:
             return idx
@@ -435,10 +437,13 @@ class Recaller(CatchUp):
         sims: dict[str, float] = {}  # cosine similarity of each dense hit to the query
         cover: dict[str, float] = {}  # each lexical hit's coverage of the query's words
 
-        midx = self._mem_index(mcol)
+        gcol, turns = message_collection(scope), bool(on & {"msg_dense", "msg_lexical"})
+        # both revisions in one registry read: with hosts sharing a store, that read was a third of
+        # Chroma's requests in the uniform mix (bench/README.md, "tenth session")
+        revs = self.revisions([mcol, gcol] if turns else [mcol]) if self.revisions is not None else {}
+        midx = self._mem_index(mcol, revs.get(mcol))
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)
-        gcol = message_collection(scope)
-        gidx = self._msg_index(gcol) if on & {"msg_dense", "msg_lexical"} else None
+        gidx = self._msg_index(gcol, revs.get(gcol)) if turns else None
         since = None
         if cfg.message_window_days is not None:
             since = (now - timedelta(days=cfg.message_window_days)).timestamp()

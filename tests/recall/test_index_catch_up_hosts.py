@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 import pytest
 
 from core import Actor, MemoryIn, Message, Role, Settings, build_service, scope_for
-from core.scope import memory_collection
+from core.scope import memory_collection, message_collection
 from core.testing import FixedClock, HashEmbedder
 from tests.kit.servers import chroma_server
 
@@ -119,6 +119,28 @@ def test_turns_from_the_other_host_are_read_back_and_a_removed_turn_rebuilds(hos
     assert one.erase_turns(person, [t1]) == 1  # a turn cannot leave an index in place: two reads them back
     assert two.search(person, "tulips fence", config=lexical(two)) == []
     assert two.recaller.rebuilds == builds + 1
+
+
+def test_a_search_reads_both_revisions_in_one_registry_read_and_still_sees_the_other_hosts_writes(hosts, person):
+    """Each search used to read its memory and its turn revision apart: with several hosts, those
+    reads were a third of Chroma's requests in the uniform mix (bench/README.md, "tenth session")."""
+    one, two = hosts
+    at = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    one.remember(person, MemoryIn(content="The spare key is under the blue flowerpot"))
+    one.store_turns(person, [Message(id=f"{person.user_id}-t1", role=Role.user, content="We repainted the porch", session="s", created_at=at)])
+    assert two.search(person, "flowerpot porch", config=lexical(two))  # both of two's indexes built
+    reads: list[list[str]] = []
+    store = two.recaller.store  # the registry reads go to the same store
+    get, get_many = store.reg_get, store.reg_get_many
+    store.reg_get = lambda key: reads.append([key]) or get(key)
+    store.reg_get_many = lambda keys: reads.append(list(keys)) or get_many(reads[-1])
+
+    assert two.search(person, "flowerpot porch", config=lexical(two))
+    assert [sorted(r) for r in reads] == [sorted(f"rev:{c}" for c in (memory_collection(person), message_collection(person)))]
+    mem = one.remember(person, MemoryIn(content="The boat trailer needs new tyres")).memory
+    one.store_turns(person, [Message(id=f"{person.user_id}-t2", role=Role.user, content="The trailer tyres cost too much", session="s", created_at=at)])
+    assert {mem.id, f"{person.user_id}-t2"} <= {c.id for c in two.search(person, "trailer tyres", config=lexical(two))}
+    assert two.recaller.catch_ups >= 2  # each index followed one's write without a rebuild
 
 
 def test_a_change_the_stamps_cannot_say_rebuilds(hosts, person):
