@@ -233,8 +233,10 @@ class AmberMemory(CustomLogger):
         turn = capture.turn(kwargs, response_obj)
         if turn is None:
             return
-        # secrets go before the turn touches the journal on disk (the store redacts again: a no-op)
-        user_text, answer = (self.host.redact.text(clip(strip_patch(t))) for t in (turn.user, turn.assistant))
+        # secrets go before the turn touches the journal on disk (the store redacts again: a no-op). In a
+        # thread: a 60 KB paste takes 0.5-1.3 s to scan, and on the event loop every request waited for it
+        redact = self.host.redact.text
+        user_text, answer = await asyncio.to_thread(lambda: [redact(clip(strip_patch(t))) for t in (turn.user, turn.assistant)])
         if not user_text and not answer:
             return
         actor, session = decided.actor, decided.session

@@ -5,6 +5,7 @@ In process, on a real Chroma store (the proxy end to end is in test_proxy_memory
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -93,3 +94,35 @@ async def test_the_drainer_stores_a_new_persons_turn_after_another_persons_recal
     finally:
         embedder.release.set()
         service.close()
+
+
+async def test_a_captured_turns_secrets_are_scanned_off_the_event_loop():
+    """A 60 KB paste takes the redactor 0.5-1.3 s; scanned on the event loop, every other request of
+    the proxy waited for it. The scan now runs in a thread: the loop serves others meanwhile (here:
+    the scan waits until a coroutine on the loop has run, which it could not do on the loop)."""
+    from tests.hook.test_request_identity import decision, hook
+
+    h = hook()
+    put: list = []
+    loop_ran = threading.Event()
+
+    class Spool:
+        async def put(self, entry):
+            put.append(entry)
+
+    def scan(text: str) -> str:
+        assert loop_ran.wait(10), "the scan held the event loop"
+        return text.replace("sk-live-1234", "[secret]")
+
+    h.host.spool = Spool()
+    h.host.redact = type("R", (), {"text": staticmethod(scan)})()
+    h.ledger.open("c1", decision("alice"))
+    kwargs = {"litellm_call_id": "c1", "messages": [{"role": "user", "content": "my key is sk-live-1234, check this export"}]}
+    response = {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
+
+    async def meanwhile() -> None:
+        await asyncio.sleep(0)
+        loop_ran.set()
+
+    await asyncio.wait_for(asyncio.gather(h.async_log_success_event(kwargs, response, None, None), meanwhile()), 30)
+    assert [m["content"] for m in put[0]["messages"]] == ["my key is [secret], check this export", "ok"]
