@@ -18,11 +18,14 @@ from .model import SAID_BY_USER, Memory, MemoryIn, Message, Role, WriteResult
 from .recall.pipeline import DENSE_CONTEXT, message_index_texts
 from .recall.render import strip_patch
 from .scope import Scope, message_collection, message_where
+from .store.reads_first import in_background
 from .turns import dated, unsaved
 
 # Turns embedded and written together by store_turns: about what the background lane embeds in a
 # batch or two, so a part is seconds of work and a failure loses at most that.
 STORE_PART = 64
+# A request somebody waits for this small (an exchange or two) is embedded now, on the interactive lane
+WAITED_TEXTS, WAITED_CHARS = 8, 6000
 
 
 def as_said(messages: Sequence[Message]) -> list[Message]:
@@ -111,12 +114,13 @@ class Capture:
         # (it took minutes and wrote nothing before), and the same request sent again stores only
         # the rest, since stored turns are skipped by id.
         texts = self._index_texts(scope, new)
+        embed = self._embedding_for(texts)
         written = 0
         for start in range(0, len(new), STORE_PART):
             part = new[start : start + STORE_PART]
             try:
                 with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
-                    vectors = self.embed_background(texts[start : start + STORE_PART])
+                    vectors = embed(texts[start : start + STORE_PART])
                 written += self._write_turns(scope, col, part, vectors, now)
             except TransientError as e:
                 if written:  # the caller retries the whole request: say what is kept and that a retry resumes
@@ -124,6 +128,16 @@ class Capture:
                               "sending the same turns again stores only the rest)",)
                 raise
         return written
+
+    def _embedding_for(self, texts: Sequence[str]) -> Callable[[list[str]], list[list[float]]]:
+        """Where these turns are embedded. An exchange a client waits for (a REST ingest; not the hook's
+        drainer or the capture queue, which nobody waits for: store/reads_first.py) goes to the
+        interactive lane, like a memory saved now: queued behind the niced background lane, a REST
+        ingest of two turns took ~0.8 s at p50 and was the 20-thread mix's tail (bench/README.md).
+        Bulk requests and background work stay on the background lane, shared out per person."""
+        if in_background() or len(texts) > WAITED_TEXTS or sum(len(t) for t in texts) > WAITED_CHARS:
+            return self.embed_background
+        return self.recaller.embedder.embed_documents
 
     def _write_turns(self, scope: Scope, col: str, part: Sequence[Message], vectors: Sequence[Sequence[float]], now) -> int:
         with self.writes.lock(scope):

@@ -43,6 +43,11 @@ def background_writes() -> Iterator[None]:
         _background.reset(token)
 
 
+def in_background() -> bool:
+    """Inside `background_writes()`: nobody waits for this work (core/capture.py embeds it on the background lane)."""
+    return _background.get()
+
+
 class ReadsFirst:
     def __init__(self, max_wait_s: float = MAX_WAIT_S):
         self.max_wait_s = max_wait_s
