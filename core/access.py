@@ -16,7 +16,7 @@ One host also writes a person's counts at most once every `EVERY_S` seconds. Wit
 how many of these writes there were was set by how fast one background thread could make them one
 after the other, so a second host sharing the store doubled them (bench/scale_out.py, uniform mix:
 0.09-0.12 access writes per operation with one host, 0.17-0.39 with two; each a lock, a read and a
-write on the Chroma server every host shares: bench/README.md, "2026-12-03, tenth session"). Counts
+write on the Chroma server every host shares: bench/README.md, "What a second host adds per operation"). Counts
 that come in meanwhile wait in memory for the person's next write; `wait` and `close` write
 everything at once. The jobs read these counts in days (retention, consolidation).
 """

@@ -439,7 +439,7 @@ class Recaller(CatchUp):
 
         gcol, turns = message_collection(scope), bool(on & {"msg_dense", "msg_lexical"})
         # both revisions in one registry read: with hosts sharing a store, that read was a third of
-        # Chroma's requests in the uniform mix (bench/README.md, "tenth session")
+        # Chroma's requests in the uniform mix (bench/README.md, "What a second host adds")
         revs = self.revisions([mcol, gcol] if turns else [mcol]) if self.revisions is not None else {}
         midx = self._mem_index(mcol, revs.get(mcol))
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)

@@ -123,7 +123,7 @@ def test_turns_from_the_other_host_are_read_back_and_a_removed_turn_rebuilds(hos
 
 def test_a_search_reads_both_revisions_in_one_registry_read_and_still_sees_the_other_hosts_writes(hosts, person):
     """Each search used to read its memory and its turn revision apart: with several hosts, those
-    reads were a third of Chroma's requests in the uniform mix (bench/README.md, "tenth session")."""
+    reads were a third of Chroma's requests in the uniform mix (bench/README.md, "What a second host adds per operation")."""
     one, two = hosts
     at = datetime(2026, 3, 1, tzinfo=timezone.utc)
     one.remember(person, MemoryIn(content="The spare key is under the blue flowerpot"))
