@@ -7,16 +7,23 @@ Each phase runs in a child process of its own, so its peak RSS is its own:
   - dry-run: the same through `import_chats(dry_run=True)` against an empty store
   - import:  the real import into a fresh embedded store with the deterministic hash embedder
              (in this process: the figures are Amber's own work, streaming, parsing, redaction,
-             Chroma, plus the fake embedder's tokenizing, about a third of it), or with
-             `--embedder local` the real ONNX engine in its background worker, then 200 recalls
-             for that person (p50/p95). By default on the export's first 500 conversations
-             (`--import-conversations`, 0 = all): storing runs at tens of turns per second on a
-             shared 2-core machine, so the whole 200 000 takes over an hour
+             Chroma, plus the fake embedder's tokenizing, under a tenth of it since 2026-12-03), or
+             with `--embedder local` the real ONNX engine in its background worker, then 200
+             recalls for that person (p50/p95). Another person recalls every 50 ms during the
+             import and as often again after it (at most 1 000: the idle figure). By default on the
+             export's first 500 conversations (`--import-conversations`, 0 = all: about half an
+             hour with the hash embedder on the shared 2-core machine, 2026-12-03)
   - reimport: the same export again (everything is a duplicate: the resume cost)
+
+A progress line goes to stderr every 30 s (turns stored, RSS, load average). Each store phase
+reports `import_s` and `turns_per_s` (the import_chats call alone), `import_peak_rss_mib` (before
+that person's recalls build their index of every turn) and the load average seen.
 
     .venv/bin/python bench/chat_import.py            # 5 000 conversations, 200 000 messages
     .venv/bin/python bench/chat_import.py --smoke    # 10 conversations, seconds
     .venv/bin/python bench/chat_import.py --phases parse,dry-run   # skip the store phases
+    nohup .venv/bin/python bench/chat_import.py --phases import,reimport --import-conversations 0 \
+        > import.json 2> import.log &                                # the whole export, ~40 min
 
 Last line: JSON with per-phase seconds, messages per second and peak RSS (MiB), and the export's size.
 
@@ -54,6 +61,36 @@ loaded). The whole 196 000 were not imported: at this phase's rate (under 9 turn
 6 hours with the hash embedder here, and with the real engine (2.4 turns/s on 2026-12-02) about a
 day. Peak RSS grows little with the export (they stream it): the smoke size's 200 turns peaked at
 92 MiB parsing and 116 MiB in the dry run, against 109 and 134 MiB for 196 000.
+
+2026-12-03, tenth session: the whole export imported with the hash embedder. Profiles (py-spy, hash
+embedder, 2 360 turns, quiet machine) of the import's wall time: Chroma's upserts 36 %, redaction 24 %,
+the hash embedder 16 %, Chroma's reads 10 %, the extraction windows written one by one 7 %, the
+step-aside most of the rest. Changed: the stemmer and the hash embedder cache per word (vectors
+unchanged), the `key = value` search runs only on a text naming a key word, a batch's windows go
+in one write; same session, `--conversations 100 --messages 4000 --phases import --recalls 0
+--import-conversations 0`, the code before against after: 102 against 155 turns/s (load 9.8 against
+6.9), the other person's recall p95 during/idle 71.6/25.5 ms (x2.8) against 56.6/33.3 ms (x1.7).
+Then the whole export (`nohup .venv/bin/python bench/chat_import.py --phases import,reimport
+--import-conversations 0`) slowed from 64 to 37 turns/s within 5 minutes: each batch read the
+earlier neighbour of its first turn with Chroma asked for the session and a time bound together,
+which matched every older turn of the person (92 ms at 20 000 turns, 11 ms by session alone;
+core/capture.py now asks by session and cuts by time itself; the same turns). After that change:
+196 000 turns (5 000 conversations) in 2 571 s, 42.9 min (76 turns/s; 60-125 turns/s by the
+progress lines as the load average went 9-15 from others' work), RSS 186 MiB after 2 880 turns,
+315 MiB at 59 000, 418 MiB at 118 000, 555 MiB at 196 000: it grows with the person's store
+(Chroma's vector index is in memory), not with the export, which is streamed. That person's first
+recall after the import builds their lexical index of all 196 000 turns in this process: still
+building after ~10 minutes at 2.6 GiB RSS, when the run was stopped (so no `recall_ms`). The other
+person's recall during the import: p50 20.3 / p95 127.1 ms over 15 877 recalls (read from the
+running process with `py-spy dump --locals`; the idle figure was not kept; idle p95 in the runs
+above 14-34 ms). Re-import of the whole export on that store (`--phase reimport --export ... --data
+...` by hand): 196 000 duplicates in 39.7 s (4 934 turns/s), peak RSS 615 MiB, load 5-7.
+With `--embedder local` (`--conversations 5 --messages 200 --import-conversations 0 --phases
+import`, under py-spy, load 11-15): 200 turns in 75.7 s, 2.6 turns/s; the import waits on the
+worker 95 % of its time, the worker's ONNX run is the work. Each synthetic turn is embedded as one
+window of ~240 tokens (its own ~113 and its neighbours'; none of 1 200 turns needs a second window,
+so "mostly two windows" above was wrong): the neighbours double the tokens the engine reads, and
+196 000 turns at this rate take ~21 hours. Nothing about what is embedded was changed.
 """
 
 from __future__ import annotations
