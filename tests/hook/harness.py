@@ -61,11 +61,17 @@ class Proxy:
         }
         self.proc: subprocess.Popen | None = None
 
-    def start(self, *, wait_memory: bool = True, timeout: float = 120) -> "Proxy":
+    def start(self, *, wait_memory: bool = True, timeout: float | None = None) -> "Proxy":
+        # each worker imports LiteLLM's proxy again after the parent has: two workers answered after
+        # 112 s at load 5 on this 2-core machine, one after 30 s
+        timeout = timeout if timeout is not None else (120 if self.workers == 1 else 360)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [str(Path(sys.executable).parent / "litellm"), "--config", str(self.config_path), "--host", "127.0.0.1", "--port", str(self.port),
-             *(["--num_workers", str(self.workers)] if self.workers > 1 else [])],
+             # uvicorn's supervisor kills a worker that does not answer its ping within 5 s, and a new worker
+             # answers only once it has imported LiteLLM's CLI module again (spawn): on a loaded 2-core
+             # machine that took longer, so each worker was killed and restarted, forever
+             *(["--num_workers", str(self.workers), "--timeout_worker_healthcheck", "120"] if self.workers > 1 else [])],
             cwd=self.workdir, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
         )
         path = "/memory/health" if wait_memory else "/health/liveliness"
