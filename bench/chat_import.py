@@ -44,8 +44,9 @@ turns/s; a profile: the hash embedder 34 %, redaction 20 %, the step-aside 19 %,
 With `--embedder local` at that load the import of 2 360 turns did not finish in 20 minutes: the
 background worker runs at nice 10 and got ~17 % of a core while other work kept the machine busy.
 With `--embedder local --conversations 500 --messages 20000 --import-conversations 20` (800 turns,
-load falling from ~7 to ~1): 330 s (2.4 turns/s: each turn is embedded with its neighbours, mostly
-two 512-token windows, on the niced worker while the other person's recalls use the other lane),
+load falling from ~7 to ~1): 330 s (2.4 turns/s: each turn is embedded with its neighbours, one
+window of ~240 tokens, about half of it the neighbours, as 1 200 turns sampled in the tenth session
+showed, on the niced worker while the other person's recalls use the other lane),
 peak RSS 208 MiB; another person's recall p50 27.7 / p95 57.9 ms during against 25.5 / 57.5 ms idle
 (p95 x1.01); that person's recall afterwards p50 39.4 / p95 48.3 ms. With the real engine the
 import is bound by embedding: 200 000 messages at this rate take about a day.
