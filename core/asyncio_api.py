@@ -13,6 +13,7 @@ bound, later queries time out in the queue, and writes keep their own threads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -47,9 +48,7 @@ class AsyncMemory:
 
         @functools.wraps(fn)
         async def call(*args: Any, **kwargs: Any) -> Any:
-            if name in READS:
-                with READS_FIRST.reading():
-                    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
-            return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+            with READS_FIRST.reading() if name in READS else contextlib.nullcontext():
+                return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
         return call
