@@ -15,6 +15,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Callable, Collection, NamedTuple, Sequence
 
 from ..errors import EmbedderUnavailable
@@ -25,7 +26,7 @@ from ..scope import Scope, memory_collection, memory_where, message_collection, 
 from .config import RecallConfig
 from .catch_up import CatchUp, caught_up, log_built, stamped_after
 from .fusion import Candidate, dedup, fuse
-from .lexical import BM25Index
+from .lexical import BM25Index, tokenize
 from .query import dense_query, lexical_query
 from .compress import compress
 from .relevance import Floor, admitted, is_cjk, select
@@ -92,6 +93,30 @@ def lexical_index_text(m: Message, prev: Turns = None, nxt: Turns = None) -> str
     """What a raw turn's BM25 entry holds: its indexed window, with its own words repeated so
     they weigh `LEXICAL_SELF_WEIGHT` times as much as the context's."""
     return " ".join([message_index_text(m, prev, nxt), *[m.content] * (LEXICAL_SELF_WEIGHT - 1)])
+
+
+@lru_cache(maxsize=4096)
+def _label_tokens(label: str) -> tuple[str, ...]:
+    """A turn's date or speaker label, tokenized: a person's turns share a few of each."""
+    return tuple(tokenize(label))
+
+
+def lexical_index_tokens(m: Message, prev: Sequence[Message], nxt: Sequence[Message], words: Callable[[Message], list[str]]) -> list[str]:
+    """`tokenize(lexical_index_text(m, prev, nxt))` put together from each turn's own words
+    (`words(t)`: `tokenize(t.content)`, cached by the caller). The parts of that text are joined
+    by spaces, and no token spans a space, so the tokens are the same; building the index of a
+    person's every turn then tokenizes each turn once instead of once per window it sits in."""
+    out = list(_label_tokens(f"[{m.created_at:%d %B %Y}]"))
+    for x in prev:
+        out.extend(words(x))
+    out.extend(_label_tokens(f"{m.author or m.role.value}:"))
+    own = words(m)
+    out.extend(own)
+    for x in nxt:
+        out.extend(words(x))
+    for _ in range(LEXICAL_SELF_WEIGHT - 1):
+        out.extend(own)
+    return out
 
 
 def message_index_texts(messages: Sequence[Message], context: int = DENSE_CONTEXT) -> list[str]:
@@ -168,6 +193,15 @@ class _MsgIndex:
             out.append(cur)
             cur = self.prev_of.get(cur.id)
         return out[::-1]
+
+    def next_window(self, m: Message, n: int) -> list[Message]:
+        """Up to n turns after m in its session, in time order."""
+        out: list[Message] = []
+        cur = self.next_of.get(m.id)
+        while cur is not None and len(out) < n:
+            out.append(cur)
+            cur = self.next_of.get(cur.id)
+        return out
 
     def neighbours(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """Adjacent turns of the same session, for neighbour credit in fusion."""
@@ -363,7 +397,12 @@ class Recaller(CatchUp):
 
     @staticmethod
     def _msg_add(idx: _MsgIndex, messages: Sequence[Message]) -> None:
+        """Link new turns after their session's last ones, then index each turn whose window
+        changed (the new ones, and the last LEXICAL_CONTEXT before them, which gain successors)
+        once, with its final window. Each turn's words are tokenized once per session: building
+        the index of 200 000 imported turns re-tokenized every turn five times before."""
         n = LEXICAL_CONTEXT
+        touched: dict[str, dict[str, Message]] = {}  # session -> turns to (re)index, in order
         for m in sorted(messages, key=lambda x: (x.created_at, x.id)):
             if m.id in idx.msgs:
                 continue
@@ -374,13 +413,22 @@ class Recaller(CatchUp):
             if tail:
                 idx.prev_of[m.id] = tail[-1]
                 idx.next_of[tail[-1].id] = m
-            window = tail + [m]
-            # the turns before this one gain a successor: re-index them with their wider window
-            for j, t in enumerate(window[:-1]):
-                before = idx.prev_window(t, n)
-                idx.bm25.add(t.id, lexical_index_text(t, before, window[j + 1 :]))
-            idx.bm25.add(m.id, lexical_index_text(m, tail, None))
-            idx.tails[key] = window[-n:]
+            redo = touched.setdefault(key, {})
+            for t in tail:
+                redo[t.id] = t
+            redo[m.id] = m
+            idx.tails[key] = (tail + [m])[-n:]
+        for redo in touched.values():
+            own: dict[str, list[str]] = {}
+
+            def words(t: Message) -> list[str]:
+                w = own.get(t.id)
+                if w is None:
+                    w = own[t.id] = tokenize(t.content)
+                return w
+
+            for t in redo.values():
+                idx.bm25.add_tokens(t.id, lexical_index_tokens(t, idx.prev_window(t, n), idx.next_window(t, n), words))
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
         with self._lock:

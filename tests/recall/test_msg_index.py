@@ -1,0 +1,163 @@
+"""The in-process index of a person's turns: built from each turn's own words once, it holds
+exactly what indexing every turn's whole window text would, however the turns arrive."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import unicodedata
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+
+from core.model import Message
+from core.recall.lexical import CJK_RANGES, BM25Index, fold, tokenize
+from core.recall.pipeline import LEXICAL_CONTEXT, Recaller, _MsgIndex, lexical_index_text, lexical_index_tokens
+
+T0 = datetime(2024, 3, 5, 9, 30, tzinfo=timezone.utc)
+
+# pieces that stress the tokenizer at the joins: accents (composed and combining), full-width
+# forms, CJK, kana voicing, hangul, emoji with modifiers, ligatures, punctuation that splits
+PIECES = ["plan ", "Café ", "e\u0301", "\u0316\u0301", "ｉＰｈｏｎｅ１５", "中文字符", "我们 ", "ｶﾞ", "がぎ", "한국어",
+          "🍕👍🏽", "ﬁne ", "İstanbul ", ": ", "—", "x̂", "Lisa和家人", "\u3099", " ", "1/2", "ǅ"]
+
+
+def _text(rng: random.Random) -> str:
+    return "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 12))).strip() or "x"
+
+
+def _turns(rng: random.Random, n: int, sessions: int = 3) -> list[Message]:
+    return [Message(id=f"m{i}", role=rng.choice(["user", "assistant"]), content=_text(rng), session=f"s{rng.randrange(sessions)}",
+                    author=rng.choice([None, "Lin", "小王", "José"]), created_at=T0 + timedelta(minutes=rng.randrange(10_000)))
+            for i in range(n)]
+
+
+def _postings(bm: BM25Index, ids) -> dict[str, dict[str, int]]:
+    return {i: bm.terms(i) for i in ids}
+
+
+def test_window_tokens_equal_the_window_texts_tokens():
+    rng = random.Random(32)
+    for _ in range(400):
+        m, *rest = _turns(rng, 5)
+        prev, nxt = rest[: rng.randint(0, 2)], rest[2 : 2 + rng.randint(0, 2)]
+        got = lexical_index_tokens(m, prev, nxt, lambda t: tokenize(t.content))
+        assert got == tokenize(lexical_index_text(m, prev, nxt)), (m, prev, nxt)
+
+
+def _reference(turns: list[Message]) -> BM25Index:
+    """Each turn's whole window text, as the index held it before it was built from parts."""
+    chains: dict[str, list[Message]] = {}
+    for m in sorted(turns, key=lambda x: (x.created_at, x.id)):
+        chains.setdefault(m.session or "", []).append(m)
+    ref = BM25Index()
+    n = LEXICAL_CONTEXT
+    for chain in chains.values():
+        for i, m in enumerate(chain):
+            ref.add(m.id, lexical_index_text(m, chain[max(0, i - n) : i], chain[i + 1 : i + 1 + n]))
+    return ref
+
+
+def test_bulk_build_and_turn_by_turn_hold_the_same_index():
+    rng = random.Random(29)
+    turns = _turns(rng, 120)
+    ordered = sorted(turns, key=lambda x: (x.created_at, x.id))
+    bulk = _MsgIndex(rev=0)
+    Recaller._msg_add(bulk, turns)
+    one_by_one = _MsgIndex(rev=0)
+    for m in ordered:  # as live capture brings them: a turn or a few at a time
+        Recaller._msg_add(one_by_one, [m])
+    in_batches = _MsgIndex(rev=0)
+    for i in range(0, len(ordered), 7):
+        Recaller._msg_add(in_batches, ordered[i : i + 7] + ordered[max(0, i - 3) : i])  # repeats are skipped
+    ids = [m.id for m in turns]
+    ref = _postings(_reference(turns), ids)
+    for idx in (bulk, one_by_one, in_batches):
+        assert _postings(idx.bm25, ids) == ref
+        assert len(idx.bm25) == len(turns)
+        for q in ("plan café", "中文 我们", "lisa 家人", "iphone15 🍕"):
+            assert idx.bm25.search(q, 10) == _reference(turns).search(q, 10)
+        assert set(idx.msgs) == {m.id for m in turns}
+    # neighbours and tails follow each session's order
+    for s in {m.session for m in turns}:
+        chain = [m for m in ordered if m.session == s]
+        assert [m.id for m in bulk.tails[s]] == [m.id for m in chain[-LEXICAL_CONTEXT:]]
+        for a, b in zip(chain, chain[1:]):
+            assert bulk.next_of[a.id].id == b.id and bulk.prev_of[b.id].id == a.id
+            assert [x.id for x in bulk.next_window(a, 2)] == [x.id for x in chain[chain.index(a) + 1 : chain.index(a) + 3]]
+
+
+def _fold_whole_runs(text: str) -> str:
+    """Folding as it was done before: every non-CJK run decomposed whole."""
+    def strip(m: re.Match) -> str:
+        run = m.group()
+        return run if run.isascii() else "".join(c for c in unicodedata.normalize("NFKD", run) if not unicodedata.combining(c))
+    return re.sub(rf"[^{CJK_RANGES}]+", strip, unicodedata.normalize("NFKC", text).casefold())
+
+
+def test_folding_only_the_non_ascii_runs_changes_nothing():
+    rng = random.Random(10)
+    for _ in range(3000):
+        t = _text(rng)
+        assert fold(t) == _fold_whole_runs(t), t
+    # every character after and before ASCII letters (combining marks, compatibility forms, ...),
+    # a sample across the planes: a mark after an ASCII letter is stripped either way
+    for cp in list(range(0x80, 0x3000)) + list(range(0xa000, 0xd800, 7)) + list(range(0xf900, 0x10000)) + list(range(0x10000, 0x30000, 97)):
+        t = f"a{chr(cp)}b{chr(cp)} "
+        assert fold(t) == _fold_whole_runs(t), hex(cp)
+
+
+class _PlainBM25:
+    """BM25 as a plain loop over dicts: what the compact index must equal, score for score."""
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b, self.docs = k1, b, {}
+
+    def add(self, doc_id: str, text: str) -> None:
+        self.docs[doc_id] = Counter(tokenize(text))
+
+    def remove(self, doc_id: str) -> None:
+        self.docs.pop(doc_id, None)
+
+    def search(self, query: str, k: int, allowed=None) -> list[tuple[str, float]]:
+        n = len(self.docs)
+        if not n:
+            return []
+        avgdl = sum(sum(c.values()) for c in self.docs.values()) / n
+        scores: dict[str, float] = {}
+        for term in Counter(tokenize(query)):
+            holding = [(d, c[term]) for d, c in self.docs.items() if term in c]
+            if not holding:
+                continue
+            idf = math.log(1 + (n - len(holding) + 0.5) / (len(holding) + 0.5))
+            for d, tf in holding:
+                if allowed is None or d in allowed:
+                    dl = sum(self.docs[d].values())
+                    scores[d] = scores.get(d, 0.0) + idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * dl / avgdl))
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+def test_compact_index_scores_as_the_plain_formula_through_replaces_removes_and_compaction():
+    rng = random.Random(34)
+    words = ["tulip", "garden", "kyoto", "ramen", "badminton", "tuesday", "中文", "我们", "家人", "🍕", "café", "plan"]
+    compact, plain = BM25Index(), _PlainBM25()
+    for step in range(6000):  # past several compactions (over 1 024 freed slots, more freed than live)
+        d = f"d{rng.randrange(400)}"
+        if rng.random() < 0.3:
+            compact.remove(d)
+            plain.remove(d)
+        else:
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 9)))
+            compact.add(d, text)
+            plain.add(d, text)
+        if step % 500 == 0 or step == 5999:
+            assert len(compact) == len(plain.docs)
+            allowed = {f"d{i}" for i in range(0, 400, 3)}
+            for q in ("tulip garden", "我们 家人", "ramen ramen kyoto", "nothing here", "🍕 café plan tuesday"):
+                for k in (1, 5, 50):
+                    assert compact.search(q, k) == plain.search(q, k)
+                    assert compact.search(q, k, allowed) == plain.search(q, k, allowed)
+            for i in list(plain.docs)[:20]:
+                assert compact.terms(i) == dict(plain.docs[i])
+    # compacted as it went: the slots held are the live ones plus at most the last stretch freed
+    assert len(compact._ids) <= len(compact) + max(1025, len(compact) + 1) < 6000
