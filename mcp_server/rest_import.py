@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import tempfile
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +26,7 @@ from .rest_deps import port
 
 router = APIRouter(prefix="/v1")
 Port = Annotated[LocalMemory, Depends(port)]
+log = logging.getLogger("amber.import")
 CHAT_IMPORT_MAX_BYTES = 4 * 1024 * 1024 * 1024  # the body limit for this route (mcp_server/body_limit.py)
 Source = Query("auto", pattern="^(auto|chatgpt|claude|openwebui|claude-code)$",
                description="what the export is; `auto` tells it from the structure")
@@ -41,6 +44,13 @@ async def _spool(request: Request, folder: str) -> Path:
     if seen == 0:
         raise InvalidInput("body", "send the export (a ZIP, or a JSON or JSONL file) as the request body")
     return path
+
+
+def _warm(service: Any, scope: Any) -> None:
+    try:
+        service.recaller.warm(scope)
+    except Exception as e:  # the first recall builds it then; nothing is lost
+        log.warning("could not build the recall index after an import: %s", e)
 
 
 @router.post("/import/chats", tags=["export"], summary="Bring in chat history: a ChatGPT, Claude.ai, Open WebUI or Claude Code export",
@@ -67,9 +77,12 @@ async def import_chats_route(request: Request, p: Port, source: str = Source, dr
         raise
 
     def run(progress: Any = lambda e: None) -> dict[str, Any]:
-        return import_chats(service, scope, path, source=source, dry_run=dry_run, openwebui_user=openwebui_user,
-                            progress=progress, display_name="the upload", max_turns=settings.import_max_turns,
-                            person=settings.person).as_dict()
+        report = import_chats(service, scope, path, source=source, dry_run=dry_run, openwebui_user=openwebui_user,
+                              progress=progress, display_name="the upload", max_turns=settings.import_max_turns,
+                              person=settings.person).as_dict()
+        if report["stored"]:  # their next recall would build its index of every turn: build it now
+            threading.Thread(target=_warm, args=(service, scope), name="amber-warm", daemon=True).start()
+        return report
 
     if "application/x-ndjson" not in request.headers.get("accept", ""):
         try:

@@ -450,6 +450,12 @@ class Recaller(CatchUp):
             return None
         return list(idx.tails.get(session, []))[-n:] if n else []
 
+    def warm(self, scope: Scope) -> None:
+        """Build (or catch up) a person's in-process indexes now rather than at their next
+        recall: after an import of thousands of turns, that build is most of the first recall."""
+        self._mem_index(memory_collection(scope))
+        self._msg_index(message_collection(scope))
+
     def messages(self, col: str) -> list[Message]:
         """Every captured turn of a collection, from the (built or current) recall index."""
         return list(self._msg_index(col).msgs.values())

@@ -111,3 +111,26 @@ def test_a_claude_code_session_uploaded_as_is(host):
     r = httpx.post(f"{url}/v1/import/chats", content=body, headers={**auth("admin", **{"X-Amber-User": "dev"}), **OCTET})
     assert r.status_code == 200 and r.json()["sources"] == ["claude-code"] and r.json()["stored"] == 4, r.text
     assert "TOOL-SECRET-VALUE" not in " ".join(m.content for m in service.messages(scope_for(Actor("dev"))))
+
+
+def test_an_import_builds_the_persons_recall_index_before_their_next_recall(host):
+    """After thousands of imported turns, the index of every turn is most of the first recall's
+    work: the host builds it as soon as the import is done, not when the person next chats."""
+    import time
+
+    from core.scope import message_collection
+
+    url, service = host
+    scope = scope_for(Actor("erin"))
+    col = message_collection(scope)
+    assert col not in service.recaller._msg
+    r = httpx.post(f"{url}/v1/import/chats", content=zipped(FIX / "claude"), headers={**auth("admin", **{"X-Amber-User": "erin"}), **OCTET})
+    assert r.status_code == 200 and r.json()["stored"] == 10, r.text
+    deadline = time.monotonic() + 30
+    while col not in service.recaller._msg and time.monotonic() < deadline:
+        time.sleep(0.05)
+    idx = service.recaller._msg[col]
+    assert {"claude:h1", "claude:f1"} <= set(idx.msgs)
+    rebuilds = service.recaller.rebuilds
+    assert service.recall(scope, "what did I ask Claude about").items is not None
+    assert service.recaller.rebuilds == rebuilds  # the recall found it built
