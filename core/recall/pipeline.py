@@ -20,7 +20,7 @@ from typing import Callable, Collection, NamedTuple, Sequence
 
 from ..errors import EmbedderUnavailable
 from ..filters import Eq, Where
-from ..model import Memory, Message, Status
+from ..model import Memory, Message, Role, Status
 from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .config import RecallConfig
@@ -45,7 +45,25 @@ def memory_candidate(m: Memory) -> Candidate:
     )
 
 
-def message_candidate(m: Message) -> Candidate:
+class Turn(NamedTuple):
+    """A captured turn as recall's index holds it: the fields recall and the lexical windows read,
+    in a twentieth of the memory a `Message` takes (a person who imported their history holds
+    200 000 of them in the host)."""
+
+    id: str
+    role: Role
+    content: str
+    session: str | None
+    author: str | None
+    created_at: datetime
+    client: str | None
+
+    @classmethod
+    def of(cls, m: Message | Turn) -> Turn:
+        return m if isinstance(m, Turn) else cls(m.id, m.role, m.content, m.session, m.author, m.created_at, m.client)
+
+
+def message_candidate(m: Message | Turn) -> Candidate:
     return Candidate(
         id=m.id, text=m.content, source="message", created_at=m.created_at, kind=m.role.value, client=m.client, author=m.author
     )
@@ -64,20 +82,20 @@ NEIGHBOUR_CHARS = 300
 # among 1-3 leaving one LoCoMo dev conversation out (bench/README.md).
 LEXICAL_SELF_WEIGHT = 2
 
-Turns = Message | Sequence[Message] | None
+Turns = Message | Turn | Sequence[Message | Turn] | None
 
 
-def _as_list(x: Turns) -> list[Message]:
+def _as_list(x: Turns) -> list:
     if x is None:
         return []
-    return [x] if isinstance(x, Message) else list(x)
+    return [x] if isinstance(x, (Message, Turn)) else list(x)
 
 
 def _cut(text: str, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[:limit] + " …"
 
 
-def message_index_text(m: Message, prev: Turns = None, nxt: Turns = None, neighbour_chars: int | None = None) -> str:
+def message_index_text(m: Message | Turn, prev: Turns = None, nxt: Turns = None, neighbour_chars: int | None = None) -> str:
     """What a raw turn is indexed as: its date, speaker and words, between its neighbours in the
     session (`prev` and `nxt`: a turn or turns in time order). A reply like "yes, last Tuesday"
     means little alone; with its neighbours and date it can be found by what it answers."""
@@ -89,7 +107,7 @@ def message_index_text(m: Message, prev: Turns = None, nxt: Turns = None, neighb
     return " ".join(parts)
 
 
-def lexical_index_text(m: Message, prev: Turns = None, nxt: Turns = None) -> str:
+def lexical_index_text(m: Message | Turn, prev: Turns = None, nxt: Turns = None) -> str:
     """What a raw turn's BM25 entry holds: its indexed window, with its own words repeated so
     they weigh `LEXICAL_SELF_WEIGHT` times as much as the context's."""
     return " ".join([message_index_text(m, prev, nxt), *[m.content] * (LEXICAL_SELF_WEIGHT - 1)])
@@ -101,7 +119,7 @@ def _label_tokens(label: str) -> tuple[str, ...]:
     return tuple(tokenize(label))
 
 
-def lexical_index_tokens(m: Message, prev: Sequence[Message], nxt: Sequence[Message], words: Callable[[Message], list[str]]) -> list[str]:
+def lexical_index_tokens(m: Turn, prev: Sequence[Turn], nxt: Sequence[Turn], words: Callable[[Turn], list[str]]) -> list[str]:
     """`tokenize(lexical_index_text(m, prev, nxt))` put together from each turn's own words
     (`words(t)`: `tokenize(t.content)`, cached by the caller). The parts of that text are joined
     by spaces, and no token spans a space, so the tokens are the same; building the index of a
@@ -180,23 +198,23 @@ class _MsgIndex:
     rev: int
     bm25: BM25Index = field(default_factory=BM25Index)
     cands: dict[str, Candidate] = field(default_factory=dict)
-    msgs: dict[str, Message] = field(default_factory=dict)
-    tails: dict[str, list[Message]] = field(default_factory=dict)  # session -> its last LEXICAL_CONTEXT turns
-    prev_of: dict[str, Message] = field(default_factory=dict)
-    next_of: dict[str, Message] = field(default_factory=dict)
+    msgs: dict[str, Turn] = field(default_factory=dict)
+    tails: dict[str, list[Turn]] = field(default_factory=dict)  # session -> its last LEXICAL_CONTEXT turns
+    prev_of: dict[str, Turn] = field(default_factory=dict)
+    next_of: dict[str, Turn] = field(default_factory=dict)
 
-    def prev_window(self, m: Message, n: int) -> list[Message]:
+    def prev_window(self, m: Turn, n: int) -> list[Turn]:
         """Up to n turns before m in its session, in time order."""
-        out: list[Message] = []
+        out: list[Turn] = []
         cur = self.prev_of.get(m.id)
         while cur is not None and len(out) < n:
             out.append(cur)
             cur = self.prev_of.get(cur.id)
         return out[::-1]
 
-    def next_window(self, m: Message, n: int) -> list[Message]:
+    def next_window(self, m: Turn, n: int) -> list[Turn]:
         """Up to n turns after m in its session, in time order."""
-        out: list[Message] = []
+        out: list[Turn] = []
         cur = self.next_of.get(m.id)
         while cur is not None and len(out) < n:
             out.append(cur)
@@ -396,16 +414,17 @@ class Recaller(CatchUp):
             return idx
 
     @staticmethod
-    def _msg_add(idx: _MsgIndex, messages: Sequence[Message]) -> None:
+    def _msg_add(idx: _MsgIndex, messages: Sequence[Message | Turn]) -> None:
         """Link new turns after their session's last ones, then index each turn whose window
         changed (the new ones, and the last LEXICAL_CONTEXT before them, which gain successors)
         once, with its final window. Each turn's words are tokenized once per session: building
         the index of 200 000 imported turns re-tokenized every turn five times before."""
         n = LEXICAL_CONTEXT
-        touched: dict[str, dict[str, Message]] = {}  # session -> turns to (re)index, in order
+        touched: dict[str, dict[str, Turn]] = {}  # session -> turns to (re)index, in order
         for m in sorted(messages, key=lambda x: (x.created_at, x.id)):
             if m.id in idx.msgs:
                 continue
+            m = Turn.of(m)
             key = m.session or ""
             tail = idx.tails.get(key, [])
             idx.msgs[m.id] = m
@@ -421,7 +440,7 @@ class Recaller(CatchUp):
         for redo in touched.values():
             own: dict[str, list[str]] = {}
 
-            def words(t: Message) -> list[str]:
+            def words(t: Turn) -> list[str]:
                 w = own.get(t.id)
                 if w is None:
                     w = own[t.id] = tokenize(t.content)
@@ -442,7 +461,7 @@ class Recaller(CatchUp):
             self._msg_add(idx, messages)
             idx.rev = new_rev
 
-    def session_tail(self, col: str, session: str, n: int) -> list[Message] | None:
+    def session_tail(self, col: str, session: str, n: int) -> list[Turn] | None:
         """The last n turns of a session from the in-process index, or None when it is not loaded
         or not current (the caller then reads the store)."""
         idx = self._msg.get(col)
@@ -456,7 +475,7 @@ class Recaller(CatchUp):
         self._mem_index(memory_collection(scope))
         self._msg_index(message_collection(scope))
 
-    def messages(self, col: str) -> list[Message]:
+    def messages(self, col: str) -> list[Turn]:
         """Every captured turn of a collection, from the (built or current) recall index."""
         return list(self._msg_index(col).msgs.values())
 
