@@ -17,7 +17,8 @@ Each phase runs in a child process of its own, so its peak RSS is its own:
 
 A progress line goes to stderr every 30 s (turns stored, RSS, load average). Each store phase
 reports `import_s` and `turns_per_s` (the import_chats call alone), `import_peak_rss_mib` (before
-that person's recalls build their index of every turn) and the load average seen.
+that person's index of every turn is built), `index_build_s` and `rss_after_index_mib` (building it,
+as the host does after an import over REST) and the load average seen.
 
     .venv/bin/python bench/chat_import.py            # 5 000 conversations, 200 000 messages
     .venv/bin/python bench/chat_import.py --smoke    # 10 conversations, seconds
@@ -277,6 +278,12 @@ def phase(name: str, export: str, data: str, recalls: int, batch: int, embedder:
             out["extraction"] = report["extraction"]
             out.update(fair)
             if name == "import" and recalls:
+                # what the host does after an import over REST (mcp_server/rest_import.py): that
+                # person's turn index built at once; recalls meanwhile go on without the turns
+                t = time.perf_counter()
+                service.recaller.warm(scope)
+                out["index_build_s"] = round(time.perf_counter() - t, 1)
+                out["rss_after_index_mib"] = current_mib()
                 took = []
                 rng = random.Random(7)
                 for _ in range(recalls):

@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -68,6 +69,11 @@ def message_candidate(m: Message | Turn) -> Candidate:
         id=m.id, text=m.content, source="message", created_at=m.created_at, kind=m.role.value, client=m.client, author=m.author
     )
 
+
+# How long a recall waits for a person's turn index to be built (or caught up) before it goes on
+# without the turns, the build running on: 200 000 imported turns take over a minute to index here,
+# and a chat should not queue behind that. A store of a few thousand turns builds well within it.
+INDEX_WAIT_S = 2.0
 
 # How many turns on each side a raw turn is indexed with. Measured on LoCoMo dev as a whole, not by
 # folds (bench/README.md): BM25 gains from two turns of context, while a longer window blurs the
@@ -290,6 +296,8 @@ class Recaller(CatchUp):
         self._refine_loop: asyncio.AbstractEventLoop | None = None  # rerank/compress calls (async clients)
         self._refine_guard = threading.Lock()
         self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
+        self._index_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="amber-index")  # see INDEX_WAIT_S
+        self._index_builds: dict[str, Future] = {}
 
     # ---- index upkeep ------------------------------------------------------------------------
 
@@ -403,7 +411,7 @@ class Recaller(CatchUp):
                 self._notes[col] = []
             idx = _MsgIndex(rev=self.revision(col))
             try:
-                self._msg_add(idx, [m for m, _ in self.store.find_messages(col, None)])
+                self._msg_add(idx, [Turn.of(m) for m in self.store.each_message(col)])
             finally:
                 with self._lock:
                     notes = self._notes.pop(col, [])
@@ -469,6 +477,27 @@ class Recaller(CatchUp):
             return None
         return list(idx.tails.get(session, []))[-n:] if n else []
 
+    def _msg_index_soon(self, col: str, rev: int) -> _MsgIndex | None:
+        """The turn index, if it is current or made so within INDEX_WAIT_S; else None while its
+        build goes on (in the index pool), so recalls in the meantime answer from the person's
+        memories instead of each waiting for the build. A store error is raised as before."""
+        idx = self._msg.get(col)
+        if idx is not None and idx.rev >= rev:
+            return idx
+        with self._lock:
+            fut = self._index_builds.get(col)
+            if fut is None:
+                fut = self._index_builds[col] = self._index_pool.submit(self._msg_index, col, rev)
+                fut.add_done_callback(lambda f, c=col: self._index_builds.pop(c, None) if self._index_builds.get(c) is f else None)
+        try:
+            idx = fut.result(timeout=INDEX_WAIT_S)
+        except FutureTimeout:
+            if not getattr(fut, "amber_said", False):
+                fut.amber_said = True  # type: ignore[attr-defined]
+                log.warning("recall of %s goes on without its captured turns while their index is built", col)
+            return None
+        return idx if idx.rev >= rev else self._msg_index(col, rev)
+
     def warm(self, scope: Scope) -> None:
         """Build (or catch up) a person's in-process indexes now rather than at their next
         recall: after an import of thousands of turns, that build is most of the first recall."""
@@ -516,7 +545,7 @@ class Recaller(CatchUp):
         revs = self.revisions([mcol, gcol] if turns else [mcol]) if self.revisions is not None else {}
         midx = self._mem_index(mcol, revs.get(mcol))
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)
-        gidx = self._msg_index(gcol, revs.get(gcol)) if turns else None
+        gidx = self._msg_index_soon(gcol, revs[gcol] if gcol in revs else self.revision(gcol)) if turns else None
         since = None
         if cfg.message_window_days is not None:
             since = (now - timedelta(days=cfg.message_window_days)).timestamp()

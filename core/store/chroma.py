@@ -336,6 +336,20 @@ class ChromaStore:
         out.sort(key=lambda x: (x[0].created_at, x[0].id))
         return out
 
+    def each_message(self, col: str, where: Where | None = None) -> Iterator[Message]:
+        """Every turn matching `where`, a page at a time, in no order and without the indexed text:
+        what recall's index is built from. A person with 200 000 imported turns is read without
+        holding all of their records (the window texts, the raw metadata) at once."""
+        c = self._collection(col, vectors=True, create=False)
+        offset, w = 0, chroma_where(where)
+        while True:
+            r = c.get(where=w, limit=_MAX_BATCH, offset=offset, include=["metadatas"])
+            for _, m in self._open_all(col, r["ids"], r["metadatas"]):
+                yield message_from(m)
+            if len(r["ids"]) < _MAX_BATCH:
+                return
+            offset += _MAX_BATCH
+
     def _room(self, payload: int, *, floor: float = 1.0) -> None:
         """Refuse a write the filesystem may not hold (embedded stores; see the module docstring)."""
         if self.disk is not None:

@@ -293,6 +293,9 @@ class ShardedStore:
     def find_messages(self, col: str, where: Any) -> list[Any]:
         return self._on(col, lambda s: s.find_messages(col, where))
 
+    def each_message(self, col: str, where: Any = None) -> Any:
+        return self._on(col, lambda s: s.each_message(col, where))
+
     def put_rows(self, col: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
         self._on(col, lambda s: s.put_rows(col, rows), write=True)
 

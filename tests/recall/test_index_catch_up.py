@@ -5,6 +5,7 @@ memories the build takes seconds, and under steady writes it used to restart on 
 from __future__ import annotations
 
 import threading
+import types
 
 from core import MemoryIn
 from core.scope import memory_collection, message_collection
@@ -18,6 +19,8 @@ def slow_first_read(store, name: str):
 
     def paused(*args, **kwargs):
         out = orig(*args, **kwargs)
+        if isinstance(out, types.GeneratorType):  # a paged read: read it all before pausing
+            out = iter(list(out))
         if not used:
             used.append(1)
             started.set()
@@ -58,7 +61,7 @@ def test_turns_captured_during_a_build_are_caught_up(service, alice, clock):
     service.capture(alice, [turn("t1", "We planted tulips in the garden")], commands=False)
     col = message_collection(alice)
     service.recaller.drop_indexes(col)
-    started, release = slow_first_read(service.recaller.store, "find_messages")
+    started, release = slow_first_read(service.recaller.store, "each_message")
     reader = threading.Thread(target=lambda: service.search(alice, "tulips"))
     reader.start()
     assert started.wait(30)

@@ -161,3 +161,45 @@ def test_compact_index_scores_as_the_plain_formula_through_replaces_removes_and_
                 assert compact.terms(i) == dict(plain.docs[i])
     # compacted as it went: the slots held are the live ones plus at most the last stretch freed
     assert len(compact._ids) <= len(compact) + max(1025, len(compact) + 1) < 6000
+
+
+def test_recalls_go_on_without_the_turns_while_a_long_history_is_indexed(service, alice, clock, monkeypatch, caplog):
+    """A person who just imported 200 000 turns: building their turn index takes over a minute.
+    Recalls meanwhile answer from their memories within the wait, one build runs (not one per
+    recall), and once it is done the turns are found again."""
+    import threading
+    import time
+
+    from core import MemoryIn
+    from core.recall import pipeline
+    from core.scope import message_collection
+
+    service.remember(alice, MemoryIn(content="Alice keeps bees on the roof"))
+    service.capture(alice, [Message(id="t1", role="user", content="We planted tulips by the beehive", session="s", created_at=clock.now())],
+                    commands=False)
+    service.search(alice, "bees")  # both indexes built; then only the turns' is dropped
+    service.recaller.drop_indexes(message_collection(alice))
+    release, reads = threading.Event(), []
+    orig = service.recaller.store.each_message
+
+    def slow(*args, **kwargs):  # as a long history reads: held until released
+        reads.append(1)
+        assert release.wait(30)
+        yield from orig(*args, **kwargs)
+
+    monkeypatch.setattr(service.recaller.store, "each_message", slow)
+    monkeypatch.setattr(pipeline, "INDEX_WAIT_S", 0.3)
+    builds = service.recaller.rebuilds
+    for _ in range(3):
+        started = time.monotonic()
+        items = service.recall(alice, "bees tulips beehive").items
+        assert time.monotonic() - started < 10
+        assert [c.source for c in items] == ["memory"]  # the memory, no turn yet
+    assert len(reads) == 1  # one build for all three recalls
+    assert "without its captured turns" in caplog.text
+    release.set()
+    deadline = time.monotonic() + 30
+    while service.recaller.rebuilds == builds and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "t1" in {c.id for c in service.recall(alice, "bees tulips beehive").items}
+    assert service.recaller.rebuilds == builds + 1
