@@ -488,9 +488,10 @@ class Recaller(CatchUp):
             fut = self._index_builds.get(col)
             if fut is None:
                 fut = self._index_builds[col] = self._index_pool.submit(self._msg_index, col, rev)
+                fut.amber_started = time.monotonic()  # type: ignore[attr-defined]
                 fut.add_done_callback(lambda f, c=col: self._index_builds.pop(c, None) if self._index_builds.get(c) is f else None)
-        try:
-            idx = fut.result(timeout=INDEX_WAIT_S)
+        try:  # the wait counts from the build's start: once it has run past it, nobody waits on it
+            idx = fut.result(timeout=max(0.0, fut.amber_started + INDEX_WAIT_S - time.monotonic()))  # type: ignore[attr-defined]
         except FutureTimeout:
             if not getattr(fut, "amber_said", False):
                 fut.amber_said = True  # type: ignore[attr-defined]
