@@ -199,6 +199,16 @@ class _MemIndex:
         return ids
 
 
+def _walk(links: dict[str, Turn], m: Turn, n: int) -> list[Turn]:
+    """Up to n turns from m along `links` (a turn's predecessor or successor), nearest first."""
+    out: list[Turn] = []
+    cur = links.get(m.id)
+    while cur is not None and len(out) < n:
+        out.append(cur)
+        cur = links.get(cur.id)
+    return out
+
+
 @dataclass
 class _MsgIndex:
     rev: int
@@ -211,21 +221,11 @@ class _MsgIndex:
 
     def prev_window(self, m: Turn, n: int) -> list[Turn]:
         """Up to n turns before m in its session, in time order."""
-        out: list[Turn] = []
-        cur = self.prev_of.get(m.id)
-        while cur is not None and len(out) < n:
-            out.append(cur)
-            cur = self.prev_of.get(cur.id)
-        return out[::-1]
+        return _walk(self.prev_of, m, n)[::-1]
 
     def next_window(self, m: Turn, n: int) -> list[Turn]:
         """Up to n turns after m in its session, in time order."""
-        out: list[Turn] = []
-        cur = self.next_of.get(m.id)
-        while cur is not None and len(out) < n:
-            out.append(cur)
-            cur = self.next_of.get(cur.id)
-        return out
+        return _walk(self.next_of, m, n)
 
     def neighbours(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """Adjacent turns of the same session, for neighbour credit in fusion."""
