@@ -17,7 +17,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from core import Actor, InvalidInput, Settings, build_service, import_chats, scope_for
+from core import Actor, InvalidInput, Settings, build_service, import_chats, run_job, scope_for
 
 SOURCES = ["auto", "chatgpt", "claude", "openwebui", "claude-code"]
 
@@ -32,6 +32,8 @@ def register(sub: Any) -> None:
                    "chats (default: the accounts the identity map, settings `users:`, joins with --user)")
     c.add_argument("--url", help="upload to a running host instead of opening the store")
     c.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
+    c.add_argument("--extract", action="store_true", help="turn what came in into memories now, with the configured LLM "
+                   "(settings llm_model), instead of at the next extraction job (not with --url: the host's jobs do it)")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.set_defaults(run=run)
 
@@ -40,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser()
     if not path.exists():
         raise InvalidInput("path", f"{path} does not exist")
+    if args.extract and args.url:
+        raise InvalidInput("extract", "--extract runs on the store; through a host, its extraction job takes the import "
+                           "(or an admin starts it: POST /v1/jobs/extract/run)")
     report = _remote(args, path) if args.url else _local(args, path)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
@@ -60,10 +65,24 @@ def _local(args: argparse.Namespace, path: Path) -> dict[str, Any]:
 
             report = import_chats(service, scope, path, source=args.source, dry_run=args.dry_run,
                                   openwebui_user=args.openwebui_user, progress=progress, max_turns=settings.import_max_turns,
-                                  person=settings.person)
-        return report.as_dict()
+                                  person=settings.person).as_dict()
+        if args.extract and not args.dry_run:
+            report["extracted"] = _extract(service, settings, scope.user_id)
+        return report
     finally:
         service.close()
+
+
+def _extract(service: Any, settings: Settings, user: str) -> dict[str, Any]:
+    """The extraction job for this person now: every pending window, the import's among them. What
+    it did, as the job's run record says it (windows, facts, LLM calls and tokens, errors)."""
+    with tqdm(file=sys.stderr, dynamic_ncols=True, unit=" window", desc="extracting") as bar:
+        def progress(e: dict[str, Any]) -> None:
+            if e.get("stage") in ("window_done", "model_error"):
+                bar.update(1)
+
+        rec = run_job("extract", service, settings, user=user, progress=progress)
+    return {k: rec.get(k) for k in ("status", "windows", "facts", "llm_calls", "prompt_tokens", "completion_tokens", "errors")}
 
 
 def _remote(args: argparse.Namespace, path: Path) -> dict[str, Any]:
@@ -115,4 +134,10 @@ def summary(r: dict[str, Any]) -> str:
         + f" ({r['duplicates']} already there, {r['forgotten']} forgotten and kept out)",
         f"extraction afterwards: about {r['extraction']['windows']} windows, ~{r['extraction']['tokens_estimate']:,} tokens",
     ]
+    if "extracted" in r:
+        x = r["extracted"]
+        facts = x.get("facts") or {}
+        lines.append(f"extracted now: {facts.get('added', 0)} facts added, {facts.get('superseded', 0)} superseded, "
+                     f"{facts.get('candidates', 0)} for review, from {(x.get('windows') or {}).get('processed', 0)} windows "
+                     f"({x.get('llm_calls', 0)} LLM calls)" + (f"; errors: {'; '.join(x['errors'])[:300]}" if x.get("errors") else ""))
     return "\n".join(lines)

@@ -49,3 +49,37 @@ def test_through_a_running_host(amber, host, tmp_path):
     r = amber(tmp_path, "import-chats", str(FIX / "claude"), "--url", url, "--key", KEYS["alice_ro"])
     assert r.returncode == 2 and "403" in r.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_extract_now_turns_the_import_into_dated_memories(amber, tmp_path):
+    """`--extract`: the import's windows go to the configured model at once, and the report says
+    what came of them; each fact is dated from when it was said, not from the import."""
+    from datetime import datetime, timezone
+
+    from core import Settings, build_service
+    from fakes.upstreams import FakeUpstreams
+    from tests.jobs.jobs_helpers import fact, facts
+
+    with FakeUpstreams() as up:
+        up.script(json.dumps(facts(fact("Grows tomato seedlings on a north windowsill", "profile.gardening"))),
+                  json.dumps(facts()), json.dumps(facts()))
+        r = amber(tmp_path, "import-chats", str(FIX / "chatgpt"), "--user", "me", "--extract", "--json",
+                  AMBER_LLM_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=up.openai_base, OPENAI_API_KEY="sk-fake")
+        calls = len(up.find("/chat/completions"))
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    x = report["extracted"]
+    assert x["status"] == "ok" and x["facts"]["added"] == 1 and x["windows"]["processed"] == 3 and x["llm_calls"] == calls == 3, x
+    assert "extracting" in r.stderr  # its progress bar
+    from mcp_server.cli_import import summary
+
+    assert "extracted now: 1 facts added, 0 superseded, 0 for review, from 3 windows (3 LLM calls)" in summary(report)
+    service = build_service(Settings(data_dir=tmp_path / "data", embedding_model="hash"))
+    try:
+        [m] = [m for m in service.list(scope_for(Actor("me")), limit=50).items if m.fact_key == "profile.gardening"]
+        assert m.valid_from < datetime(2025, 1, 1, tzinfo=timezone.utc)  # the conversation's own time (the fixture's are before 2025)
+    finally:
+        service.close()
+    # with --url the host's jobs do it: refused in one line, nothing uploaded
+    r = amber(tmp_path, "import-chats", str(FIX / "chatgpt"), "--extract", "--url", "http://127.0.0.1:9")
+    assert r.returncode == 2 and "--extract runs on the store" in r.stderr
