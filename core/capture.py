@@ -15,7 +15,7 @@ from .commands import parse_command
 from .embed.fair import background_owner
 from .errors import InvalidInput, TransientError
 from .model import SAID_BY_USER, Memory, MemoryIn, Message, Role, WriteResult
-from .recall.pipeline import DENSE_CONTEXT, message_index_texts
+from .recall.turns import DENSE_CONTEXT, message_index_texts
 from .recall.render import strip_patch
 from .scope import Scope, message_collection, message_where
 from .store.reads_first import in_background

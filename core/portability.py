@@ -8,7 +8,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from .import_check import EXPORT_VERSION, check_import
 from .model import Memory, Message, embed_text
 from .ports import Clock, Embedder
-from .recall.pipeline import message_index_texts
+from .recall.turns import message_index_texts
 from .reads import Reads
 from .redact import Redactor
 from .scope import Scope, memory_collection, memory_where, message_collection

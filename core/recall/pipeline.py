@@ -16,18 +16,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Callable, Collection, NamedTuple, Sequence
 
 from ..errors import EmbedderUnavailable
 from ..filters import Eq, Where
-from ..model import Memory, Message, Role, Status
+from ..model import Memory, Message, Status
 from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .config import RecallConfig
 from .catch_up import CatchUp, caught_up, log_built, stamped_after
 from .fusion import Candidate, dedup, fuse
-from .lexical import BM25Index, tokenize
+from .lexical import BM25Index
+from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
 from .query import dense_query, lexical_query
 from .compress import compress
 from .relevance import Floor, admitted, is_cjk, select
@@ -46,114 +46,10 @@ def memory_candidate(m: Memory) -> Candidate:
     )
 
 
-class Turn(NamedTuple):
-    """A captured turn as recall's index holds it: the fields recall and the lexical windows read,
-    in a twentieth of the memory a `Message` takes (a person who imported their history holds
-    200 000 of them in the host)."""
-
-    id: str
-    role: Role
-    content: str
-    session: str | None
-    author: str | None
-    created_at: datetime
-    client: str | None
-
-    @classmethod
-    def of(cls, m: Message | Turn) -> Turn:
-        return m if isinstance(m, Turn) else cls(m.id, m.role, m.content, m.session, m.author, m.created_at, m.client)
-
-
-def message_candidate(m: Message | Turn) -> Candidate:
-    return Candidate(
-        id=m.id, text=m.content, source="message", created_at=m.created_at, kind=m.role.value, client=m.client, author=m.author
-    )
-
-
 # How long a recall waits for a person's turn index to be built (or caught up) before it goes on
 # without the turns, the build running on: 200 000 imported turns take over a minute to index here,
 # and a chat should not queue behind that. A store of a few thousand turns builds well within it.
 INDEX_WAIT_S = 2.0
-
-# How many turns on each side a raw turn is indexed with. Measured on LoCoMo dev as a whole, not by
-# folds (bench/README.md): BM25 gains from two turns of context, while a longer window blurs the
-# embedding, so the dense text keeps one turn on each side.
-LEXICAL_CONTEXT = 2
-DENSE_CONTEXT = 1
-# A neighbour is context, not content: in the dense text it is cut to this many characters (set by
-# hand, not fitted), so a long answer is embedded in full once, not again inside each neighbour's.
-NEIGHBOUR_CHARS = 300
-# In the lexical text a turn's own words count this many times to its neighbours' once: the window
-# is there to find the turn by what surrounds it, not to let four neighbours outweigh it. Chosen
-# among 1-3 leaving one LoCoMo dev conversation out (bench/README.md).
-LEXICAL_SELF_WEIGHT = 2
-
-Turns = Message | Turn | Sequence[Message | Turn] | None
-
-
-def _as_list(x: Turns) -> list:
-    if x is None:
-        return []
-    return [x] if isinstance(x, (Message, Turn)) else list(x)
-
-
-def _cut(text: str, limit: int | None) -> str:
-    return text if limit is None or len(text) <= limit else text[:limit] + " …"
-
-
-def message_index_text(m: Message | Turn, prev: Turns = None, nxt: Turns = None, neighbour_chars: int | None = None) -> str:
-    """What a raw turn is indexed as: its date, speaker and words, between its neighbours in the
-    session (`prev` and `nxt`: a turn or turns in time order). A reply like "yes, last Tuesday"
-    means little alone; with its neighbours and date it can be found by what it answers."""
-    who = m.author or m.role.value
-    parts = [f"[{m.created_at:%d %B %Y}]"]
-    parts.extend(_cut(x.content, neighbour_chars) for x in _as_list(prev))
-    parts.append(f"{who}: {m.content}")
-    parts.extend(_cut(x.content, neighbour_chars) for x in _as_list(nxt))
-    return " ".join(parts)
-
-
-def lexical_index_text(m: Message | Turn, prev: Turns = None, nxt: Turns = None) -> str:
-    """What a raw turn's BM25 entry holds: its indexed window, with its own words repeated so
-    they weigh `LEXICAL_SELF_WEIGHT` times as much as the context's."""
-    return " ".join([message_index_text(m, prev, nxt), *[m.content] * (LEXICAL_SELF_WEIGHT - 1)])
-
-
-@lru_cache(maxsize=4096)
-def _label_tokens(label: str) -> tuple[str, ...]:
-    """A turn's date or speaker label, tokenized: a person's turns share a few of each."""
-    return tuple(tokenize(label))
-
-
-def lexical_index_tokens(m: Turn, prev: Sequence[Turn], nxt: Sequence[Turn], words: Callable[[Turn], list[str]]) -> list[str]:
-    """`tokenize(lexical_index_text(m, prev, nxt))` put together from each turn's own words
-    (`words(t)`: `tokenize(t.content)`, cached by the caller). The parts of that text are joined
-    by spaces, and no token spans a space, so the tokens are the same; building the index of a
-    person's every turn then tokenizes each turn once instead of once per window it sits in."""
-    out = list(_label_tokens(f"[{m.created_at:%d %B %Y}]"))
-    for x in prev:
-        out.extend(words(x))
-    out.extend(_label_tokens(f"{m.author or m.role.value}:"))
-    own = words(m)
-    out.extend(own)
-    for x in nxt:
-        out.extend(words(x))
-    for _ in range(LEXICAL_SELF_WEIGHT - 1):
-        out.extend(own)
-    return out
-
-
-def message_index_texts(messages: Sequence[Message], context: int = DENSE_CONTEXT) -> list[str]:
-    """`message_index_text` for each message, neighbours taken from the same list and session
-    (in time order). For batch writers: import, reindex. Pure."""
-    chains: dict[str, list[Message]] = {}
-    for m in sorted(messages, key=lambda x: (x.created_at, x.id)):
-        chains.setdefault(m.session or "", []).append(m)
-    text: dict[str, str] = {}
-    for chain in chains.values():
-        for i, m in enumerate(chain):
-            text[m.id] = message_index_text(m, chain[max(0, i - context) : i], chain[i + 1 : i + 1 + context], NEIGHBOUR_CHARS)
-    return [text[m.id] for m in messages]
 
 
 class ListEntry(NamedTuple):
@@ -197,44 +93,6 @@ class _MemIndex:
         until = min((exp for i, (ns, exp) in self.meta.items() if exp > now_ts), default=float("inf"))
         self._allowed[namespaces] = (rev, now_ts, until, ids)
         return ids
-
-
-def _walk(links: dict[str, Turn], m: Turn, n: int) -> list[Turn]:
-    """Up to n turns from m along `links` (a turn's predecessor or successor), nearest first."""
-    out: list[Turn] = []
-    cur = links.get(m.id)
-    while cur is not None and len(out) < n:
-        out.append(cur)
-        cur = links.get(cur.id)
-    return out
-
-
-@dataclass
-class _MsgIndex:
-    rev: int
-    bm25: BM25Index = field(default_factory=BM25Index)
-    cands: dict[str, Candidate] = field(default_factory=dict)
-    msgs: dict[str, Turn] = field(default_factory=dict)
-    tails: dict[str, list[Turn]] = field(default_factory=dict)  # session -> its last LEXICAL_CONTEXT turns
-    prev_of: dict[str, Turn] = field(default_factory=dict)
-    next_of: dict[str, Turn] = field(default_factory=dict)
-
-    def prev_window(self, m: Turn, n: int) -> list[Turn]:
-        """Up to n turns before m in its session, in time order."""
-        return _walk(self.prev_of, m, n)[::-1]
-
-    def next_window(self, m: Turn, n: int) -> list[Turn]:
-        """Up to n turns after m in its session, in time order."""
-        return _walk(self.next_of, m, n)
-
-    def neighbours(self, ids: Sequence[str]) -> dict[str, list[str]]:
-        """Adjacent turns of the same session, for neighbour credit in fusion."""
-        out: dict[str, list[str]] = {}
-        for i in ids:
-            nb = [x.id for x in (self.prev_of.get(i), self.next_of.get(i)) if x is not None]
-            if nb:
-                out[i] = nb
-        return out
 
 
 def lexical_trust(weights: dict[str, float], rankings: dict[str, list[str]], cover: dict[str, float], full: float) -> dict[str, float]:
@@ -287,7 +145,7 @@ class Recaller(CatchUp):
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed
         self._mem: dict[str, _MemIndex] = {}
-        self._msg: dict[str, _MsgIndex] = {}
+        self._msg: dict[str, TurnIndex] = {}
         self._lock = threading.RLock()
         self._build_locks: dict[str, threading.Lock] = {}
         # col -> the writes noted while its index is being built from the store (see _caught_up)
@@ -393,7 +251,7 @@ class Recaller(CatchUp):
                 idx.drop(i)
             idx.rev = new_rev
 
-    def _msg_index(self, col: str, rev: int | None = None) -> _MsgIndex:
+    def _msg_index(self, col: str, rev: int | None = None) -> TurnIndex:
         rev = self.revision(col) if rev is None else rev
         idx = self._msg.get(col)
         if idx is not None and idx.rev >= rev:
@@ -403,59 +261,23 @@ class Recaller(CatchUp):
             if idx is not None and idx.rev >= rev:  # another thread built it while we waited
                 return idx
             if idx is not None and self._catch_up(col, idx, rev, self._msg, lambda at: [m for m, _ in self.store.find_messages(col, stamped_after(at))],
-                                                  lambda i, _what, msgs: self._msg_add(i, msgs), drops=False):
+                                                  lambda i, _what, msgs: add_turns(i, msgs), drops=False):
                 return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
                 self._notes[col] = []
-            idx = _MsgIndex(rev=self.revision(col))
+            idx = TurnIndex(rev=self.revision(col))
             try:
-                self._msg_add(idx, [Turn.of(m) for m in self.store.each_message(col)])
+                add_turns(idx, [Turn.of(m) for m in self.store.each_message(col)])
             finally:
                 with self._lock:
                     notes = self._notes.pop(col, [])
             with self._lock:
-                caught_up(idx, notes, lambda i, _what, msgs: self._msg_add(i, msgs))
+                caught_up(idx, notes, lambda i, _what, msgs: add_turns(i, msgs))
                 self._msg[col] = idx
             log_built(col, len(idx.msgs), notes, started, was, idx.rev, self.rebuilds)
             return idx
-
-    @staticmethod
-    def _msg_add(idx: _MsgIndex, messages: Sequence[Message | Turn]) -> None:
-        """Link new turns after their session's last ones, then index each turn whose window
-        changed (the new ones, and the last LEXICAL_CONTEXT before them, which gain successors)
-        once, with its final window. Each turn's words are tokenized once per session: building
-        the index of 200 000 imported turns re-tokenized every turn five times before."""
-        n = LEXICAL_CONTEXT
-        touched: dict[str, dict[str, Turn]] = {}  # session -> turns to (re)index, in order
-        for m in sorted(messages, key=lambda x: (x.created_at, x.id)):
-            if m.id in idx.msgs:
-                continue
-            m = Turn.of(m)
-            key = m.session or ""
-            tail = idx.tails.get(key, [])
-            idx.msgs[m.id] = m
-            idx.cands[m.id] = message_candidate(m)
-            if tail:
-                idx.prev_of[m.id] = tail[-1]
-                idx.next_of[tail[-1].id] = m
-            redo = touched.setdefault(key, {})
-            for t in tail:
-                redo[t.id] = t
-            redo[m.id] = m
-            idx.tails[key] = (tail + [m])[-n:]
-        for redo in touched.values():
-            own: dict[str, list[str]] = {}
-
-            def words(t: Turn) -> list[str]:
-                w = own.get(t.id)
-                if w is None:
-                    w = own[t.id] = tokenize(t.content)
-                return w
-
-            for t in redo.values():
-                idx.bm25.add_tokens(t.id, lexical_index_tokens(t, idx.prev_window(t, n), idx.next_window(t, n), words))
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
         with self._lock:
@@ -466,7 +288,7 @@ class Recaller(CatchUp):
             if idx.rev != old_rev:
                 self._msg.pop(col, None)
                 return
-            self._msg_add(idx, messages)
+            add_turns(idx, messages)
             idx.rev = new_rev
 
     def session_tail(self, col: str, session: str, n: int) -> list[Turn] | None:
@@ -477,7 +299,7 @@ class Recaller(CatchUp):
             return None
         return list(idx.tails.get(session, []))[-n:] if n else []
 
-    def _msg_index_soon(self, col: str, rev: int) -> _MsgIndex | None:
+    def _msg_index_soon(self, col: str, rev: int) -> TurnIndex | None:
         """The turn index, if it is current or made so within INDEX_WAIT_S; else None while its
         build goes on (in the index pool), so recalls in the meantime answer from the person's
         memories instead of each waiting for the build. A store error is raised as before."""

@@ -29,9 +29,12 @@ import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
-from ..filters import Eq, In, Range, Where
+from ..filters import Eq, In, Where
 from ..model import Memory, Message
 from ..outage import OutageState
+from .chroma_query import MAX_BATCH, chroma_where, pages
+from .chroma_query import MISSING as _MISSING
+from .chroma_query import get_paged as _get_paged
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
 from .format import remove_orphan_segments
@@ -47,7 +50,6 @@ REGISTRY = "amber_registry"
 EVENTS = "amber_events"  # every person's audit rows (see put_rows)
 EVENT_LOG = "amber_evt_"  # how core.scope names a person's audit log
 _UNIT = [1.0]  # registry and audit rows carry no meaningful vector
-_MAX_BATCH = 5000  # Chroma caps a batch at 5461
 _WORD_FIELDS = ("content_hash", "title")  # flat fields derived from a record's words
 
 
@@ -209,11 +211,11 @@ class ChromaStore:
         self.fence()
         self._room(sum(len(m.content) for m in memories) + len(memories) * (2048 + 8 * self.dim))
         c = self._collection(col, vectors=True)
-        for i in range(0, len(memories), _MAX_BATCH):
-            batch = memories[i : i + _MAX_BATCH]
+        for i in range(0, len(memories), MAX_BATCH):
+            batch = memories[i : i + MAX_BATCH]
             ids, metas = [m.id for m in batch], self._sealed(col, [m.id for m in batch], [_stamped(memory_metadata(m), rev) for m in batch])
             if embeddings is not None:
-                vectors = [list(v) for v in embeddings[i : i + _MAX_BATCH]]
+                vectors = [list(v) for v in embeddings[i : i + MAX_BATCH]]
                 docs = self._documents(col, ids, [m.content for m in batch], [m.content for m in batch])
                 c.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors)
             else:
@@ -304,14 +306,14 @@ class ChromaStore:
         self.fence()
         self._room(sum(len(t) for t in texts) + len(messages) * (2048 + 8 * self.dim))
         c = self._collection(col, vectors=True)
-        for i in range(0, len(messages), _MAX_BATCH):
-            batch = messages[i : i + _MAX_BATCH]
+        for i in range(0, len(messages), MAX_BATCH):
+            batch = messages[i : i + MAX_BATCH]
             ids = [m.id for m in batch]
             c.upsert(
                 ids=ids,
-                documents=self._documents(col, ids, list(texts[i : i + _MAX_BATCH]), [m.content for m in batch]),
+                documents=self._documents(col, ids, list(texts[i : i + MAX_BATCH]), [m.content for m in batch]),
                 metadatas=self._sealed(col, ids, [_stamped(message_metadata(m), rev) for m in batch]),
-                embeddings=[list(v) for v in embeddings[i : i + _MAX_BATCH]],
+                embeddings=[list(v) for v in embeddings[i : i + MAX_BATCH]],
             )
 
     def existing_ids(self, col: str, ids: Sequence[str]) -> set[str]:
@@ -340,15 +342,9 @@ class ChromaStore:
         """Every turn matching `where`, a page at a time, in no order and without the indexed text:
         what recall's index is built from. A person with 200 000 imported turns is read without
         holding all of their records (the window texts, the raw metadata) at once."""
-        c = self._collection(col, vectors=True, create=False)
-        offset, w = 0, chroma_where(where)
-        while True:
-            r = c.get(where=w, limit=_MAX_BATCH, offset=offset, include=["metadatas"])
+        for r in pages(self._collection(col, vectors=True, create=False), chroma_where(where), ["metadatas"]):
             for _, m in self._open_all(col, r["ids"], r["metadatas"]):
                 yield message_from(m)
-            if len(r["ids"]) < _MAX_BATCH:
-                return
-            offset += _MAX_BATCH
 
     def _room(self, payload: int, *, floor: float = 1.0) -> None:
         """Refuse a write the filesystem may not hold (embedded stores; see the module docstring)."""
@@ -463,8 +459,8 @@ class ChromaStore:
                 self._cols.pop(name, None)
                 self.client.delete_collection(name)
                 c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
-            for i in range(0, len(ids), _MAX_BATCH):
-                part = slice(i, i + _MAX_BATCH)
+            for i in range(0, len(ids), MAX_BATCH):
+                part = slice(i, i + MAX_BATCH)
                 c.add(ids=ids[part], metadatas=metas[part], embeddings=vectors[part],
                       documents=docs[part] if any(d is not None for d in docs[part]) else None)
         return sealed
@@ -510,8 +506,8 @@ class ChromaStore:
                 _raise_if_outage(e, f"Chroma collection {name}")
                 continue  # another host moved and dropped it meanwhile
             r = _get_paged(_Guarded(old, name, self.outage), None, ["metadatas"], None)
-            for i in range(0, len(r["ids"]), _MAX_BATCH):
-                self.put_rows(name, list(zip(r["ids"][i : i + _MAX_BATCH], r["metadatas"][i : i + _MAX_BATCH])))
+            for i in range(0, len(r["ids"]), MAX_BATCH):
+                self.put_rows(name, list(zip(r["ids"][i : i + MAX_BATCH], r["metadatas"][i : i + MAX_BATCH])))
             moved += len(r["ids"])
             self._drop_collection(name)
         return moved
@@ -528,15 +524,15 @@ class ChromaStore:
     def reg_get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         wanted = list(dict.fromkeys(keys))
         out: dict[str, Any] = {}
-        for i in range(0, len(wanted), _MAX_BATCH):
-            r = self._collection(REGISTRY, vectors=False).get(ids=wanted[i : i + _MAX_BATCH], include=["metadatas"])
+        for i in range(0, len(wanted), MAX_BATCH):
+            r = self._collection(REGISTRY, vectors=False).get(ids=wanted[i : i + MAX_BATCH], include=["metadatas"])
             out.update((k, json.loads(m["value"])) for k, m in zip(r["ids"], r["metadatas"]))
         return out
 
     def reg_put_many(self, items: Iterable[tuple[str, Any]], *, kind: str, owner: str = "") -> None:
         rows = [(k, {"value": json.dumps(v, default=str), "kind": kind, "owner": owner}) for k, v in items]
-        for i in range(0, len(rows), _MAX_BATCH):
-            self.put_rows(REGISTRY, rows[i : i + _MAX_BATCH])
+        for i in range(0, len(rows), MAX_BATCH):
+            self.put_rows(REGISTRY, rows[i : i + MAX_BATCH])
 
     def reg_delete(self, keys: Iterable[str]) -> None:
         self.delete_records(REGISTRY, list(keys), vectors=False)
@@ -556,59 +552,7 @@ class ChromaStore:
         self.outage.up()
 
 
-class _Missing:
-    """A collection Chroma does not hold yet, as a read sees it: nothing in it (see _collection)."""
-
-    def get(self, *, include: Sequence[str] = (), **_: Any) -> dict[str, list]:
-        return {"ids": [], **{k: [] for k in include}}
-
-    def query(self, *, query_embeddings: Sequence[Any], include: Sequence[str] = (), **_: Any) -> dict[str, list]:
-        return {"ids": [[] for _ in query_embeddings], **{k: [[] for _ in query_embeddings] for k in include}}
-
-    def count(self) -> int:
-        return 0
-
-
-_MISSING = _Missing()
-
-
 def _stamped(meta: dict[str, Any], rev: int | None) -> dict[str, Any]:
     """A record's metadata with the revision its write publishes (Chroma merges metadata on update
     and upsert, so a write that names none, the access counts', keeps the stamp it had)."""
     return meta if rev is None else {**meta, "rev": rev}
-
-
-def chroma_where(where: Where | None) -> dict[str, Any] | None:
-    """A typed filter in Chroma's `where` dialect (the only place that speaks it)."""
-    if where is None:
-        return None
-    if not isinstance(where, Where):
-        raise TypeError(f"a store filter is a core.filters.Where, not {type(where).__name__}")
-    parts: list[dict[str, Any]] = []
-    for c in where.clauses:
-        if isinstance(c, Eq):
-            parts.append({c.field: c.value})
-        elif isinstance(c, In):
-            parts.append({c.field: c.values[0]} if len(c.values) == 1 else {c.field: {"$in": list(c.values)}})
-        elif isinstance(c, Range):
-            parts += [{c.field: {op: v}} for op, v in (("$gte", c.gte), ("$lt", c.lt)) if v is not None]
-        else:
-            raise TypeError(f"not a store filter clause: {c!r}")
-    if not parts:
-        return None
-    return parts[0] if len(parts) == 1 else {"$and": parts}
-
-
-def _get_paged(col: Any, where: dict[str, Any] | None, include: list[str], limit: int | None) -> dict[str, list]:
-    """`get` in pages: one unbounded get over ~100k records fails in Chroma ("too many SQL variables")."""
-    out: dict[str, list] = {"ids": [], **{k: [] for k in include}}
-    offset = 0
-    while limit is None or offset < limit:
-        size = _MAX_BATCH if limit is None else min(_MAX_BATCH, limit - offset)
-        r = col.get(where=where, limit=size, offset=offset, include=include)
-        for k in out:
-            out[k].extend(r[k] if r[k] is not None else [])  # embeddings come as an array
-        if len(r["ids"]) < size:
-            break
-        offset += size
-    return out

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 from core.model import Message
 from core.recall.lexical import CJK_RANGES, BM25Index, fold, tokenize
-from core.recall.pipeline import LEXICAL_CONTEXT, Recaller, _MsgIndex, lexical_index_text, lexical_index_tokens
+from core.recall.turns import LEXICAL_CONTEXT, TurnIndex, add_turns, lexical_index_text, lexical_index_tokens
 
 T0 = datetime(2024, 3, 5, 9, 30, tzinfo=timezone.utc)
 
@@ -62,14 +62,14 @@ def test_bulk_build_and_turn_by_turn_hold_the_same_index():
     rng = random.Random(29)
     turns = _turns(rng, 120)
     ordered = sorted(turns, key=lambda x: (x.created_at, x.id))
-    bulk = _MsgIndex(rev=0)
-    Recaller._msg_add(bulk, turns)
-    one_by_one = _MsgIndex(rev=0)
+    bulk = TurnIndex(rev=0)
+    add_turns(bulk, turns)
+    one_by_one = TurnIndex(rev=0)
     for m in ordered:  # as live capture brings them: a turn or a few at a time
-        Recaller._msg_add(one_by_one, [m])
-    in_batches = _MsgIndex(rev=0)
+        add_turns(one_by_one, [m])
+    in_batches = TurnIndex(rev=0)
     for i in range(0, len(ordered), 7):
-        Recaller._msg_add(in_batches, ordered[i : i + 7] + ordered[max(0, i - 3) : i])  # repeats are skipped
+        add_turns(in_batches, ordered[i : i + 7] + ordered[max(0, i - 3) : i])  # repeats are skipped
     ids = [m.id for m in turns]
     ref = _postings(_reference(turns), ids)
     for idx in (bulk, one_by_one, in_batches):

@@ -1,0 +1,69 @@
+"""Chroma's own dialect, in one place: Amber's typed filters as Chroma `where` clauses, reads in
+pages (Chroma refuses one `get` over ~100 000 records: "too many SQL variables"), and the empty
+collection a read sees where Chroma holds none yet."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from ..filters import Eq, In, Range, Where
+
+MAX_BATCH = 5000  # Chroma caps a batch at 5461
+
+
+class _Missing:
+    """A collection Chroma does not hold yet, as a read sees it: nothing in it (see ChromaStore._collection)."""
+
+    def get(self, *, include: Sequence[str] = (), **_: Any) -> dict[str, list]:
+        return {"ids": [], **{k: [] for k in include}}
+
+    def query(self, *, query_embeddings: Sequence[Any], include: Sequence[str] = (), **_: Any) -> dict[str, list]:
+        return {"ids": [[] for _ in query_embeddings], **{k: [[] for _ in query_embeddings] for k in include}}
+
+    def count(self) -> int:
+        return 0
+
+
+MISSING = _Missing()
+
+
+def chroma_where(where: Where | None) -> dict[str, Any] | None:
+    """A typed filter in Chroma's `where` dialect (the only place that speaks it)."""
+    if where is None:
+        return None
+    if not isinstance(where, Where):
+        raise TypeError(f"a store filter is a core.filters.Where, not {type(where).__name__}")
+    parts: list[dict[str, Any]] = []
+    for c in where.clauses:
+        if isinstance(c, Eq):
+            parts.append({c.field: c.value})
+        elif isinstance(c, In):
+            parts.append({c.field: c.values[0]} if len(c.values) == 1 else {c.field: {"$in": list(c.values)}})
+        elif isinstance(c, Range):
+            parts += [{c.field: {op: v}} for op, v in (("$gte", c.gte), ("$lt", c.lt)) if v is not None]
+        else:
+            raise TypeError(f"not a store filter clause: {c!r}")
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
+def pages(col: Any, where: dict[str, Any] | None, include: list[str], limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """`get` a page at a time, up to `limit` records in all (None: every one)."""
+    offset = 0
+    while limit is None or offset < limit:
+        size = MAX_BATCH if limit is None else min(MAX_BATCH, limit - offset)
+        r = col.get(where=where, limit=size, offset=offset, include=include)
+        yield r
+        if len(r["ids"]) < size:
+            return
+        offset += size
+
+
+def get_paged(col: Any, where: dict[str, Any] | None, include: list[str], limit: int | None) -> dict[str, list]:
+    """`get` in pages, gathered into one answer."""
+    out: dict[str, list] = {"ids": [], **{k: [] for k in include}}
+    for r in pages(col, where, include, limit):
+        for k in out:
+            out[k].extend(r[k] if r[k] is not None else [])  # embeddings come as an array
+    return out
