@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     # recall
     recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
     recall_timeout_s: float = 1.5
+    # how long a recall waits for a person's turn index to be built before answering without the
+    # turns (the build goes on; core/recall/pipeline.py). Recall-quality benchmarks wait it out.
+    recall_index_wait_s: float = Field(2.0, ge=0)
     ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
     recall_budget_tokens: int = 600
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset

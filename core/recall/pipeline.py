@@ -49,6 +49,7 @@ def memory_candidate(m: Memory) -> Candidate:
 # How long a recall waits for a person's turn index to be built (or caught up) before it goes on
 # without the turns, the build running on: 200 000 imported turns take over a minute to index here,
 # and a chat should not queue behind that. A store of a few thousand turns builds well within it.
+# The default of Settings.recall_index_wait_s, which sets `Recaller.index_wait_s`.
 INDEX_WAIT_S = 2.0
 
 
@@ -156,6 +157,7 @@ class Recaller(CatchUp):
         self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
         self._index_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="amber-index")  # see INDEX_WAIT_S
         self._index_builds: dict[str, Future] = {}
+        self.index_wait_s = INDEX_WAIT_S
 
     # ---- index upkeep ------------------------------------------------------------------------
 
@@ -300,7 +302,7 @@ class Recaller(CatchUp):
         return list(idx.tails.get(session, []))[-n:] if n else []
 
     def _msg_index_soon(self, col: str, rev: int) -> TurnIndex | None:
-        """The turn index, if it is current or made so within INDEX_WAIT_S; else None while its
+        """The turn index, if it is current or made so within `index_wait_s`; else None while its
         build goes on (in the index pool), so recalls in the meantime answer from the person's
         memories instead of each waiting for the build. A store error is raised as before."""
         idx = self._msg.get(col)
@@ -313,7 +315,7 @@ class Recaller(CatchUp):
                 fut.amber_started = time.monotonic()  # type: ignore[attr-defined]
                 fut.add_done_callback(lambda f, c=col: self._index_builds.pop(c, None) if self._index_builds.get(c) is f else None)
         try:  # the wait counts from the build's start: once it has run past it, nobody waits on it
-            idx = fut.result(timeout=max(0.0, fut.amber_started + INDEX_WAIT_S - time.monotonic()))  # type: ignore[attr-defined]
+            idx = fut.result(timeout=max(0.0, fut.amber_started + self.index_wait_s - time.monotonic()))  # type: ignore[attr-defined]
         except FutureTimeout:
             if not getattr(fut, "amber_said", False):
                 fut.amber_said = True  # type: ignore[attr-defined]

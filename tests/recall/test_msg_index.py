@@ -171,7 +171,6 @@ def test_recalls_go_on_without_the_turns_while_a_long_history_is_indexed(service
     import time
 
     from core import MemoryIn
-    from core.recall import pipeline
     from core.scope import message_collection
 
     service.remember(alice, MemoryIn(content="Alice keeps bees on the roof"))
@@ -188,7 +187,7 @@ def test_recalls_go_on_without_the_turns_while_a_long_history_is_indexed(service
         yield from orig(*args, **kwargs)
 
     monkeypatch.setattr(service.recaller.store, "each_message", slow)
-    monkeypatch.setattr(pipeline, "INDEX_WAIT_S", 0.3)
+    monkeypatch.setattr(service.recaller, "index_wait_s", 0.3)
     builds = service.recaller.rebuilds
     took = []
     for _ in range(3):
