@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     # how long a recall waits for a person's turn index to be built before answering without the
     # turns (the build goes on; core/recall/pipeline.py). Recall-quality benchmarks wait it out.
     recall_index_wait_s: float = Field(2.0, ge=0)
+    # turns a host keeps indexed for recall, everybody's together (~3 KB each: 196 000 turns held
+    # ~600 MB); past it, the indexes used least recently are dropped and rebuilt when next needed
+    recall_index_max_turns: int = Field(500_000, ge=1)
     ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
     recall_budget_tokens: int = 600
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset

@@ -158,6 +158,8 @@ class Recaller(CatchUp):
         self._index_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="amber-index")  # see INDEX_WAIT_S
         self._index_builds: dict[str, Future] = {}
         self.index_wait_s = INDEX_WAIT_S
+        self.index_max_turns = 500_000  # Settings.recall_index_max_turns
+        self._msg_used: dict[str, float] = {}  # col -> when its turn index last served a recall
 
     # ---- index upkeep ------------------------------------------------------------------------
 
@@ -278,8 +280,23 @@ class Recaller(CatchUp):
             with self._lock:
                 caught_up(idx, notes, lambda i, _what, msgs: add_turns(i, msgs))
                 self._msg[col] = idx
+                self._msg_used[col] = time.monotonic()
+                self._evict_turn_indexes(keep=col)
             log_built(col, len(idx.msgs), notes, started, was, idx.rev, self.rebuilds)
             return idx
+
+    def _evict_turn_indexes(self, keep: str) -> None:
+        """Past `index_max_turns` turns indexed in all, the indexes used least recently go (the
+        person's next recall builds theirs again): a host's memory stays bounded however many
+        people with long histories it serves. Called with the lock held."""
+        total = sum(len(i.msgs) for i in self._msg.values())
+        for col in sorted(self._msg, key=lambda c: self._msg_used.get(c, 0.0)):
+            if total <= self.index_max_turns:
+                return
+            if col != keep:
+                total -= len(self._msg.pop(col).msgs)
+                self._msg_used.pop(col, None)
+                log.info("turn index of %s dropped: %d turns indexed on this host, more than %d", col, total, self.index_max_turns)
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
         with self._lock:
@@ -306,6 +323,7 @@ class Recaller(CatchUp):
         build goes on (in the index pool), so recalls in the meantime answer from the person's
         memories instead of each waiting for the build. A store error is raised as before."""
         idx = self._msg.get(col)
+        self._msg_used[col] = time.monotonic()
         if idx is not None and idx.rev >= rev:
             return idx
         with self._lock:

@@ -205,3 +205,25 @@ def test_recalls_go_on_without_the_turns_while_a_long_history_is_indexed(service
         time.sleep(0.05)
     assert "t1" in {c.id for c in service.recall(alice, "bees tulips beehive").items}
     assert service.recaller.rebuilds == builds + 1
+
+
+def test_a_host_keeps_a_bounded_number_of_turns_indexed(service, clock, monkeypatch):
+    """Past `recall_index_max_turns` in all, the turn index used least recently is dropped, and
+    that person's next recall builds it again with the same answer."""
+    from core import Actor, scope_for
+    from core.scope import message_collection
+
+    people = [scope_for(Actor(u)) for u in ("ana", "ben", "caro")]
+    for n, scope in enumerate(people):
+        service.capture(scope, [Message(id=f"{n}-{i}", role="user", content=f"tulips and beehive note {i}", session="s",
+                                        created_at=clock.now() + timedelta(minutes=i)) for i in range(8)], commands=False)
+    monkeypatch.setattr(service.recaller, "index_max_turns", 20)
+    first = {c.id for c in service.search(people[0], "tulips beehive")}
+    service.search(people[1], "tulips beehive")
+    held = service.recaller._msg
+    assert {message_collection(p) for p in people[:2]} <= set(held)  # 16 turns: both kept
+    service.search(people[2], "tulips beehive")  # 24 > 20: ana's, used least recently, goes
+    assert message_collection(people[0]) not in held and {message_collection(p) for p in people[1:]} <= set(held)
+    builds = service.recaller.rebuilds
+    assert {c.id for c in service.search(people[0], "tulips beehive")} == first
+    assert service.recaller.rebuilds > builds and message_collection(people[1]) not in held
