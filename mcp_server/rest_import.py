@@ -11,7 +11,6 @@ import asyncio
 import json
 import logging
 import tempfile
-import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -48,7 +47,7 @@ async def _spool(request: Request, folder: str) -> Path:
 
 def _warm(service: Any, scope: Any) -> None:
     try:
-        service.recaller.warm(scope)
+        service.recaller.warm(scope, wait=False)  # in the recall index pool
     except Exception as e:  # the first recall builds it then; nothing is lost
         log.warning("could not build the recall index after an import: %s", e)
 
@@ -80,8 +79,8 @@ async def import_chats_route(request: Request, p: Port, source: str = Source, dr
         report = import_chats(service, scope, path, source=source, dry_run=dry_run, openwebui_user=openwebui_user,
                               progress=progress, display_name="the upload", max_turns=settings.import_max_turns,
                               person=settings.person).as_dict()
-        if report["stored"]:  # their next recall would build its index of every turn: build it now
-            threading.Thread(target=_warm, args=(service, scope), name="amber-warm", daemon=True).start()
+        if report["stored"]:  # their next recall would build its index of every turn: start it now
+            _warm(service, scope)
         return report
 
     if "application/x-ndjson" not in request.headers.get("accept", ""):

@@ -83,33 +83,44 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+class _Slots:
+    """Where each document's postings live: swapped whole by a compaction, so a search that took
+    one `_Slots` reads a consistent index throughout while writers go on (they only append)."""
+
+    __slots__ = ("slot", "ids", "dl", "doc_terms", "post_slots", "post_tf")
+
+    def __init__(self) -> None:
+        self.slot: dict[str, int] = {}  # live document -> its slot
+        self.ids: list[str | None] = []  # slot -> document (None: freed)
+        self.dl = array("I")  # slot -> document length (0: freed)
+        self.doc_terms: list[array | None] = []  # slot -> its term numbers
+        self.post_slots: list[array] = []  # term number -> slots holding it (freed ones included)
+        self.post_tf: list[array] = []  # term number -> count of the term in each of those slots
+
+
 class BM25Index:
     """BM25 over documents added, replaced and removed one at a time, compact enough for a person
-    with 200 000 indexed turns: each document is a slot number, each term's postings two flat
-    arrays (slots, term counts), scored with numpy. A replaced or removed document only frees its
-    slot; the arrays are compacted once the free slots outnumber the live ones. Scores and
-    ranking are the textbook formula's, computed in the same order as a plain loop would."""
+    with 200 000 indexed turns: each document is a slot, each term's postings two flat arrays
+    (slots, term counts), scored with numpy. A replaced or removed document only frees its slot;
+    the arrays are compacted once the free slots outnumber the live ones. Scores and ranking are
+    the textbook formula's, computed in the same order as a plain loop would. Writers are one at a
+    time (the recall index's lock); searches run beside them without a lock."""
 
     # BM25's textbook k1 and b, not fitted: k1 0.9/1.5 and b 0.5/0.9 moved LoCoMo dev R@10 by ±0.003 (bench/README.md)
     def __init__(self, k1: float = 1.2, b: float = 0.75):
         self.k1, self.b = k1, b
-        self._slot: dict[str, int] = {}  # live document -> its slot
-        self._ids: list[str | None] = []  # slot -> document (None: freed)
-        self._dl = array("I")  # slot -> document length (0: freed)
-        self._doc_terms: list[array | None] = []  # slot -> its term numbers
-        self._term: dict[str, int] = {}  # term -> term number
+        self._g = _Slots()
+        self._term: dict[str, int] = {}  # term -> term number (set last, once its arrays exist)
         self._names: list[str] = []  # term number -> term
-        self._post_slots: list[array] = []  # term number -> slots holding it (freed ones included)
-        self._post_tf: list[array] = []  # term number -> count of the term in each of those slots
         self._df: list[int] = []  # term number -> live documents holding it
         self._total = 0
         self._freed = 0
 
     def __len__(self) -> int:
-        return len(self._slot)
+        return len(self._g.slot)
 
     def __contains__(self, doc_id: str) -> bool:
-        return doc_id in self._slot
+        return doc_id in self._g.slot
 
     def add(self, doc_id: str, text: str) -> None:
         self.add_tokens(doc_id, tokenize(text))
@@ -117,74 +128,78 @@ class BM25Index:
     def add_tokens(self, doc_id: str, tokens: Iterable[str]) -> None:
         """`add` for a text already tokenized (`tokenize`), e.g. one put together from parts."""
         self.remove(doc_id)
+        g = self._g
         tf = Counter(tokens)
-        slot = len(self._ids)
+        slot = len(g.ids)
         terms = array("I")
         for term, n in tf.items():
             t = self._term.get(term)
             if t is None:
-                t = self._term[term] = len(self._post_slots)
+                t = len(self._names)
                 self._names.append(term)
-                self._post_slots.append(array("I"))
-                self._post_tf.append(array("I"))
+                g.post_slots.append(array("I"))
+                g.post_tf.append(array("I"))
                 self._df.append(0)
-            self._post_slots[t].append(slot)
-            self._post_tf[t].append(n)
+                self._term[term] = t
+            g.post_slots[t].append(slot)
+            g.post_tf[t].append(n)
             self._df[t] += 1
             terms.append(t)
         length = sum(tf.values())
-        self._slot[doc_id] = slot
-        self._ids.append(doc_id)
-        self._dl.append(length)
-        self._doc_terms.append(terms)
+        g.ids.append(doc_id)
+        g.dl.append(length)
+        g.doc_terms.append(terms)
+        g.slot[doc_id] = slot  # last: a search sees the document once all of it is there
         self._total += length
 
     def remove(self, doc_id: str) -> None:
-        slot = self._slot.pop(doc_id, None)
+        g = self._g
+        slot = g.slot.pop(doc_id, None)
         if slot is None:
             return
-        self._total -= self._dl[slot]
-        for t in self._doc_terms[slot]:
+        self._total -= g.dl[slot]
+        for t in g.doc_terms[slot]:  # type: ignore[union-attr]
             self._df[t] -= 1
-        self._ids[slot], self._dl[slot], self._doc_terms[slot] = None, 0, None
+        g.ids[slot], g.dl[slot], g.doc_terms[slot] = None, 0, None
         self._freed += 1
-        if self._freed > 1024 and self._freed > len(self._slot):
+        if self._freed > 1024 and self._freed > len(g.slot):
             self._compact()
 
     def _compact(self) -> None:
-        """Drop freed slots from every posting and renumber the live ones in order. New lists are
-        built and swapped in whole, so a search running meanwhile reads the old ones throughout."""
-        live = np.array([i is not None for i in self._ids], dtype=bool)
+        """Drop freed slots from every posting and renumber the live ones in order, into a new
+        `_Slots` swapped in with one assignment."""
+        old, new = self._g, _Slots()
+        live = np.array([i is not None for i in old.ids], dtype=bool)
         renumber = np.cumsum(live, dtype=np.int64) - 1
-        post_slots, post_tf = [], []
-        for slots, tfs in zip(self._post_slots, self._post_tf):
+        for slots, tfs in zip(old.post_slots, old.post_tf):
             sl = np.frombuffer(slots.tobytes(), dtype=np.uint32)
             keep = live[sl]
-            post_slots.append(array("I", renumber[sl[keep]].astype(np.uint32).tobytes()))
-            post_tf.append(array("I", np.frombuffer(tfs.tobytes(), dtype=np.uint32)[keep].tobytes()))
-        ids = [i for i in self._ids if i is not None]
-        self._post_slots, self._post_tf = post_slots, post_tf
-        self._dl = array("I", (n for n, i in zip(self._dl, self._ids) if i is not None))
-        self._doc_terms = [d for d in self._doc_terms if d is not None]
-        self._ids, self._slot = ids, {d: i for i, d in enumerate(ids)}
+            new.post_slots.append(array("I", renumber[sl[keep]].astype(np.uint32).tobytes()))
+            new.post_tf.append(array("I", np.frombuffer(tfs.tobytes(), dtype=np.uint32)[keep].tobytes()))
+        new.ids = [i for i in old.ids if i is not None]
+        new.dl = array("I", (n for n, i in zip(old.dl, old.ids) if i is not None))
+        new.doc_terms = [d for d in old.doc_terms if d is not None]
+        new.slot = {d: i for i, d in enumerate(new.ids)}
+        self._g = new
         self._freed = 0
 
     def terms(self, doc_id: str) -> dict[str, int]:
         """A document's terms and their counts, as indexed (empty when it is not)."""
-        slot = self._slot.get(doc_id)
+        g = self._g
+        slot = g.slot.get(doc_id)
         if slot is None:
             return {}
-        return {self._names[t]: self._post_tf[t][self._post_slots[t].index(slot)] for t in self._doc_terms[slot]}
+        return {self._names[t]: g.post_tf[t][g.post_slots[t].index(slot)] for t in g.doc_terms[slot]}  # type: ignore[union-attr]
 
     def add_many(self, docs: Iterable[tuple[str, str]]) -> None:
         for doc_id, text in docs:
             self.add(doc_id, text)
 
-    def _idf(self, term: str) -> float | None:
+    def _idf(self, term: str, n: int) -> float | None:
         t = self._term.get(term)
         if t is None or not self._df[t]:
             return None
-        n, df = len(self._slot), self._df[t]
+        df = self._df[t]
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def coverage(self, query: str, doc_ids: Iterable[str]) -> dict[str, float]:
@@ -196,43 +211,43 @@ class BM25Index:
         A document that meets a query of several words on one word only covers nothing: one shared
         word is chance ("Who discovered penicillin?" meets "discovering fun places" on "discover").
         A one-word query is covered by that word."""
-        n = len(self._slot)
+        g = self._g
+        n = len(g.slot)
         terms = set(tokenize(query))
         if not n or not terms:
             return {d: 0.0 for d in doc_ids}
         unseen = math.log(1 + (n + 0.5) / 0.5)
-        idf = {t: w if (w := self._idf(t)) is not None else unseen for t in terms}
+        idf = {t: w if (w := self._idf(t, n)) is not None else unseen for t in terms}
         total = sum(idf.values())
         need = min(2, len(terms))
         out = {}
         for d in doc_ids:
-            slot = self._slot.get(d)
-            held = self._doc_terms[slot] if slot is not None else ()
-            met = [w for t, w in idf.items() if t in self._term and self._term[t] in held]
+            slot = g.slot.get(d)
+            held = (g.doc_terms[slot] if slot is not None and slot < len(g.doc_terms) else None) or ()
+            met = [w for t, w in idf.items() if (no := self._term.get(t)) is not None and no in held]
             out[d] = sum(met) / total if len(met) >= need else 0.0
         return out
 
     def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
-        n = len(self._slot)
+        g = self._g  # one consistent view: writers only append to it, or swap in a new one
+        n = len(g.slot)
         if not n or k <= 0:
             return []
         avgdl = self._total / n
-        # one consistent view: a writer only appends (or swaps in new lists when compacting), so
-        # anything past this view's slots or terms is simply not seen by this search
-        ids, slot_of, post_slots, post_tf = self._ids, self._slot, self._post_slots, self._post_tf
-        dl = np.frombuffer(self._dl.tobytes(), dtype=np.uint32)[: len(ids)].astype(np.float64)
+        ids = g.ids
+        dl = np.frombuffer(g.dl.tobytes(), dtype=np.uint32).astype(np.float64)
         scores = np.zeros(len(dl))
         hit = np.zeros(len(dl), dtype=bool)
         for term in Counter(tokenize(query)):
-            idf = self._idf(term)
+            idf = self._idf(term, n)
             t = self._term.get(term)
-            if idf is None or t is None or t >= len(post_slots):
+            if idf is None or t is None or t >= len(g.post_slots) or t >= len(g.post_tf):
                 continue
-            slots = np.frombuffer(post_slots[t].tobytes(), dtype=np.uint32)
-            tf = np.frombuffer(post_tf[t].tobytes(), dtype=np.uint32)
+            slots = np.frombuffer(g.post_slots[t].tobytes(), dtype=np.uint32)
+            tf = np.frombuffer(g.post_tf[t].tobytes(), dtype=np.uint32)
             m = min(len(slots), len(tf))
             slots, tf = slots[:m], tf[:m].astype(np.float64)
-            keep = slots < len(dl)
+            keep = slots < len(dl)  # appended after this view's lengths were read: not seen
             keep[keep] = dl[slots[keep]] > 0  # a freed slot: its document was replaced or removed
             slots, tf = slots[keep], tf[keep]
             d = dl[slots]
@@ -241,11 +256,11 @@ class BM25Index:
             hit[slots] = True
         if allowed is not None:
             mask = np.zeros(len(dl), dtype=bool)
-            mask[np.array([s for i in allowed if (s := slot_of.get(i)) is not None and s < len(dl)], dtype=np.int64)] = True
+            mask[np.array([s for i in allowed if (s := g.slot.get(i)) is not None and s < len(dl)], dtype=np.int64)] = True
             hit &= mask
         found = np.flatnonzero(hit)
         if len(found) > k:  # the k best, ties at the k-th score kept so the order below decides them
             kth = np.partition(-scores[found], k - 1)[k - 1]
             found = found[-scores[found] <= kth]
-        ranked = sorted(((ids[s], float(scores[s])) for s in found if ids[s] is not None), key=lambda kv: (-kv[1], kv[0]))
+        ranked = sorted(((ids[s], float(scores[s])) for s in found if s < len(ids) and ids[s] is not None), key=lambda kv: (-kv[1], kv[0]))
         return ranked[:k]

@@ -266,6 +266,8 @@ class Recaller(CatchUp):
                 return idx
             if idx is not None and self._catch_up(col, idx, rev, self._msg, lambda at: [m for m, _ in self.store.find_messages(col, stamped_after(at))],
                                                   lambda i, _what, msgs: add_turns(i, msgs), drops=False):
+                with self._lock:
+                    self._evict_turn_indexes(keep=col)
                 return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
@@ -309,6 +311,7 @@ class Recaller(CatchUp):
                 return
             add_turns(idx, messages)
             idx.rev = new_rev
+            self._evict_turn_indexes(keep=col)
 
     def session_tail(self, col: str, session: str, n: int) -> list[Turn] | None:
         """The last n turns of a session from the in-process index, or None when it is not loaded
@@ -318,7 +321,18 @@ class Recaller(CatchUp):
             return None
         return list(idx.tails.get(session, []))[-n:] if n else []
 
-    def _msg_index_soon(self, col: str, rev: int) -> TurnIndex | None:
+    def _build_soon(self, col: str, rev: int) -> Future:
+        """The person's turn index being built (or caught up) in the index pool: the build already
+        under way, or a new one."""
+        with self._lock:
+            fut = self._index_builds.get(col)
+            if fut is None or fut.done():
+                fut = self._index_builds[col] = self._index_pool.submit(self._msg_index, col, rev)
+                fut.amber_started = time.monotonic()  # type: ignore[attr-defined]
+                fut.add_done_callback(lambda f, c=col: self._index_builds.pop(c, None) if self._index_builds.get(c) is f else None)
+        return fut
+
+    def _msg_index_soon(self, col: str, rev: int, again: bool = True) -> TurnIndex | None:
         """The turn index, if it is current or made so within `index_wait_s`; else None while its
         build goes on (in the index pool), so recalls in the meantime answer from the person's
         memories instead of each waiting for the build. A store error is raised as before."""
@@ -326,26 +340,32 @@ class Recaller(CatchUp):
         self._msg_used[col] = time.monotonic()
         if idx is not None and idx.rev >= rev:
             return idx
-        with self._lock:
-            fut = self._index_builds.get(col)
-            if fut is None:
-                fut = self._index_builds[col] = self._index_pool.submit(self._msg_index, col, rev)
-                fut.amber_started = time.monotonic()  # type: ignore[attr-defined]
-                fut.add_done_callback(lambda f, c=col: self._index_builds.pop(c, None) if self._index_builds.get(c) is f else None)
-        try:  # the wait counts from the build's start: once it has run past it, nobody waits on it
+        fut = self._build_soon(col, rev)
+        try:  # the wait counts from the build's submission: once past it, nobody waits on it
             idx = fut.result(timeout=max(0.0, fut.amber_started + self.index_wait_s - time.monotonic()))  # type: ignore[attr-defined]
         except FutureTimeout:
-            if not getattr(fut, "amber_said", False):
-                fut.amber_said = True  # type: ignore[attr-defined]
-                log.warning("recall of %s goes on without its captured turns while their index is built", col)
-            return None
-        return idx if idx.rev >= rev else self._msg_index(col, rev)
+            if not fut.done():
+                if not getattr(fut, "amber_said", False):
+                    fut.amber_said = True  # type: ignore[attr-defined]
+                    log.warning("recall of %s goes on without its captured turns while their index is built", col)
+                return None
+            idx = fut.result()  # done after all: its index, or the build's own error (a store timeout)
+        if idx.rev >= rev:
+            return idx
+        # built for a revision older than this recall's (writes it could not catch up): once more
+        # through the pool, never on this thread, where a full rebuild could take minutes
+        return self._msg_index_soon(col, rev, again=False) if again else None
 
-    def warm(self, scope: Scope) -> None:
+    def warm(self, scope: Scope, wait: bool = True) -> None:
         """Build (or catch up) a person's in-process indexes now rather than at their next
-        recall: after an import of thousands of turns, that build is most of the first recall."""
+        recall: after an import of thousands of turns, that build is most of the first recall.
+        The turn index is built in the index pool, like a recall's; `wait=False` returns at once."""
         self._mem_index(memory_collection(scope))
-        self._msg_index(message_collection(scope))
+        col = message_collection(scope)
+        self._msg_used[col] = time.monotonic()
+        fut = self._build_soon(col, self.revision(col))
+        if wait:
+            fut.result()
 
     def messages(self, col: str) -> list[Turn]:
         """Every captured turn of a collection, from the (built or current) recall index."""

@@ -33,7 +33,7 @@ import re
 import threading
 import time
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import InvalidInput, StoreUnavailable
 from .chroma import ChromaStore, _raise_if_outage
@@ -293,8 +293,21 @@ class ShardedStore:
     def find_messages(self, col: str, where: Any) -> list[Any]:
         return self._on(col, lambda s: s.find_messages(col, where))
 
-    def each_message(self, col: str, where: Any = None) -> Any:
-        return self._on(col, lambda s: s.each_message(col, where))
+    def each_message(self, col: str, where: Any = None) -> Iterator[Any]:
+        """Read page by page where the route points; a read that fails before its first turn is
+        tried once more where the route points now, if the user moved meanwhile (as `_on` does)."""
+        shard, started = self.shard_of(col), False
+        try:
+            for m in self.shards[shard].each_message(col, where):
+                started = True
+                yield m
+            return
+        except Exception:
+            key = user_key_of(col)
+            if started or key is None or (now := self.routes.lookup(key, fresh=True)) == shard:
+                raise
+        log.info("read of %s retried on shard %s: the user moved from %s", col, now, shard)
+        yield from self.shards[now].each_message(col, where)
 
     def put_rows(self, col: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
         self._on(col, lambda s: s.put_rows(col, rows), write=True)

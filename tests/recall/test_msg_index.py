@@ -160,7 +160,7 @@ def test_compact_index_scores_as_the_plain_formula_through_replaces_removes_and_
             for i in list(plain.docs)[:20]:
                 assert compact.terms(i) == dict(plain.docs[i])
     # compacted as it went: the slots held are the live ones plus at most the last stretch freed
-    assert len(compact._ids) <= len(compact) + max(1025, len(compact) + 1) < 6000
+    assert len(compact._g.ids) <= len(compact) + max(1025, len(compact) + 1) < 6000
 
 
 def test_recalls_go_on_without_the_turns_while_a_long_history_is_indexed(service, alice, clock, monkeypatch, caplog):
@@ -227,3 +227,41 @@ def test_a_host_keeps_a_bounded_number_of_turns_indexed(service, clock, monkeypa
     builds = service.recaller.rebuilds
     assert {c.id for c in service.search(people[0], "tulips beehive")} == first
     assert service.recaller.rebuilds > builds and message_collection(people[1]) not in held
+
+
+def test_searches_beside_a_writer_never_fail_through_compactions():
+    """Recall searches without the index's lock while captures write: adds, replaces, removes and
+    the compactions they trigger must never make a search or a coverage read fail."""
+    import threading
+
+    idx, stop, errors = BM25Index(), threading.Event(), []
+    words = ["tulip", "garden", "kyoto", "ramen", "中文", "我们", "🍕", "café", "plan", "bike"]
+
+    def write():
+        rng = random.Random(1)
+        for step in range(30000):
+            d = f"d{rng.randrange(300)}"
+            if rng.random() < 0.4:
+                idx.remove(d)
+            else:  # new words now and then: terms appear while searches run
+                idx.add(d, " ".join(rng.choice(words) for _ in range(5)) + f" w{step % 500}")
+        stop.set()
+
+    def read():
+        rng = random.Random(2)
+        while not stop.is_set():
+            try:
+                q = f"{rng.choice(words)} {rng.choice(words)} w{rng.randrange(500)}"
+                hits = idx.search(q, 10, {f"d{i}" for i in range(0, 300, 2)} if rng.random() < 0.3 else None)
+                idx.coverage(q, [h for h, _ in hits] + ["d1", "nobody"])
+            except Exception as e:  # noqa: BLE001 - any failure is the finding
+                errors.append(repr(e))
+                stop.set()
+
+    threads = [threading.Thread(target=write), threading.Thread(target=read), threading.Thread(target=read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert len(idx) > 0
