@@ -61,7 +61,8 @@ class Reads:
 
     def turns(self, scope: Scope, where: Where | None) -> list[Message]:
         """The captured turns matching `where` (from core.scope.message_where), oldest first."""
-        return [m for m, _ in self._store.find_messages(message_collection(scope), where)]
+        # metadata only: the indexed window texts are not what a caller of this reads
+        return sorted(self._store.each_message(message_collection(scope), where), key=lambda m: (m.created_at, m.id))
 
     def turns_by_id(self, scope: Scope, ids: Sequence[str]) -> dict[str, Message]:
         return self._store.get_messages(message_collection(scope), list(ids))

@@ -195,8 +195,8 @@ class BM25Index:
         for doc_id, text in docs:
             self.add(doc_id, text)
 
-    def _idf(self, term: str, n: int) -> float | None:
-        t = self._term.get(term)
+    def _idf(self, t: int | None, n: int) -> float | None:
+        """A term's IDF by its number, among n live documents; None for a term no document holds."""
         if t is None or not self._df[t]:
             return None
         df = self._df[t]
@@ -217,7 +217,7 @@ class BM25Index:
         if not n or not terms:
             return {d: 0.0 for d in doc_ids}
         unseen = math.log(1 + (n + 0.5) / 0.5)
-        idf = {t: w if (w := self._idf(t, n)) is not None else unseen for t in terms}
+        idf = {t: w if (w := self._idf(self._term.get(t), n)) is not None else unseen for t in terms}
         total = sum(idf.values())
         need = min(2, len(terms))
         out = {}
@@ -239,9 +239,9 @@ class BM25Index:
         scores = np.zeros(len(dl))
         hit = np.zeros(len(dl), dtype=bool)
         for term in Counter(tokenize(query)):
-            idf = self._idf(term, n)
             t = self._term.get(term)
-            if idf is None or t is None or t >= len(g.post_slots) or t >= len(g.post_tf):
+            idf = self._idf(t, n)
+            if idf is None or t >= len(g.post_slots) or t >= len(g.post_tf):
                 continue
             slots = np.frombuffer(g.post_slots[t].tobytes(), dtype=np.uint32)
             tf = np.frombuffer(g.post_tf[t].tobytes(), dtype=np.uint32)

@@ -264,7 +264,7 @@ class Recaller(CatchUp):
             idx = self._msg.get(col)
             if idx is not None and idx.rev >= rev:  # another thread built it while we waited
                 return idx
-            if idx is not None and self._catch_up(col, idx, rev, self._msg, lambda at: [m for m, _ in self.store.find_messages(col, stamped_after(at))],
+            if idx is not None and self._catch_up(col, idx, rev, self._msg, lambda at: list(self.store.each_message(col, stamped_after(at))),
                                                   lambda i, _what, msgs: add_turns(i, msgs), drops=False):
                 with self._lock:
                     self._evict_turn_indexes(keep=col)
@@ -292,6 +292,8 @@ class Recaller(CatchUp):
         person's next recall builds theirs again): a host's memory stays bounded however many
         people with long histories it serves. Called with the lock held."""
         total = sum(len(i.msgs) for i in self._msg.values())
+        if total <= self.index_max_turns:
+            return
         for col in sorted(self._msg, key=lambda c: self._msg_used.get(c, 0.0)):
             if total <= self.index_max_turns:
                 return
@@ -362,7 +364,6 @@ class Recaller(CatchUp):
         The turn index is built in the index pool, like a recall's; `wait=False` returns at once."""
         self._mem_index(memory_collection(scope))
         col = message_collection(scope)
-        self._msg_used[col] = time.monotonic()
         fut = self._build_soon(col, self.revision(col))
         if wait:
             fut.result()

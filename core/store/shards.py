@@ -207,11 +207,18 @@ class ShardedStore:
         try:
             return call(self.shards[shard])
         except Exception:
-            key = user_key_of(name)
-            if write or key is None or (now := self.routes.lookup(key, fresh=True)) == shard:
+            if write or (now := self._moved_to(name, shard)) is None:
                 raise
-        log.info("read of %s retried on shard %s: the user moved from %s", name, now, shard)
         return call(self.shards[now])
+
+    def _moved_to(self, name: str, shard: str) -> str | None:
+        """After a read of `name` failed on `shard`: the shard its user's route points to now, if
+        that changed (the user moved meanwhile; the read is tried there once), else None."""
+        key = user_key_of(name)
+        if key is None or (now := self.routes.lookup(key, fresh=True)) == shard:
+            return None
+        log.info("read of %s retried on shard %s: the user moved from %s", name, now, shard)
+        return now
 
     def _by_shard(self, keys: Iterable[str], *, write: bool) -> dict[str, list[str]]:
         out: dict[str, list[str]] = defaultdict(list)
@@ -303,10 +310,8 @@ class ShardedStore:
                 yield m
             return
         except Exception:
-            key = user_key_of(col)
-            if started or key is None or (now := self.routes.lookup(key, fresh=True)) == shard:
+            if started or (now := self._moved_to(col, shard)) is None:
                 raise
-        log.info("read of %s retried on shard %s: the user moved from %s", col, now, shard)
         yield from self.shards[now].each_message(col, where)
 
     def put_rows(self, col: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
