@@ -312,7 +312,11 @@ class FakeUpstreams:
 
     # -- lifecycle: uvicorn in a daemon thread with its own loop
     def start(self) -> "FakeUpstreams":
-        config = uvicorn.Config(self.app(), host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
+        # The proxy's HTTP client keeps idle connections pooled longer than uvicorn's default 5 s keep-alive;
+        # a server closing one just as the client reuses it fails that request ("Can not write request body").
+        # Real providers keep idle connections open far longer, so the fake does too.
+        config = uvicorn.Config(self.app(), host="127.0.0.1", port=self.port, log_level="warning", lifespan="off",
+                                timeout_keep_alive=600)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve()), daemon=True)
         self._thread.start()

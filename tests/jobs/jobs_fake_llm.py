@@ -41,7 +41,8 @@ class FakeUpstream:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    timeout_keep_alive=600))
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
     def start(self) -> FakeUpstream:
