@@ -32,6 +32,7 @@ from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailabl
 from ..filters import Eq, In, Where
 from ..model import Memory, Message
 from ..outage import OutageState
+from . import chroma_file
 from .chroma_query import MAX_BATCH, chroma_where, pages
 from .chroma_query import MISSING as _MISSING
 from .chroma_query import get_paged as _get_paged
@@ -90,6 +91,7 @@ class ChromaStore:
                 self._lock = DirectoryLock(Path(data_dir))
                 self._lock.acquire()
                 self.disk = DiskGuard(Path(data_dir))
+                chroma_file.prepare(path)  # write-ahead log: shorter writes (chroma_file.py)
                 self.client = chromadb.PersistentClient(
                     path=str(path), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
                 )

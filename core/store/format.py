@@ -24,15 +24,14 @@ what that one changed) and migrates an older one when it opens it:
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
-import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreTooNew
+from . import chroma_file
 from .sealing import PREFIX as SEALED
 
 log = logging.getLogger("amber.store")
@@ -56,9 +55,9 @@ def ensure_format(store: Any) -> int:
     sealed = 0
     if version < 2 and store.sealer is not None:
         sealed = store.seal_existing()
-        path = Path(store.location) / "chroma.sqlite3"
-        scrub_log(path)
-        vacuum(path)
+        path = Path(store.location) / chroma_file.FILE
+        chroma_file.scrub_log(path, SEALED)  # Chroma has the file open: both run in a child process
+        chroma_file.vacuum(path)
         remove_orphan_segments(Path(store.location))
         log.info("amber store %s: format %d -> %d, %d records sealed, file rebuilt", store.location, version, FORMAT, sealed)
     # 2 -> 3 (imported turns and windows) rewrites nothing: an unmarked turn is not imported
@@ -75,46 +74,12 @@ def _holds_records(store: Any) -> bool:
     return any(name.startswith(("amber_mem_", "amber_msg_")) for name in store.list_collections())
 
 
-def scrub_log(path: Path) -> int:
-    """Blank the words in Chroma's write-ahead log rows written before sealing. Each such record
-    has been sealed by a later update in the same log, so replaying the log still ends with the
-    sealed record; only the clear copies go."""
-    if not path.is_file():
-        return 0
-    db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-    try:
-        db.execute("PRAGMA secure_delete=ON")
-        rows = db.execute("SELECT seq_id, metadata FROM embeddings_queue WHERE metadata IS NOT NULL").fetchall()
-        changed = []
-        for seq, raw in rows:
-            try:
-                meta = json.loads(raw)
-            except ValueError:
-                continue
-            blanked = {k: ("" if k in ("record", "chroma:document") and isinstance(v, str) and not v.startswith(SEALED) else v)
-                       for k, v in meta.items()}
-            if blanked != meta:
-                changed.append((json.dumps(blanked), seq))
-        if changed:
-            db.execute("BEGIN IMMEDIATE")
-            db.executemany("UPDATE embeddings_queue SET metadata = ? WHERE seq_id = ?", changed)
-            db.execute("COMMIT")
-        return len(changed)
-    finally:
-        db.close()
-
-
 def remove_orphan_segments(chroma_dir: Path) -> int:
     """Delete the index folders of collections Chroma has dropped: it leaves them on disk, with
     whatever they held (a rebuilt or erased collection's old vectors and stray heap bytes)."""
-    path = chroma_dir / "chroma.sqlite3"
-    if not path.is_file():
+    if not (chroma_dir / chroma_file.FILE).is_file():
         return 0
-    db = sqlite3.connect(str(path), timeout=60)
-    try:
-        live = {row[0] for row in db.execute("SELECT id FROM segments")}
-    finally:
-        db.close()
+    live = chroma_file.live_segments(chroma_dir)
     removed = 0
     for d in chroma_dir.iterdir():
         if d.is_dir() and _is_uuid(d.name) and d.name not in live:
@@ -129,15 +94,3 @@ def _is_uuid(name: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def vacuum(path: Path) -> None:
-    """Rebuild Chroma's SQLite file with deleted content overwritten (secure_delete)."""
-    if not path.is_file():
-        return
-    db = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-    try:
-        db.execute("PRAGMA secure_delete=ON")
-        db.execute("VACUUM")
-    finally:
-        db.close()

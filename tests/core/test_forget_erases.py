@@ -16,14 +16,10 @@ import pytest
 from core import Actor, Message, MemoryIn, NotFound, Settings, build_service, build_boot, scope_for
 from core.testing import FixedClock, HashEmbedder
 from core.store.format import FORMAT
+from tests.kit.disk import files_holding
 
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
-
-
-def files_holding(root: Path, word: str) -> list[str]:
-    needle = word.encode("utf-8")
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes())
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from core import Actor, Kind, MemoryIn, Message, Settings, build_service, scope_for
 from core.store.sealing import PREFIX
 from core.testing import FixedClock, HashEmbedder
+from tests.kit.disk import file_bytes, files_holding
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 SEALED = re.compile(re.escape(PREFIX.encode()) + rb"([A-Za-z0-9+/]{24,}={0,2})")
@@ -26,7 +27,7 @@ SEALED = re.compile(re.escape(PREFIX.encode()) + rb"([A-Za-z0-9+/]{24,}={0,2})")
 def opened_leftovers(data: Path, keys: dict[str, bytes]) -> list[str]:
     """Every sealed blob in every file under `data`, opened with every live record key."""
     texts = []
-    blobs = {m.group(1) for p in data.rglob("*") if p.is_file() for m in SEALED.finditer(p.read_bytes())}
+    blobs = {m.group(1) for raw in file_bytes(data).values() for m in SEALED.finditer(raw)}
     for blob in blobs:
         try:
             raw = base64.b64decode(blob)
@@ -39,11 +40,6 @@ def opened_leftovers(data: Path, keys: dict[str, bytes]) -> list[str]:
             except Exception:
                 continue
     return texts
-
-
-def files_holding(root: Path, word: str) -> list[str]:
-    needle = word.encode("utf-8")
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes())
 
 
 KINDS = ["fact", "superseded", "precious", "glossary", "candidate", "trash", "archived", "digest", "daily_log", "turn"]

@@ -3,8 +3,10 @@ and its full-text index hold an empty string, neither the words nor a second cip
 
 from __future__ import annotations
 
+import json
 import os
-import sqlite3
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 from core import Actor, MemoryIn, Message, Settings, build_service, scope_for
@@ -15,13 +17,19 @@ from core.testing import FixedClock, HashEmbedder
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
+def chroma_rows(data, sql: str) -> list:
+    """The first column of `sql` on Chroma's file, read in a child process: Chroma still has the file
+    open in this one, and a second SQLite library here would reset its write-ahead log (chroma_file.py)."""
+    code = ("import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]);"
+            "print(json.dumps([r[0] for r in db.execute(sys.argv[2])])); db.close()")
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(data / "chroma" / "chroma.sqlite3"), sql],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def chroma_documents(data) -> tuple[list[str], list[str]]:
-    db = sqlite3.connect(str(data / "chroma" / "chroma.sqlite3"))
-    try:
-        column = [r[0] for r in db.execute("SELECT string_value FROM embedding_metadata WHERE key = 'chroma:document'")]
-        fts = [r[0] for r in db.execute("SELECT string_value FROM embedding_fulltext_search")]
-    finally:
-        db.close()
+    column = chroma_rows(data, "SELECT string_value FROM embedding_metadata WHERE key = 'chroma:document'")
+    fts = chroma_rows(data, "SELECT string_value FROM embedding_fulltext_search")
     return column, fts
 
 
@@ -42,9 +50,7 @@ def test_documents_and_full_text_index_hold_nothing_when_sealed(tmp_path):
     column, fts = chroma_documents(data)
     assert len(column) == 2 and set(column) == {""}  # one per record, empty
     assert set(fts) <= {""}
-    db = sqlite3.connect(str(data / "chroma" / "chroma.sqlite3"))
-    records = [r[0] for r in db.execute("SELECT string_value FROM embedding_metadata WHERE key = 'record'")]
-    db.close()
+    records = chroma_rows(data, "SELECT string_value FROM embedding_metadata WHERE key = 'record'")
     assert len(records) == 2 and all(r.startswith(PREFIX) for r in records)
 
 

@@ -1,0 +1,127 @@
+"""Embedded Chroma's SQLite file (`<data_dir>/chroma/chroma.sqlite3`): its journal mode, and the few
+things Amber does to the file itself.
+
+**Write-ahead log.** Embedded Chroma's bindings hold the Python interpreter's lock through every
+write, so each fsync of a write stops every other thread of the process (recall, the event loop).
+In SQLite's default rollback journal an upsert costs ~8 fsyncs; in WAL mode ~3 (measured with
+`strace -c` on this machine: 360 against 123 for the same 42 upserts; an upsert 70 ms -> 18.5 ms at
+p50 on a busy disk), with `synchronous` left at Chroma's FULL, so a write is on disk when it returns,
+as before. WAL is a property of the file, so it is set once, before Chroma opens it (`prepare`), and
+Chroma's own connections use it from then on.
+
+**Never open the file in this process once Chroma has.** Chroma links its own copy of SQLite. Two
+SQLite libraries in one process do not see each other's connections, and POSIX locks belong to the
+process: when Python's `sqlite3` closed its connection it took itself for the last one, checkpointed
+and reset the shared index under Chroma's open connections, and Chroma's next call failed. So the
+work Amber does on the file while Chroma is open (the list of live index folders, the format-2
+migration's log scrub and VACUUM) runs in a child process (`_in_child`), where SQLite's locking
+between processes keeps both sides right. This file imports nothing of Amber's: the child runs it
+as a plain script.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+FILE = "chroma.sqlite3"
+
+_opened: set[str] = set()  # chroma folders this process has handed to Chroma
+_opened_lock = threading.Lock()
+
+
+def prepare(chroma_dir: Path) -> None:
+    """Before this process first opens embedded Chroma on `chroma_dir`: put its file in WAL mode
+    (made empty if new; Chroma creates its tables in it). Once Chroma has the file open in this
+    process, nothing here touches it again (see the module docstring)."""
+    key = str(Path(chroma_dir).resolve())
+    with _opened_lock:
+        if key in _opened:
+            return
+        Path(chroma_dir).mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(str(Path(chroma_dir) / FILE), timeout=60, isolation_level=None)
+        try:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        finally:
+            db.close()
+        if str(mode).lower() != "wal":
+            raise sqlite3.OperationalError(f"{chroma_dir / FILE} stays in journal mode {mode!r}, not WAL")
+        _opened.add(key)
+
+
+def live_segments(chroma_dir: Path) -> set[str]:
+    """The ids of the segments (index folders) Chroma still uses."""
+    if not (Path(chroma_dir) / FILE).is_file():
+        return set()
+    return set(_in_child("segments", Path(chroma_dir) / FILE))
+
+
+def scrub_log(path: Path, sealed_prefix: str) -> int:
+    """Blank the words in Chroma's log rows whose record is not sealed (see format.scrub_log)."""
+    return int(_in_child("scrub", path, sealed_prefix)) if Path(path).is_file() else 0
+
+
+def vacuum(path: Path) -> None:
+    """Rebuild the file with deleted content overwritten, the log checkpointed and emptied."""
+    if Path(path).is_file():
+        _in_child("vacuum", path)
+
+
+def _in_child(op: str, path: Path, *args: str) -> object:
+    done = subprocess.run([sys.executable, "-I", os.path.abspath(__file__), op, str(path), *args],
+                          capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise sqlite3.OperationalError(f"{op} on {path} failed: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+# ---- what the child runs (standard library only) ------------------------------------------------
+
+def _segments(db: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in db.execute("SELECT id FROM segments")]
+
+
+def _scrub(db: sqlite3.Connection, sealed_prefix: str) -> int:
+    """Each blanked row's record was sealed by a later update in the same log, so replaying the log
+    still ends with the sealed record; only the clear copies go."""
+    db.execute("PRAGMA secure_delete=ON")
+    changed = []
+    for seq, raw in db.execute("SELECT seq_id, metadata FROM embeddings_queue WHERE metadata IS NOT NULL").fetchall():
+        try:
+            meta = json.loads(raw)
+        except ValueError:
+            continue
+        blanked = {k: ("" if k in ("record", "chroma:document") and isinstance(v, str) and not v.startswith(sealed_prefix) else v)
+                   for k, v in meta.items()}
+        if blanked != meta:
+            changed.append((json.dumps(blanked), seq))
+    if changed:
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany("UPDATE embeddings_queue SET metadata = ? WHERE seq_id = ?", changed)
+        db.execute("COMMIT")
+    return len(changed)
+
+
+def _vacuum(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA secure_delete=ON")
+    db.execute("VACUUM")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the pages VACUUM wrote into the log go into the file
+
+
+def _main(argv: list[str]) -> None:
+    op, path, *args = argv
+    db = sqlite3.connect(path, timeout=60, isolation_level=None)
+    try:
+        out = {"segments": lambda: _segments(db), "scrub": lambda: _scrub(db, *args), "vacuum": lambda: _vacuum(db)}[op]()
+    finally:
+        db.close()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

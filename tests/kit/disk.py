@@ -1,0 +1,29 @@
+"""The bytes a store left on disk, read without disturbing the store that has them open."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+_READ = """
+import pickle, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+sys.stdout.buffer.write(pickle.dumps({str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}))
+"""
+
+
+def file_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under `root` and its bytes, read in a child process: opening and closing Chroma's
+    SQLite file here would drop the locks this process's Chroma holds on it (POSIX locks belong to
+    the process, and any close releases them), and a store in write-ahead-log mode must keep them
+    (core/store/chroma_file.py)."""
+    done = subprocess.run([sys.executable, "-I", "-c", _READ, str(root)], capture_output=True, check=True)
+    return pickle.loads(done.stdout)
+
+
+def files_holding(root: Path, word: str) -> list[str]:
+    needle = word.encode("utf-8")
+    return sorted(name for name, data in file_bytes(root).items() if needle in data)
