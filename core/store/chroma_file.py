@@ -22,6 +22,7 @@ as a plain script.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import subprocess
@@ -30,6 +31,7 @@ import threading
 from pathlib import Path
 
 FILE = "chroma.sqlite3"
+log = logging.getLogger("amber.store")
 
 _opened: set[str] = set()  # chroma folders this process has handed to Chroma
 _opened_lock = threading.Lock()
@@ -49,8 +51,9 @@ def prepare(chroma_dir: Path) -> None:
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         finally:
             db.close()
-        if str(mode).lower() != "wal":
-            raise sqlite3.OperationalError(f"{chroma_dir / FILE} stays in journal mode {mode!r}, not WAL")
+        if str(mode).lower() != "wal":  # a filesystem without shared memory (some network mounts)
+            log.warning("amber: %s stays in journal mode %r (this filesystem refused WAL); writes hold the host longer",
+                        Path(chroma_dir) / FILE, mode)
         _opened.add(key)
 
 
