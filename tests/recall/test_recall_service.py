@@ -227,3 +227,43 @@ def test_a_turn_outranks_the_neighbours_that_hold_its_words_only_as_context(serv
     got = ids(service.search(alice, "kayak", config=lexical))
     assert got[0] == "k2"
     assert set(got) == {"k0", "k1", "k2", "k3", "k4"}  # the neighbours still find it through their context
+
+
+def test_a_time_bounded_recall_beside_a_capture_never_fails(tmp_path):
+    """With `message_window_days`, recall picks the turns inside the window from the person's turn
+    index while captures add to that index on other threads. It iterated the live dict, and failed
+    "dictionary changed size during iteration" when a capture landed mid-loop."""
+    import sys
+    import threading
+
+    svc = build_service(Settings(data_dir=tmp_path / "d"), embedder=HashEmbedder(), clock=FixedClock(T0 + timedelta(days=1)))
+    user = scope_for(Actor("dora"))
+    svc.store_turns(user, [Message(id=f"old{i}", role=Role.user, content=f"kayak trip {i} on the fjord", created_at=T0 - timedelta(minutes=i))
+                           for i in range(4000)])
+    svc.recaller.warm(user, wait=True)  # the turn index is built, so every search below reads it
+    cfg = svc.recall_config(message_window_days=30.0)
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def capture() -> None:
+        n = 0
+        while not stop.is_set():
+            svc.store_turns(user, [Message(id=f"new{n}", role=Role.user, content=f"kayak paddle {n}", created_at=T0 + timedelta(seconds=n))])
+            n += 1
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # hand the interpreter over often, as a loaded host does
+    writer = threading.Thread(target=capture)
+    writer.start()
+    try:
+        for _ in range(60):
+            try:
+                assert svc.search(user, "kayak fjord", config=cfg)
+            except RuntimeError as e:
+                failures.append(e)
+    finally:
+        stop.set()
+        writer.join()
+        sys.setswitchinterval(switch)
+        svc.close()
+    assert failures == []
