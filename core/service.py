@@ -126,9 +126,8 @@ class MemoryService:
         self.timezone = "UTC"  # the person's day for the boot pack's "today" (compose sets the configured one)
 
     def close(self) -> None:
-        self._access.close()
-        self.store.close()
-        self.coordination.close()
+        for part in (self.recaller, self._access, self.store, self.coordination):  # a turn index being built stops first
+            part.close()
         if self.owns_embedder and hasattr(self.embedder, "close"):
             self.embedder.close()
 

@@ -16,9 +16,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Collection, NamedTuple, Sequence
+from typing import Callable, Collection, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
-from ..errors import EmbedderUnavailable
+from ..errors import EmbedderUnavailable, StoreUnavailable
 from ..filters import Eq, Where
 from ..model import Memory, Message, Status
 from ..ports import LLM, Embedder, Reranker
@@ -51,6 +51,8 @@ def memory_candidate(m: Memory) -> Candidate:
 # and a chat should not queue behind that. A store of a few thousand turns builds well within it.
 # The default of Settings.recall_index_wait_s, which sets `Recaller.index_wait_s`.
 INDEX_WAIT_S = 2.0
+BUILD_PART = 20_000  # turns indexed between two looks at whether the host is shutting down
+T = TypeVar("T")
 
 
 class ListEntry(NamedTuple):
@@ -160,6 +162,20 @@ class Recaller(CatchUp):
         self.index_wait_s = INDEX_WAIT_S
         self.index_max_turns = 500_000  # Settings.recall_index_max_turns
         self._msg_used: dict[str, float] = {}  # col -> when its turn index last served a recall
+        self._closed = False
+
+    def close(self) -> None:
+        """Stop building: a turn index being built gives up at its next page or chunk, queued builds
+        never start. A build of 200 000 turns takes a minute, and the interpreter waits for the pool's
+        threads at exit, so stopping the host waited for it."""
+        self._closed = True
+        self._index_pool.shutdown(wait=False, cancel_futures=True)  # query embeddings are short: their pool stays
+
+    def _unless_closed(self, items: Iterable[T]) -> Iterator[T]:
+        for item in items:
+            if self._closed:
+                raise StoreUnavailable("the recall index build stopped: this host is shutting down")
+            yield item
 
     # ---- index upkeep ------------------------------------------------------------------------
 
@@ -275,7 +291,9 @@ class Recaller(CatchUp):
                 self._notes[col] = []
             idx = TurnIndex(rev=self.revision(col))
             try:
-                add_turns(idx, [Turn.of(m) for m in self.store.each_message(col)])
+                turns = sorted((Turn.of(m) for m in self._unless_closed(self.store.each_message(col))), key=lambda t: (t.created_at, t.id))
+                for part in self._unless_closed(range(0, len(turns), BUILD_PART)):  # in time order, parts make the same index
+                    add_turns(idx, turns[part : part + BUILD_PART])
             finally:
                 with self._lock:
                     notes = self._notes.pop(col, [])
@@ -329,6 +347,8 @@ class Recaller(CatchUp):
         with self._lock:
             fut = self._index_builds.get(col)
             if fut is None or fut.done():
+                if self._closed:
+                    raise StoreUnavailable("this host is shutting down")
                 fut = self._index_builds[col] = self._index_pool.submit(self._msg_index, col, rev)
                 fut.amber_started = time.monotonic()  # type: ignore[attr-defined]
                 fut.add_done_callback(lambda f, c=col: self._index_builds.pop(c, None) if self._index_builds.get(c) is f else None)

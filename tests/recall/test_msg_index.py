@@ -265,3 +265,40 @@ def test_searches_beside_a_writer_never_fail_through_compactions():
         t.join(120)
     assert errors == []
     assert len(idx) > 0
+
+
+def test_stopping_the_host_stops_a_turn_index_build(tmp_path):
+    """The interpreter waits for the index pool's threads at exit, and a build of a big imported
+    history takes minutes: a host asked to stop waited for it. Here the history never ends (each
+    page comes slowly, for ever); closing the service must still let the process exit."""
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    code = textwrap.dedent("""
+        import itertools, sys, time
+        from datetime import datetime, timedelta, timezone
+        from core import Actor, Message, Settings, build_service, scope_for
+        from core.scope import message_collection
+        from core.testing import FixedClock, HashEmbedder
+
+        svc = build_service(Settings(data_dir=sys.argv[1]), embedder=HashEmbedder(), clock=FixedClock())
+        alice = scope_for(Actor("alice"))
+        svc.store_turns(alice, [Message(id="t1", role="user", content="tulips by the beehive", created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))])
+        svc.recaller.index_wait_s = 0.2
+
+        def endless(*args, **kwargs):  # a history that is still being read when the host stops
+            for i in itertools.count():
+                time.sleep(0.01)
+                yield Message(id=f"h{i}", role="user", content=f"old note {i}", created_at=datetime(2020, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i))
+
+        svc.recaller.store.each_message = endless
+        svc.recall(alice, "tulips")  # starts the build, waits 0.2 s, answers without the turns
+        assert message_collection(alice) in svc.recaller._index_builds  # still building
+        svc.close()
+        print("closed", flush=True)
+    """)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "data")], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "closed" in done.stdout, done.stderr[-2000:]
