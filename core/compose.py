@@ -15,7 +15,6 @@ from .why import use_why_log
 from .errors import InvalidInput
 from .ports import Clock, Embedder
 from .redact import Redactor
-from .repair import repair_all
 from .service import MemoryService
 from .store import ChromaStore
 from .store.format import ensure_format
@@ -160,7 +159,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     # a preset carries its own budget; `recall_budget_tokens` replaces it only when the operator set it
     service.recall_budget = settings.recall_budget_tokens if "recall_budget_tokens" in settings.model_fields_set else None
     service.timezone = settings.timezone
-    repair_all(service)  # keyed facts left with two active versions by an interrupted write (core/repair.py)
+    service.repairs.start()  # keyed facts left with two active versions by an interrupted write, checked in the background
     if settings.rerank_model:
         from .recall.rerank import LiteLLMReranker
 

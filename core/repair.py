@@ -3,13 +3,19 @@
 Since a supersede writes the new version and retires the old one in one store call, a crash can no
 longer leave two active versions; stores written before that (or two hosts racing on one Chroma
 server) still may hold them. `repair_keys` retires every version but the newest
-(core/supersede.py decides), as the interrupted write would have; `build_service` runs it for
-every user when it opens the store.
+(core/supersede.py decides), as the interrupted write would have.
+
+`Repairs` checks every user of the store in a background thread after the host starts. It ran
+before the host answered, taking every user's write lock in turn: with 3 000 people on a Chroma
+server a second host had not answered its health check after 3 minutes (bench/README.md, "Many
+users"). Readers already see one version of each key (`one_active_per_key`), so nothing waits for
+the check; a user's lock is taken only when their records show a duplicate, and read again under it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from .model import Memory, Status
@@ -37,12 +43,18 @@ def repair_keys(service: Any, scope: Scope) -> int:
     return len(retired)
 
 
-def repair_all(service: Any) -> int:
-    """`repair_keys` for every user of the store; a failure is logged and leaves the store as it was."""
+def repair_all(service: Any, stop: threading.Event | None = None) -> int:
+    """`repair_keys` for every user of the store whose records show a duplicate; a failure is logged
+    and leaves the store as it was."""
     total = 0
     for user in service.users():
+        if stop is not None and stop.is_set():
+            break
+        scope = scope_for(Actor(user, via="repair"))
         try:
-            n = repair_keys(service, scope_for(Actor(user, via="repair")))
+            if not retire_duplicates(keyed_actives(service, scope), service.clock.now()):
+                continue  # read without the lock: nearly everybody
+            n = repair_keys(service, scope)
         except Exception as e:  # a repair must never keep the store from opening
             log.warning("could not check user %s for duplicate active versions: %s", user, e)
             continue
@@ -50,3 +62,32 @@ def repair_all(service: Any) -> int:
             log.warning("user %s: retired %d older active version(s) of keyed facts (an interrupted write)", user, n)
         total += n
     return total
+
+
+class Repairs:
+    """`repair_all` in a thread of its own, started once the host is built; `close` stops it at the
+    next user."""
+
+    def __init__(self, service: Any):
+        self.service = service
+        self.done = threading.Event()
+        self.repaired = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="amber-repair", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.repaired = repair_all(self.service, self._stop)
+        except Exception as e:  # the users list itself could not be read (the store away)
+            log.warning("could not check the store for duplicate active versions: %s", e)
+        finally:
+            self.done.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)

@@ -26,7 +26,7 @@ from .listing import page_memories
 from .reads import Reads
 from .registry import Registry
 from .tombstones import Tombstones
-from .repair import keyed_actives
+from .repair import Repairs, keyed_actives
 from .review import ReviewQueue
 from .errors import Conflict, Immutable, InvalidInput, NotFound
 from .model import (
@@ -110,6 +110,7 @@ class MemoryService:
         self.recaller = Recaller(store, embedder, self._revisions.get, changes=self._revisions.changes, revisions=self._revisions.get_many)
         self.redact = redact or Redactor()  # secrets never reach the store: every write path passes through it
         self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller)
+        self.repairs = Repairs(self)  # compose starts it once the host is built (core/repair.py)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
@@ -126,7 +127,7 @@ class MemoryService:
         self.timezone = "UTC"  # the person's day for the boot pack's "today" (compose sets the configured one)
 
     def close(self) -> None:
-        for part in (self.recaller, self._access, self.store, self.coordination):  # a turn index being built stops first
+        for part in (self.repairs, self.recaller, self._access, self.store, self.coordination):  # what runs in the background first
             part.close()
         if self.owns_embedder and hasattr(self.embedder, "close"):
             self.embedder.close()

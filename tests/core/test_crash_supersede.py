@@ -9,6 +9,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from core import Actor, MemoryIn, Settings, Status, build_boot, build_service, scope_for
 from core.filters import Eq, Where
 from core.scope import memory_collection
+from core.service import MemoryService
 from core.store import ChromaStore
 from core.testing import HashEmbedder
 
@@ -86,6 +88,8 @@ def test_a_store_with_duplicates_is_repaired_on_open(tmp_path):
     assert raw_active_keys(data_dir) == Counter({"profile.city": 2})
     service = build_service(settings, embedder=HashEmbedder())
     try:
+        assert service.repairs.done.wait(60)  # checked in the background once the host is up
+        assert service.repairs.repaired == 1
         assert raw_active_keys_of(service, me) == Counter({"profile.city": 1})
         fixed = service.get(me, old.id)
         assert fixed.status == Status.superseded and fixed.superseded_by == new.id
@@ -97,3 +101,37 @@ def test_a_store_with_duplicates_is_repaired_on_open(tmp_path):
 def raw_active_keys_of(service, scope) -> Counter:
     found = service.store.find_memories(memory_collection(scope), Where.of(Eq("status", "active")))
     return Counter(m.fact_key for m in found if m.fact_key)
+
+
+def test_the_check_at_opening_runs_beside_the_host_and_locks_only_who_needs_a_repair(tmp_path, monkeypatch):
+    """With thousands of people the check at opening held a host's start for minutes and took every
+    person's write lock (on a shared Chroma, every other host's writes waited behind it). It runs in
+    the background now, reads without the lock, and locks only the person with a duplicate."""
+    from core.write_path import WritePath
+
+    data_dir = tmp_path / "data"
+    settings = Settings(data_dir=data_dir, embedding_model="hash")
+    service = build_service(settings, embedder=HashEmbedder())
+    people = [scope_for(Actor(f"p{i}")) for i in range(30)]
+    first = {p.user_id: service.remember(p, MemoryIn(content=f"lives in town {p.user_id}", fact_key="profile.city")).memory for p in people}
+    broken = people[7]
+    service.remember(broken, MemoryIn(content="lives in Lisbon", fact_key="profile.city"))
+    service.store.put_memories(memory_collection(broken), [first["p7"]], None)  # undo the retirement: two active now
+    service.close()
+
+    locked: list[str] = []
+    real_lock = WritePath.lock
+    monkeypatch.setattr(WritePath, "lock", lambda self, scope: (locked.append(scope.user_id), real_lock(self, scope))[1])
+    gate = threading.Event()
+    real_users = MemoryService.users
+    monkeypatch.setattr(MemoryService, "users", lambda self: (gate.wait(60), real_users(self))[1])
+    service = build_service(settings, embedder=HashEmbedder())  # returns while the check waits at its start
+    try:
+        assert not service.repairs.done.is_set()
+        assert [m.content for m in service.list(broken).items if m.fact_key == "profile.city"] == ["lives in Lisbon"]  # readers see one
+        gate.set()
+        assert service.repairs.done.wait(60) and service.repairs.repaired == 1
+        assert [u for u in locked if u.startswith("p")] == ["p7"]
+        assert raw_active_keys_of(service, broken) == Counter({"profile.city": 1})
+    finally:
+        service.close()
