@@ -21,6 +21,9 @@ def clock() -> FixedClock:
 @pytest.fixture
 def service(tmp_path, clock):
     svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=clock)
+    # the check at opening runs in the background (core/repair.py): done before a test writes the
+    # two active versions of a key it means readers to see
+    assert svc.repairs.done.wait(60)
     yield svc
     svc.close()
 
