@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export OMP_WAIT_POLICY := PASSIVE
+# glibc's per-thread malloc caches off: freed blocks are then scrubbed before reuse, so Chroma's
+# index files never carry stray bytes of an opened record (core/store/sealing.py, thread_caches_off)
+export GLIBC_TUNABLES ?= glibc.malloc.tcache_count=0
 
 .PHONY: run serve test test-fast bench clean browser redis claude-code mcp-inspector
 

@@ -125,6 +125,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        _restart_with_thread_caches_off()
     args = parser().parse_args(argv)
     with _logging_to_stderr(args.verbose):
         try:
@@ -138,6 +140,22 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         except KeyboardInterrupt:
             return 130
+
+
+def _restart_with_thread_caches_off() -> None:
+    """Start `amber` again, once, with glibc's per-thread malloc caches off, so that blocks freed by
+    this process are scrubbed before Chroma's native code reuses them for its index files
+    (core/store/sealing.py, thread_caches_off). Only glibc reads the setting; elsewhere it is inert."""
+    from core.store.sealing import TCACHE_OFF, thread_caches_off
+
+    if not sys.platform.startswith("linux") or thread_caches_off() or os.environ.get("AMBER_RESTARTED"):
+        return
+    env = dict(os.environ, AMBER_RESTARTED="1")
+    env["GLIBC_TUNABLES"] = ":".join(filter(None, (env.get("GLIBC_TUNABLES"), TCACHE_OFF)))
+    try:
+        os.execve(sys.executable, [sys.executable, "-m", "mcp_server.cli", *sys.argv[1:]], env)
+    except OSError:  # cannot restart: carry on; the store warns about it when it opens
+        return
 
 
 @contextlib.contextmanager

@@ -43,7 +43,7 @@ from .guarded import _Guarded, _raise_if_outage
 from .reads_first import READS_FIRST, ReadsFirst
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
-from .sealing import MasterKeyError, RecordKeys, Sealer, scrub_freed_memory
+from .sealing import TCACHE_OFF, MasterKeyError, RecordKeys, Sealer, scrub_freed_memory, thread_caches_off
 
 log = logging.getLogger("amber.store")
 
@@ -99,6 +99,12 @@ class ChromaStore:
                 self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3", master_key))
                 if not scrub_freed_memory():
                     log.warning("amber: this C library cannot scrub freed memory; Chroma's index files may hold stray bytes of opened records")
+                elif not thread_caches_off():
+                    log.warning(
+                        "amber: glibc's thread caches are on, so Chroma's index files may hold stray bytes of opened records "
+                        "after a forget; start the process that owns the store with GLIBC_TUNABLES=%s (make run/serve do)",
+                        TCACHE_OFF,
+                    )
         except Exception as e:
             if self._lock:
                 self._lock.release()

@@ -254,3 +254,46 @@ def test_a_person_erased_leaves_nothing_readable_and_others_untouched(tmp_path, 
         assert [m.content for m in svc.list(kept).items] == ["Hal keeps bees called Honeyrunners"]
     finally:
         svc.close()
+
+
+_FRESH_STORE = """
+import json
+import sys
+from pathlib import Path
+from core import Actor, MemoryIn, Settings, build_service, scope_for
+from core.testing import HashEmbedder
+data = Path(sys.argv[1])
+svc = build_service(Settings(data_dir=data), embedder=HashEmbedder())
+for name in ("ulla", "vera", "wim"):
+    scope = scope_for(Actor(name, client="tests"))
+    svc.remember(scope, MemoryIn(content=f"{name} keeps bees on the roof"))
+    svc.forget(scope, "bees")
+svc.close()
+print(json.dumps(sorted(p.read_bytes().hex() for p in (data / "chroma").glob("*/length.bin"))))
+"""
+
+
+@pytest.mark.parametrize("caches_off", [True, False])
+def test_a_fresh_index_file_holds_only_the_scrub_pattern_when_thread_caches_are_off(tmp_path, caches_off):
+    """Chroma writes a new collection's `length.bin` (400 bytes) from a block it never fills. With
+    glibc's thread caches off (what make run, make serve, make test and `amber` itself set) that
+    block is scrubbed, so it holds the pattern and no stray heap; with them on the store says so
+    when it opens, naming the setting."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from core.store.sealing import TCACHE_OFF
+
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    if caches_off:
+        env["GLIBC_TUNABLES"] = TCACHE_OFF
+    done = subprocess.run([sys.executable, "-c", _FRESH_STORE, str(tmp_path / "data")], env=env,
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120, check=True)
+    files = [bytes.fromhex(h) for h in json.loads(done.stdout.strip().splitlines()[-1])]
+    assert len(files) >= 3
+    warned = "GLIBC_TUNABLES=glibc.malloc.tcache_count=0" in done.stderr
+    assert warned is not caches_off
+    if caches_off:
+        assert all(set(f) == {0x5A} for f in files), [f[:32].hex() for f in files]

@@ -195,6 +195,30 @@ def test_jobs_run_by_hand(amber, tmp_path):
     assert json.loads(r.stdout)  # the run record
 
 
+def test_the_entry_point_starts_itself_with_glibcs_thread_caches_off(tmp_path):
+    """`amber` restarts itself once with GLIBC_TUNABLES naming the thread caches off (kept beside
+    any tunable the operator set), so its store's index files hold no stray heap bytes
+    (core/store/sealing.py); a process that could not restart says so when the store opens."""
+    base = {k: v for k, v in env(tmp_path).items() if k != "GLIBC_TUNABLES"}
+    bare = subprocess.run([AMBER, "jobs", "run", "retention"], env=base, capture_output=True, text=True, timeout=180)
+    assert bare.returncode == 0, bare.stderr
+    assert "GLIBC_TUNABLES" not in bare.stderr
+    import mcp_server.cli as cli
+
+    seen = []
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
+        m.delenv("AMBER_RESTARTED", raising=False)
+        m.setattr(cli.os, "execve", lambda exe, argv, environ: seen.append((argv, environ)))
+        cli._restart_with_thread_caches_off()
+    [(argv, environ)] = seen
+    assert argv[1:3] == ["-m", "mcp_server.cli"]
+    assert environ["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0" and environ["AMBER_RESTARTED"] == "1"
+    stuck = subprocess.run([AMBER, "jobs", "run", "retention"], env={**base, "AMBER_RESTARTED": "1"}, capture_output=True, text=True, timeout=180)
+    assert stuck.returncode == 0, stuck.stderr
+    assert "GLIBC_TUNABLES=glibc.malloc.tcache_count=0" in stuck.stderr
+
+
 def test_serve_standalone_and_the_lock(amber, tmp_path):
     port = free_port()
     proc = subprocess.Popen([AMBER, "serve", "--port", str(port)], env=env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
