@@ -440,9 +440,7 @@ class Recaller(CatchUp):
             lexical["mem_lexical"] = [i for i, _ in midx.bm25.search(lex_q, cfg.k_lexical, None if every else allowed)]
             cover.update(midx.bm25.coverage(lex_q, lexical["mem_lexical"]))
         if gidx is not None and gidx.msgs and "msg_lexical" in on:
-            # list() copies the dict in one step under the interpreter lock; iterating it in Python
-            # beside a capture adding turns to this index could fail "dictionary changed size"
-            allowed_m = None if since is None else {i for i, m in list(gidx.msgs.items()) if m.created_at.timestamp() >= since}
+            allowed_m = None if since is None else gidx.since(since)  # read beside captures adding turns
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
 

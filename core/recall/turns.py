@@ -4,10 +4,13 @@ texts a turn is embedded and indexed as. Pure: no I/O."""
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
 
 from ..model import Message, Role
 from .fusion import Candidate
@@ -138,6 +141,16 @@ class TurnIndex:
     tails: dict[str, list[Turn]] = field(default_factory=dict)  # session -> its last LEXICAL_CONTEXT turns
     prev_of: dict[str, Turn] = field(default_factory=dict)
     next_of: dict[str, Turn] = field(default_factory=dict)
+    # every turn's id and time, in the order added: lists that only grow, so a recall can read
+    # them while a capture appends (a dict read beside a writer can fail "changed size")
+    order: list[str] = field(default_factory=list)
+    times: array = field(default_factory=lambda: array("d"))
+
+    def since(self, ts: float) -> set[str]:
+        """The turns from `ts` on, read without the writers' lock."""
+        times = np.frombuffer(self.times.tobytes(), dtype=np.float64)  # one copy, taken at once
+        ids = self.order[: len(times)]
+        return {ids[k] for k in np.flatnonzero(times[: len(ids)] >= ts)}
 
     def prev_window(self, m: Turn, n: int) -> list[Turn]:
         """Up to n turns before m in its session, in time order."""
@@ -172,6 +185,8 @@ def add_turns(idx: TurnIndex, messages: Sequence[Message | Turn]) -> None:
         tail = idx.tails.get(key, [])
         idx.msgs[m.id] = m
         idx.cands[m.id] = message_candidate(m)
+        idx.order.append(m.id)
+        idx.times.append(m.created_at.timestamp())
         if tail:
             idx.prev_of[m.id] = tail[-1]
             idx.next_of[tail[-1].id] = m

@@ -228,3 +228,58 @@ def test_a_turn_outranks_the_neighbours_that_hold_its_words_only_as_context(serv
     assert got[0] == "k2"
     assert set(got) == {"k0", "k1", "k2", "k3", "k4"}  # the neighbours still find it through their context
 
+
+def test_a_time_bounded_recall_beside_a_capture_never_fails(tmp_path):
+    """With `message_window_days`, recall picks the turns inside the window from the person's turn
+    index while captures add to that index on other threads. It iterated the live dict of turns, and
+    failed "dictionary changed size during iteration" when a capture landed mid-loop; a copy of the
+    dict was not enough (building it can run other threads' code when the collector runs), so the
+    index keeps ids and times in lists that only grow (TurnIndex.since)."""
+    import sys
+    import threading
+    import traceback
+
+    svc = build_service(Settings(data_dir=tmp_path / "d"), embedder=HashEmbedder(), clock=FixedClock(T0 + timedelta(days=1)))
+    user = scope_for(Actor("dora"))
+    svc.store_turns(user, [Message(id=f"old{i}", role=Role.user, content=f"kayak trip {i} on the fjord", created_at=T0 - timedelta(minutes=i))
+                           for i in range(4000)])
+    svc.recaller.warm(user, wait=True)  # the turn index is built, so every search below reads it
+    cfg = svc.recall_config(message_window_days=30.0)
+    failures: list[BaseException] = []
+    answered = 0  # searches that read the turn index (a loaded host may answer one without it while it catches up)
+    stop = threading.Event()
+
+    def capture() -> None:
+        n = 0
+        while not stop.is_set():
+            svc.store_turns(user, [Message(id=f"new{n}", role=Role.user, content=f"kayak paddle {n}", created_at=T0 + timedelta(seconds=n))])
+            n += 1
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # hand the interpreter over often, as a loaded host does
+    writer = threading.Thread(target=capture)
+    writer.start()
+    try:
+        for _ in range(100):
+            try:
+                answered += bool(svc.search(user, "kayak fjord", config=cfg))
+            except RuntimeError:
+                failures.append(traceback.format_exc())
+    finally:
+        stop.set()
+        writer.join()
+        sys.setswitchinterval(switch)
+        svc.close()
+    assert failures == [], failures[0]
+    assert answered >= 30
+
+
+def test_the_turns_in_a_window_are_read_from_lists_that_only_grow():
+    from core.recall.turns import TurnIndex, add_turns
+
+    idx = TurnIndex(rev=0)
+    add_turns(idx, [Message(id=f"t{i}", role=Role.user, content=f"turn {i}", created_at=T0 + timedelta(days=i)) for i in range(5)])
+    assert idx.since((T0 + timedelta(days=3)).timestamp()) == {"t3", "t4"}
+    assert idx.since((T0 + timedelta(days=9)).timestamp()) == set()
+    idx.order.append("t5")  # an id whose time is not appended yet: not in any window until it is
+    assert idx.since(T0.timestamp()) == {f"t{i}" for i in range(5)}
