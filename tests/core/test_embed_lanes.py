@@ -3,8 +3,8 @@
 - Every text is prepared (NFKC, surrogates, controls, length) before the engine sees it; a fuzz
   corpus of adversarial Unicode runs through the real engine in a child process, so a crash fails
   the test instead of the run (tests/core/test_embed_engine.py also fuzzes the engine unprepared).
-- The engine runs in worker processes: a worker that aborts or is killed mid-request costs that
-  request only, and the next one is served by a fresh worker.
+- The engine runs in a worker process: a worker that aborts or is killed mid-request costs the
+  requests in flight only, and the next one is served by a fresh worker.
 - Queries and interactive writes have their own lane: background batches do not hold them up.
 """
 
@@ -182,6 +182,20 @@ def test_a_query_and_a_saved_memory_do_not_wait_behind_background_work(embedder)
     assert done.is_set() and not errors
 
 
+def test_the_lanes_share_one_worker_and_only_the_background_lane_runs_niced(embedder):
+    """One worker process holds both lanes (one tokenizer, ~280 MB, instead of one per lane); Linux
+    keeps a nice value per thread, so the background lane's thread and the engine threads it made
+    run at the lower priority while the interactive lane's thread does not."""
+    assert _unit(embedder.embed_query("warm up the interactive lane"))
+    assert _unit(embedder.embed_background(["warm up the background lane"])[0])
+    pid = embedder.query_lanes[0].proc.pid
+    assert embedder.document_lane.proc.pid == pid
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    nices = [int(open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()[16]) for t in os.listdir(f"/proc/{pid}/task")]
+    assert nices.count(min(base + 10, 19)) >= 2  # the lane's thread and its session's second thread
+    assert nices.count(base) >= 2  # the main thread and the interactive lane's
+
+
 def test_status_reports_without_embedding(embedder):
     lanes = embedder.status()["lanes"]
     starts = {k: v["starts"] for k, v in lanes.items()}
@@ -347,7 +361,7 @@ def test_worker_pipes_past_file_descriptor_1024():
     try:
         e = LocalE5Embedder(query_timeout_s=30)
         try:
-            assert e.query_lanes[0].proc.stdout.fileno() > 1024
+            assert min(e.query_lanes[0].pipes) > 1024
             assert _unit(e.embed_query("still works"))
         finally:
             e.close()
