@@ -172,6 +172,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     service.recaller.destinations = DestinationPolicy.from_settings(settings)
     service.recaller.index_wait_s = settings.recall_index_wait_s
     service.recaller.index_max_turns = settings.recall_index_max_turns
+    service.recaller.index_max_people = settings.recall_index_max_people
     if settings.redis_url:
         # several hosts: a person's why records and what a correction refers to, whichever host recalled
         from .why_shared import SharedWhyLog

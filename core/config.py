@@ -100,6 +100,9 @@ class Settings(BaseSettings):
     # turns a host keeps indexed for recall, everybody's together (~3 KB each: 196 000 turns held
     # ~600 MB); past it, the indexes used least recently are dropped and rebuilt when next needed
     recall_index_max_turns: int = Field(500_000, ge=1)
+    # people whose indexes a host keeps (~27 KB for a person with 5 memories and 10 turns; their
+    # turns count against the limit above too); past it, those used least recently are dropped
+    recall_index_max_people: int = Field(10_000, ge=1)
     ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
     recall_budget_tokens: int = 600
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset

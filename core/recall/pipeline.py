@@ -161,7 +161,8 @@ class Recaller(CatchUp):
         self._index_builds: dict[str, Future] = {}
         self.index_wait_s = INDEX_WAIT_S
         self.index_max_turns = 500_000  # Settings.recall_index_max_turns
-        self._msg_used: dict[str, float] = {}  # col -> when its turn index last served a recall
+        self.index_max_people = 10_000  # Settings.recall_index_max_people
+        self._used: dict[str, float] = {}  # col -> when its index (memories or turns) last served
         self._closed = False
 
     def close(self) -> None:
@@ -183,6 +184,7 @@ class Recaller(CatchUp):
         rev = self.revision(col) if rev is None else rev
         idx = self._mem.get(col)
         if idx is not None and idx.rev >= rev:
+            self._used[col] = time.monotonic()
             return idx
         with self._building(col):
             idx = self._mem.get(col)
@@ -205,6 +207,8 @@ class Recaller(CatchUp):
             with self._lock:
                 caught_up(idx, notes, self._mem_note)
                 self._mem[col] = idx
+                self._used[col] = time.monotonic()
+                self._evict_indexes(keep=col)
             log_built(col, len(idx.cands), notes, started, was, idx.rev, self.rebuilds)
             return idx
 
@@ -253,6 +257,7 @@ class Recaller(CatchUp):
                 return
             if idx.rev != old_rev:
                 self._mem.pop(col, None)
+                self._used.pop(col, None)
                 return
             for m in memories:
                 self._mem_add(idx, m)
@@ -266,6 +271,7 @@ class Recaller(CatchUp):
                 return
             if idx.rev != old_rev:
                 self._mem.pop(col, None)
+                self._used.pop(col, None)
                 return
             for i in ids:
                 idx.drop(i)
@@ -283,7 +289,7 @@ class Recaller(CatchUp):
             if idx is not None and self._catch_up(col, idx, rev, self._msg, lambda at: list(self.store.each_message(col, stamped_after(at))),
                                                   lambda i, _what, msgs: add_turns(i, msgs), drops=False):
                 with self._lock:
-                    self._evict_turn_indexes(keep=col)
+                    self._evict_indexes(keep=col)
                 return idx
             self.rebuilds += 1
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
@@ -300,25 +306,37 @@ class Recaller(CatchUp):
             with self._lock:
                 caught_up(idx, notes, lambda i, _what, msgs: add_turns(i, msgs))
                 self._msg[col] = idx
-                self._msg_used[col] = time.monotonic()
-                self._evict_turn_indexes(keep=col)
+                self._used[col] = time.monotonic()
+                self._evict_indexes(keep=col)
             log_built(col, len(idx.msgs), notes, started, was, idx.rev, self.rebuilds)
             return idx
 
-    def _evict_turn_indexes(self, keep: str) -> None:
-        """Past `index_max_turns` turns indexed in all, the indexes used least recently go (the
-        person's next recall builds theirs again): a host's memory stays bounded however many
-        people with long histories it serves. Called with the lock held."""
+    def _evict_indexes(self, keep: str) -> None:
+        """A host's memory stays bounded however many people it serves: past `index_max_turns` turns
+        indexed in all, the turn indexes used least recently go, and past `index_max_people` people
+        with indexes here (~27 KB for a person with 5 memories and 10 turns), the indexes used least
+        recently go, down to nine tenths of it so the sort is paid once per thousand. The person's next
+        recall builds theirs again. Called with the lock held."""
         total = sum(len(i.msgs) for i in self._msg.values())
-        if total <= self.index_max_turns:
-            return
-        for col in sorted(self._msg, key=lambda c: self._msg_used.get(c, 0.0)):
-            if total <= self.index_max_turns:
-                return
-            if col != keep:
-                total -= len(self._msg.pop(col).msgs)
-                self._msg_used.pop(col, None)
-                log.info("turn index of %s dropped: %d turns indexed on this host, more than %d", col, total, self.index_max_turns)
+        if total > self.index_max_turns:
+            for col in sorted(self._msg, key=lambda c: self._used.get(c, 0.0)):
+                if total <= self.index_max_turns:
+                    break
+                if col != keep:
+                    total -= len(self._msg.pop(col).msgs)
+                    self._used.pop(col, None)
+                    log.info("turn index of %s dropped: %d turns indexed on this host, more than %d", col, total, self.index_max_turns)
+        if len(self._mem) + len(self._msg) > 2 * self.index_max_people:
+            target = int(2 * self.index_max_people * 0.9)
+            cols = sorted([*self._mem, *self._msg], key=lambda c: self._used.get(c, 0.0))
+            dropped = 0
+            for col in cols[: max(0, len(cols) - target)]:
+                if col != keep:
+                    self._mem.pop(col, None)
+                    self._msg.pop(col, None)
+                    self._used.pop(col, None)
+                    dropped += 1
+            log.info("recall indexes of %d people's collections dropped: more than %d people indexed on this host", dropped, self.index_max_people)
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
         with self._lock:
@@ -328,10 +346,11 @@ class Recaller(CatchUp):
                 return
             if idx.rev != old_rev:
                 self._msg.pop(col, None)
+                self._used.pop(col, None)
                 return
             add_turns(idx, messages)
             idx.rev = new_rev
-            self._evict_turn_indexes(keep=col)
+            self._evict_indexes(keep=col)
 
     def session_tail(self, col: str, session: str, n: int) -> list[Turn] | None:
         """The last n turns of a session from the in-process index, or None when it is not loaded
@@ -359,7 +378,8 @@ class Recaller(CatchUp):
         build goes on (in the index pool), so recalls in the meantime answer from the person's
         memories instead of each waiting for the build. A store error is raised as before."""
         idx = self._msg.get(col)
-        self._msg_used[col] = time.monotonic()
+        if idx is not None:  # only a person whose index this host holds: never one entry per person asking
+            self._used[col] = time.monotonic()
         if idx is not None and idx.rev >= rev:
             return idx
         fut = self._build_soon(col, rev)
@@ -398,6 +418,7 @@ class Recaller(CatchUp):
                 self._note(c, "drop", None, -1, -1)
                 self._mem.pop(c, None)
                 self._msg.pop(c, None)
+                self._used.pop(c, None)
 
     # ---- query -------------------------------------------------------------------------------
 

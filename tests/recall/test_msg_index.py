@@ -229,6 +229,30 @@ def test_a_host_keeps_a_bounded_number_of_turns_indexed(service, clock, monkeypa
     assert service.recaller.rebuilds > builds and message_collection(people[1]) not in held
 
 
+def test_a_host_keeps_the_indexes_of_a_bounded_number_of_people(service, clock, monkeypatch):
+    """Past `recall_index_max_people`, the indexes (memories and turns) used least recently are
+    dropped, down to nine tenths of the limit, and the host keeps nothing per person it no longer
+    indexes; a person whose index went gets the same answer from a rebuilt one."""
+    from core import Actor, MemoryIn, scope_for
+    from core.scope import memory_collection, message_collection
+
+    people = [scope_for(Actor(f"p{n}")) for n in range(12)]
+    for n, scope in enumerate(people):
+        service.remember(scope, MemoryIn(content=f"person {n} grows tulips by the beehive"))
+        service.capture(scope, [Message(id=f"{n}-0", role="user", content="tulips and beehive note", session="s",
+                                        created_at=clock.now())], commands=False)
+    monkeypatch.setattr(service.recaller, "index_max_people", 10)
+    first = [c.id for c in service.search(people[0], "tulips beehive")]
+    for scope in people[1:]:
+        service.search(scope, "tulips beehive")
+    r = service.recaller
+    held = set(r._mem) | set(r._msg)
+    assert len(r._mem) + len(r._msg) <= 20 and set(r._used) == held
+    assert memory_collection(people[-1]) in held and message_collection(people[-1]) in held  # the newest stay
+    assert memory_collection(people[0]) not in held  # the oldest went
+    assert [c.id for c in service.search(people[0], "tulips beehive")] == first
+
+
 def test_searches_beside_a_writer_never_fail_through_compactions():
     """Recall searches without the index's lock while captures write: adds, replaces, removes and
     the compactions they trigger must never make a search or a coverage read fail."""
