@@ -89,10 +89,13 @@ from .correcting import Corrected, correct_in_turn, render_correction_note
 from .destinations import DestinationPolicy
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
+from .store.sealing import TCACHE_OFF, thread_caches_off
 from .identity import ADMIN, READ, WRITE, Identity
 from .local_memory import LocalMemory
 
 __all__ = [
+    "TCACHE_OFF",
+    "thread_caches_off",
     "ADMIN",
     "Actor",
     "AmberError",

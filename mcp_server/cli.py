@@ -146,7 +146,7 @@ def _restart_with_thread_caches_off() -> None:
     """Start `amber` again, once, with glibc's per-thread malloc caches off, so that blocks freed by
     this process are scrubbed before Chroma's native code reuses them for its index files
     (core/store/sealing.py, thread_caches_off). Only glibc reads the setting; elsewhere it is inert."""
-    from core.store.sealing import TCACHE_OFF, thread_caches_off
+    from core import TCACHE_OFF, thread_caches_off
 
     if not sys.platform.startswith("linux") or thread_caches_off() or os.environ.get("AMBER_RESTARTED"):
         return
