@@ -38,6 +38,7 @@ from .chroma_query import MISSING as _MISSING
 from .chroma_query import get_paged as _get_paged
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
+from .group_commit import GroupCommit
 from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
 from .reads_first import READS_FIRST, ReadsFirst
@@ -72,6 +73,7 @@ class ChromaStore:
         self.gate: ReadsFirst | None = None if chroma_url else READS_FIRST  # see reads_first.py: embedded writes hold the GIL
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
+        self._events = GroupCommit(self._write_events)  # everybody's audit rows, written together
         try:
             if chroma_url:
                 u = urlparse(chroma_url)
@@ -487,9 +489,16 @@ class ChromaStore:
             self._room(len(rows) * 2048)
             target, log = (EVENTS, col) if col.startswith(EVENT_LOG) else (col, None)
             ids, metas = [r[0] for r in rows], [r[1] for r in rows]
-            if log:
-                ids, metas = [f"{log}/{i}" for i in ids], [{**m, "log": log} for m in metas]
+            if log:  # with other writers' rows, in one upsert (group_commit.py)
+                self._events.put([f"{log}/{i}" for i in ids], [{**m, "log": log} for m in metas])
+                return
             self._collection(target, vectors=False).upsert(ids=ids, metadatas=metas, embeddings=[_UNIT] * len(rows))
+
+    def _write_events(self, ids: list[str], metas: list[dict[str, Any]]) -> None:
+        events = self._collection(EVENTS, vectors=False)
+        for at in range(0, len(ids), MAX_BATCH):
+            part = slice(at, at + MAX_BATCH)
+            events.upsert(ids=ids[part], metadatas=metas[part], embeddings=[_UNIT] * len(ids[part]))
 
     def find_rows(self, col: str, where: Where | None, limit: int | None = None) -> list[dict[str, Any]]:
         if not col.startswith(EVENT_LOG):

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 _READ = """
 import pickle, sys
 from pathlib import Path
@@ -25,5 +27,13 @@ def file_bytes(root: Path) -> dict[str, bytes]:
 
 
 def files_holding(root: Path, word: str) -> list[str]:
+    """The files under `root` whose bytes hold `word`. Only meaningful in a process started with
+    glibc's thread caches off (core/store/sealing.py, thread_caches_off; make test sets it): else
+    Chroma's new index files can hold stray heap bytes, words of earlier tests among them."""
+    from core import TCACHE_OFF, thread_caches_off
+
+    if not thread_caches_off():
+        pytest.fail(f"reading a store's bytes for words needs GLIBC_TUNABLES={TCACHE_OFF} in this process's environment "
+                    "from its start (`make test` sets it)")
     needle = word.encode("utf-8")
     return sorted(name for name, data in file_bytes(root).items() if needle in data)
