@@ -31,6 +31,7 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("forget_load.py", ["--smoke"]),
     ("embed_engine.py", ["--smoke"]),
     ("embed_lanes.py", ["--smoke"]),  # the real local embedder, both lanes
+    ("index_pool.py", ["--smoke"]),  # a chroma run server with a pool of 4 indexes
     ("rest_load.py", ["--smoke"]),  # amber serve with the hash embedder
     ("extraction_cost.py", ["--smoke"]),
     ("recall_folds.py", ["--smoke"]),  # made-up MADial and LoCoMo files (bench/synthetic.py)
