@@ -94,8 +94,6 @@ from .identity import ADMIN, READ, WRITE, Identity
 from .local_memory import LocalMemory
 
 __all__ = [
-    "TCACHE_OFF",
-    "thread_caches_off",
     "ADMIN",
     "Actor",
     "AmberError",
@@ -166,6 +164,7 @@ __all__ = [
     "StoreUnavailable",
     "SyncMemory",
     "SystemClock",
+    "TCACHE_OFF",
     "Timeout",
     "TransientError",
     "TurnsDeleted",
@@ -217,6 +216,7 @@ __all__ = [
     "shard_mover",
     "store_entries",
     "strip_patch",
+    "thread_caches_off",
     "user_hash",
     "vector_health",
 ]
