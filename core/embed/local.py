@@ -54,9 +54,9 @@ class WorkerProcess:
     that finds the process gone starts it again, and a request still reading the old one fails
     on its own."""
 
-    def __init__(self, model_dir: Path, lanes: Sequence["WorkerLane"] = ()):
+    def __init__(self, model_dir: Path):
         self.model_dir = model_dir
-        self.lanes: list[WorkerLane] = list(lanes)
+        self.lanes: list[WorkerLane] = []  # each lane adds itself
         self.lock = threading.Lock()
         self.proc: subprocess.Popen | None = None
         self.generation = 0
@@ -103,12 +103,15 @@ class WorkerProcess:
             if generation == self.generation:
                 self._stop()
 
-    def _stop(self) -> None:
-        proc, self.proc = self.proc, None
+    def _close_untaken(self) -> None:
         for w, r in self._ends.values():  # pipes no lane took
             os.close(w)
             os.close(r)
         self._ends = {}
+
+    def _stop(self) -> None:
+        proc, self.proc = self.proc, None
+        self._close_untaken()
         if proc is not None and proc.poll() is None:
             try:
                 proc.kill()
@@ -120,10 +123,7 @@ class WorkerProcess:
         """After every lane closed its pipes: the worker ends on its own; killed if it does not."""
         with self.lock:
             proc = self.proc
-            for w, r in self._ends.values():
-                os.close(w)
-                os.close(r)
-            self._ends = {}
+            self._close_untaken()
             if proc is not None:
                 try:
                     proc.wait(timeout=2)

@@ -63,7 +63,7 @@ def scrub_freed_memory() -> bool:
 TCACHE_OFF = "glibc.malloc.tcache_count=0"
 
 
-def thread_caches_off(environ: dict[str, str] | None = None) -> bool:
+def thread_caches_off() -> bool:
     """Whether this process started with glibc's per-thread malloc caches switched off.
 
     M_PERTURB does not reach blocks that glibc keeps in a thread's cache (up to 7 freed blocks of
@@ -73,7 +73,7 @@ def thread_caches_off(environ: dict[str, str] | None = None) -> bool:
     tcache_count=0`, which `make run`, `make serve` and `make test` set); the store warns when it
     is on. Measured: without it a fresh collection's `length.bin` held 304 of 400 bytes of old
     heap, with it none."""
-    tunables = (os.environ if environ is None else environ).get("GLIBC_TUNABLES", "")
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
     return TCACHE_OFF in tunables.replace(":", " ").split()
 
 
