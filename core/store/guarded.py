@@ -11,6 +11,7 @@ import httpx
 from ..errors import AmberError, StoreUnavailable
 from ..outage import OutageState
 from .disk import DiskGuard
+from .index_pool import NOOP_ID
 from .reads_first import ReadsFirst
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
@@ -18,18 +19,11 @@ _FULL_WORDS = ("disk is full", "no space left", "disk full")
 _WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
 _READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collection's vector index
 
-# Chroma keeps the vector index of each collection it has opened in a pool of at most N indexes
-# (a server: `segment_manager.hnsw_index_pool_cache_config` in its config file, 65 536 unless set;
-# embedded: the open-file limit / 5, so 204 at `ulimit -n 1024`), ~2.5 MB each whatever it holds.
-# Chroma 1.5.9 cannot read back an index it evicted before it ever wrote it to disk (it writes one
-# after `sync_threshold`, 1 000, changes): the next query fails "Nothing found on disk"
-# (chroma-core/chroma#4212; 139 of 200 small collections with a pool of 50, bench/README.md). Any
+# A vector index Chroma evicted from its pool and cannot read back fails "Nothing found on disk"
+# (chroma-core/chroma#4212; index_pool.py says when, and how Amber's collections avoid it). Any
 # write to the collection makes Chroma rebuild the index from its log, so the store then deletes
-# an id no record has (a log entry that changes nothing) and asks once more. What this leaves: an
-# index Chroma did write (1 000 changes or more) is read back as last written, and until the
-# collection's next write its answers miss what changed since (recall's lexical arm still finds it).
+# an id no record has (a log entry that changes nothing) and asks once more.
 _EVICTED = "nothing found on disk"
-_RELOAD_ID = "amber:reload-index"
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -103,7 +97,7 @@ class _Guarded:
                 except Exception as e:
                     if attr not in _READS_INDEX or not any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
                         raise
-                    self._col.delete(ids=[_RELOAD_ID])  # see _EVICTED: Chroma rebuilds the index from its log
+                    self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
                     out = value(*args, **kwargs)
             except Exception as e:
                 if self._disk is not None and attr in _WRITES:
