@@ -40,6 +40,9 @@
     // one cheap read proves the key (and the user it may act for) before the page opens, and says
     // whose memory the page shows: the user the key acts for, or the one an admin key acts for
     const me = await api("GET", "v1/whoami");
+    // proven: kept for this tab before anything else loads, so a reload meanwhile stays signed in
+    sessionStorage.setItem("amber.key", state.key);
+    sessionStorage.setItem("amber.user", state.user);
     $("login").hidden = true;
     $("app").hidden = false;
     $("error").hidden = true;
@@ -72,9 +75,9 @@
     }
     try {
       await connect();
-      sessionStorage.setItem("amber.key", state.key);
-      sessionStorage.setItem("amber.user", state.user);
     } catch (err) {
+      sessionStorage.removeItem("amber.key");
+      sessionStorage.removeItem("amber.user");
       state.key = "";
       state.user = "";
       showError(err);

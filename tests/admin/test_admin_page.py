@@ -301,6 +301,25 @@ def test_search_digest_and_glossary(host, page_for):
     assert not watch.dialogs and not watch.errors
 
 
+def test_a_reload_before_the_page_has_loaded_stays_signed_in(host, page_for):
+    """The key is kept for the tab as soon as the server has accepted it, not once every part of
+    the page has loaded: here the review count never answers, so the sign-in never finishes its
+    loading, and a reload once the list shows must still find the key (it once lost it)."""
+    url, _ = host
+    page, watch = page_for()
+    held = []
+    page.route("**/v1/candidates", lambda route: held.append(route))  # left unanswered
+    login(page, url, KEYS["admin"], user="alice")
+    expect(row(page, "Alice lives in Porto")).to_have_count(1)
+    assert held  # the review count was asked for and is still on its way
+    assert page.evaluate("[sessionStorage.getItem('amber.key'), sessionStorage.getItem('amber.user')]") == [KEYS["admin"], "alice"]
+    page.unroute("**/v1/candidates")
+    page.reload()
+    expect(page.get_by_test_id("who")).to_have_text("Memory of alice \u00b7 admin key \u201cadmin\u201d")
+    expect(row(page, "Alice lives in Porto")).to_have_count(1)
+    assert not watch.dialogs and not watch.errors
+
+
 def test_bob_sees_none_of_alices(host, page_for):
     url, mem = host
     page, watch = page_for()
