@@ -60,7 +60,7 @@ class ChromaStore:
     def __init__(
         self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
         tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
-        master_key: bytes | None = None,
+        master_key: bytes | None = None, index_pool: int | None = None,
     ):
         # embedded: each record's words sealed under a key of its own (sealing.py); server: plain
         self.sealer: Sealer | None = None
@@ -95,7 +95,7 @@ class ChromaStore:
                 self._lock.acquire()
                 self.disk = DiskGuard(Path(data_dir))
                 chroma_file.prepare(path)  # write-ahead log: shorter writes (chroma_file.py)
-                self.client = embedded_client(path, ChromaSettings(anonymized_telemetry=False, allow_reset=False))
+                self.client = embedded_client(path, ChromaSettings(anonymized_telemetry=False, allow_reset=False), index_pool)
                 self.location = str(path)
                 self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3", master_key))
                 if not scrub_freed_memory():

@@ -24,8 +24,8 @@ the open-file limit / 5, which at a limit of 200 ran out of files (EMFILE, which
 "Error in compaction"). Measured with PERSON_INDEX, embedded, 420 collections: the files of at most
 64 indexes were open (~260 descriptors) with pools of 20 and of 100. `embedded_client` raises the
 process's soft open-file limit to its hard limit, which leaves room for that and for every socket,
-and gives Chroma a pool of a tenth of it (102 indexes, ~260 MB, at the common 1 024; 2 000 at
-20 000) rather than a fifth.
+and gives Chroma a pool of `chroma_index_pool` indexes (1 000 unless set, ~2.6 GB at most; ~2.6 MB
+each whatever they hold), never more than a tenth of that limit.
 """
 
 from __future__ import annotations
@@ -58,14 +58,15 @@ def pool_size(limit: int) -> int:
     return max(1, limit // POOL_SHARE)
 
 
-def embedded_client(path: Path, settings: Any) -> Any:
-    """A PersistentClient at `path` whose index pool is `pool_size` of the hard open-file limit,
-    with the process's soft limit raised to that hard limit. Chroma reads the soft limit once, as
-    the client starts, to size its pool; so it is set to pool × 5 for that moment and raised
-    after (never below what the process already has open)."""
+def embedded_client(path: Path, settings: Any, most: int | None = None) -> Any:
+    """A PersistentClient at `path` whose index pool is `most` indexes, and never more than
+    `pool_size` of the hard open-file limit, with the process's soft limit raised to that hard
+    limit. Chroma reads the soft limit once, as the client starts, to size its pool; so it is set
+    to pool × 5 for that moment and raised after (never below what the process already has open)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     room = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
-    during = min(room, max(pool_size(room) * FILES_PER_POOLED_INDEX, _open_files() + 64))
+    pool = min(most or room, pool_size(room))
+    during = min(room, max(pool * FILES_PER_POOLED_INDEX, _open_files() + 64))
     try:
         resource.setrlimit(resource.RLIMIT_NOFILE, (during, hard))
     except (ValueError, OSError):

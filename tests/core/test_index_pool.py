@@ -113,12 +113,13 @@ def test_an_embedded_store_reads_evicted_indexes_back_whole(tmp_path):
     assert got["soft_limit"] == 1024  # 260 collections on a pool of 102 within 1 024 open files
 
 
-def test_the_embedded_pool_is_a_tenth_of_the_hard_open_file_limit(tmp_path):
+def test_the_embedded_pool_is_the_setting_and_at_most_a_tenth_of_the_open_file_limit(tmp_path):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
-        client = embedded_client(tmp_path / "chroma", ChromaSettings(anonymized_telemetry=False))
-        assert client._server.hnsw_cache_size == pool_size(hard) == hard // 10
-        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)  # raised for everything else
+        for most, pool in ((500, min(500, hard // 10)), (None, pool_size(hard)), (hard, hard // 10)):
+            client = embedded_client(tmp_path / f"chroma{most}", ChromaSettings(anonymized_telemetry=False), most)
+            assert client._server.hnsw_cache_size == pool
+            assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)  # raised for everything else
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
