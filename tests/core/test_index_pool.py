@@ -12,7 +12,6 @@ over (index_pool.keep_on_disk)."""
 from __future__ import annotations
 
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from chromadb.config import Settings as ChromaSettings
 
 from core import Message
 from core.store.chroma import ChromaStore
-from core.store.index_pool import embedded_client, pool_size
+from core.store.index_pool import pool_size
 from tests.kit.servers import free_port, stop_process, wait_answering
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,15 +112,31 @@ def test_an_embedded_store_reads_evicted_indexes_back_whole(tmp_path):
     assert got["soft_limit"] == 1024  # 260 collections on a pool of 102 within 1 024 open files
 
 
+POOL_CHILD = """
+import json, resource, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from chromadb.config import Settings
+from core.store.index_pool import embedded_client
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+got = []
+for most in (500, None, hard):
+    client = embedded_client(Path(sys.argv[1]) / f"chroma{most}", Settings(anonymized_telemetry=False), most)
+    got.append([client._server.hnsw_cache_size, list(resource.getrlimit(resource.RLIMIT_NOFILE))])
+print(json.dumps({"hard": hard, "got": got}))
+"""
+
+
 def test_the_embedded_pool_is_the_setting_and_at_most_a_tenth_of_the_open_file_limit(tmp_path):
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    try:
-        for most, pool in ((500, min(500, hard // 10)), (None, pool_size(hard)), (hard, hard // 10)):
-            client = embedded_client(tmp_path / f"chroma{most}", ChromaSettings(anonymized_telemetry=False), most)
-            assert client._server.hnsw_cache_size == pool
-            assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)  # raised for everything else
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    """In a child: a fresh process's few open files (a long test run holds thousands, and the pool
+    is never sized below what is already open)."""
+    out = subprocess.run([sys.executable, "-c", POOL_CHILD, str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    hard = got["hard"]
+    assert [pool for pool, _ in got["got"]] == [min(500, hard // 10), pool_size(hard), hard // 10]
+    assert all(limit == [hard, hard] for _, limit in got["got"])  # raised for everything else
 
 
 def test_a_chroma_server_with_a_small_index_pool_answers_every_collection(tmp_path):
