@@ -120,6 +120,12 @@ class ChromaStore:
         if self.sealer is not None:
             self.sealer.keys.close()
         if self._lock:
+            # embedded: Chroma lets go of its files (each pooled index holds four open) before the
+            # directory is free for another process to open
+            try:
+                self.client.close()
+            except Exception as e:
+                log.warning("amber: closing the embedded Chroma at %s: %s", self.location, e)
             self._lock.release()
             self._lock = None
 

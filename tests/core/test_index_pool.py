@@ -163,3 +163,42 @@ def test_a_chroma_server_with_a_small_index_pool_answers_every_collection(tmp_pa
         assert all(store.count(name) == TURNS for name in names + legacy)  # nothing deleted or doubled
     finally:
         stop_process(proc)
+
+
+def test_closing_an_embedded_store_lets_go_of_its_files(tmp_path):
+    """Each pooled index on disk holds files open; a closed store holds none of its directory's,
+    so nothing of it stays open once another process may take the directory."""
+    import os
+    import time
+
+    data = tmp_path / "data"
+
+    def held() -> list[str]:
+        names = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                path = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if path.startswith(str(data)):
+                names.append(path[len(str(data)):])
+        return names
+
+    store = ChromaStore(data_dir=data, embedder_id="test", dim=4)
+    for i in range(3):
+        turn = Message(id=f"t{i}", role="user", content="a turn", created_at=NOW)
+        store.put_messages(f"amber_msg_close{i}", [turn], [turn.content], [QUERY])
+        assert store.nearest_ids(f"amber_msg_close{i}", QUERY, 1)[0][0] == f"t{i}"
+    assert len(held()) >= 3 * 4  # three indexes on disk, four files each, and Chroma's database
+    store.close()
+    # the index files at once; Chroma's SQLite pool closes its connections in the background
+    assert [f for f in held() if "sqlite3" not in f] == []
+    deadline = time.monotonic() + 10
+    while held() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert held() == []
+    again = ChromaStore(data_dir=data, embedder_id="test", dim=4)  # and the directory opens again, whole
+    try:
+        assert [again.nearest_ids(f"amber_msg_close{i}", QUERY, 1)[0][0] for i in range(3)] == ["t0", "t1", "t2"]
+    finally:
+        again.close()
