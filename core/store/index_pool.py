@@ -22,7 +22,9 @@ touches them. A collection made before this is switched over the first time the 
 An index on disk keeps four files open while Chroma holds it. Embedded Chroma sizes its pool as
 the open-file limit / 5, which at a limit of 200 ran out of files (EMFILE, which a write reports as
 "Error in compaction"). Measured with PERSON_INDEX, embedded, 420 collections: the files of at most
-64 indexes were open (~260 descriptors) with pools of 20 and of 100. `embedded_client` raises the
+64 indexes were open (~260 descriptors) with pools of 20 and of 100; a `chroma run` server with a
+pool of 1 000 held ~3 900 descriptors (its open-file limit is the operator's: the compose files in
+deploy/ set it). `embedded_client` raises the
 process's soft open-file limit to its hard limit, which leaves room for that and for every socket,
 and gives Chroma a pool of `chroma_index_pool` indexes (1 000 unless set, ~2.6 GB at most; ~2.6 MB
 each whatever they hold), never more than a tenth of that limit.
