@@ -41,7 +41,7 @@ from .disk import DiskGuard
 from .group_commit import GroupCommit
 from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
-from .index_pool import PERSON_INDEX, SHARED_INDEX, embedded_client, keep_on_disk, keeps_on_disk
+from .index_pool import embedded_client
 from .reads_first import READS_FIRST, ReadsFirst
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
@@ -154,7 +154,7 @@ class ChromaStore:
             meta = {"amber:embedder": self.embedder_id, "amber:dim": self.dim} if vectors else {"amber:vectors": "none"}
             try:
                 col = self.client.get_or_create_collection(
-                    name, metadata=meta, embedding_function=None, configuration={"hnsw": PERSON_INDEX if vectors else SHARED_INDEX}
+                    name, metadata=meta, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
                 )
             except Exception as e:
                 raise StoreUnavailable(f"Chroma collection {name}: {e}") from e
@@ -168,13 +168,7 @@ class ChromaStore:
                     f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                     f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                 )
-        guarded = _Guarded(col, name, self.outage, self.disk, self.gate)
-        if vectors and not keeps_on_disk(col):  # made before Amber kept indexes on disk (index_pool.py)
-            try:
-                keep_on_disk(guarded)
-            except Exception as e:  # the collection still answers; the next process tries again
-                log.warning("amber: could not switch %s to keep its vector index on disk: %s", name, e)
-        self._cols[name] = guarded
+        self._cols[name] = guarded = _Guarded(col, name, self.outage, self.disk, self.gate)
         return guarded
 
     def collection_embedder(self, name: str) -> str | None:
@@ -479,8 +473,7 @@ class ChromaStore:
             with self._mutex:
                 self._cols.pop(name, None)
                 self.client.delete_collection(name)
-                index = SHARED_INDEX if meta.get("amber:vectors") == "none" else PERSON_INDEX
-                c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": index})
+                c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
             for i in range(0, len(ids), MAX_BATCH):
                 part = slice(i, i + MAX_BATCH)
                 c.add(ids=ids[part], metadatas=metas[part], embeddings=vectors[part],

@@ -20,7 +20,7 @@ _WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
 _READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collection's vector index
 
 # A vector index Chroma evicted from its pool and cannot read back fails "Nothing found on disk"
-# (chroma-core/chroma#4212; index_pool.py says when, and how Amber's collections avoid it). Any
+# (chroma-core/chroma#4212; index_pool.py says when). Any
 # write to the collection makes Chroma rebuild the index from its log, so the store then deletes
 # an id no record has (a log entry that changes nothing) and asks once more.
 _EVICTED = "nothing found on disk"

@@ -1,33 +1,23 @@
-"""How Amber keeps Chroma's pool of vector indexes safe to evict, and sized to the process.
+"""The embedded store's pool of Chroma vector indexes, sized to the process.
 
 Chroma keeps the vector index of each collection it has opened in a pool (a server: its config
-file's `segment_manager.hnsw_index_pool_cache_config`; embedded: the open-file limit / 5). With
-thousands of people on a box the pool holds only the active ones, and an evicted index is read
-back from disk. Chroma 1.5.9 writes an index to disk only every `sync_threshold` changes (1 000
-unless set) and reads it back as last written, so with its defaults:
+file's `segment_manager.hnsw_index_pool_cache_config`; embedded: the open-file limit / 5), ~2.6 MB
+each whatever it holds. An evicted index is read back from disk if Chroma wrote it there (it does
+every `sync_threshold` changes, 1 000 unless set); one never written fails "Nothing found on disk"
+(chroma-core/chroma#4212), which core/store/guarded.py mends by a write that makes Chroma rebuild
+it from its log.
 
-- a collection of fewer changes has nothing on disk, and its next query fails "Nothing found on
-  disk" (chroma-core/chroma#4212);
-- a bigger one answers without up to 999 of its latest changes, silently.
+Amber's collections keep Chroma's defaults. Writing each person's index to disk after every write
+(`batch_size` 1, `sync_threshold` 1) made evicted indexes read back whole and a 3 000-person server
+~10× faster (bench/README.md), but a writer killed during that write can leave the index's
+metadata file cut short, and the collection then fails every read ("Error deserializing pickle
+file"; tests/core/test_crash_supersede.py found it). Not worth a person's memory.
 
-Measured on embedded Chroma, 60 collections of 3 single-record writes each with a pool of 20: the
-defaults failed 20 queries; `batch_size` 2 / `sync_threshold` 2 failed none but 38 answers were a
-record short; 1 / 1 failed none and none was short (bench/index_pool.py, bench/README.md). So each
-person's memories and turns are kept at 1 / 1 (`PERSON_INDEX`): Chroma writes the index to disk
-after every write. The shared registry and audit collections keep Chroma's defaults:
-they are read by id and metadata, not by nearest vector, and stay pooled because every request
-touches them. A collection made before this is switched over the first time the store opens it
-(`keep_on_disk`). core/store/guarded.py still reloads an index that fails, whatever the cause.
-
-An index on disk keeps four files open while Chroma holds it. Embedded Chroma sizes its pool as
-the open-file limit / 5, which at a limit of 200 ran out of files (EMFILE, which a write reports as
-"Error in compaction"). Measured with PERSON_INDEX, embedded, 420 collections: the files of at most
-64 indexes were open (~260 descriptors) with pools of 20 and of 100; a `chroma run` server with a
-pool of 1 000 held ~3 900 descriptors (its open-file limit is the operator's: the compose files in
-deploy/ set it). `embedded_client` raises the
-process's soft open-file limit to its hard limit, which leaves room for that and for every socket,
-and gives Chroma a pool of `chroma_index_pool` indexes (1 000 unless set, ~2.6 GB at most; ~2.6 MB
-each whatever they hold), never more than a tenth of that limit.
+An index on disk keeps four files open while Chroma holds it, so an embedded pool of limit / 5
+indexes can take four fifths of the process's files (at a limit of 200 it ran out: EMFILE, which a
+write reports as "Error in compaction"). `embedded_client` raises the process's soft open-file
+limit to its hard limit and gives Chroma a pool of `chroma_index_pool` indexes (1 000 unless set,
+~2.6 GB at most), never more than a tenth of that limit.
 """
 
 from __future__ import annotations
@@ -42,8 +32,6 @@ import chromadb
 
 log = logging.getLogger("amber.store")
 
-PERSON_INDEX = {"space": "cosine", "batch_size": 1, "sync_threshold": 1}
-SHARED_INDEX = {"space": "cosine"}
 FILES_PER_POOLED_INDEX = 5  # what embedded Chroma divides the open-file limit by
 POOL_SHARE = 10  # Amber's pool: the open-file limit / 10
 NOOP_ID = "amber:reload-index"  # deleting an id no record has: a write that changes nothing
@@ -84,15 +72,3 @@ def embedded_client(path: Path, settings: Any, most: int | None = None) -> Any:
                 continue
         log.debug("amber: embedded Chroma pools %d vector indexes; open-file limit %d", during // FILES_PER_POOLED_INDEX, room)
 
-
-def keeps_on_disk(col: Any) -> bool:
-    hnsw = (getattr(col, "configuration_json", None) or {}).get("hnsw") or {}
-    return hnsw.get("sync_threshold") == PERSON_INDEX["sync_threshold"]
-
-
-def keep_on_disk(col: Any) -> None:
-    """Switch a collection made with Chroma's defaults to PERSON_INDEX, then write nothing to it so
-    that Chroma writes its index to disk under the new settings at once (an index never written
-    would still fail after eviction until the person's next write)."""
-    col.modify(configuration={"hnsw": {k: v for k, v in PERSON_INDEX.items() if k != "space"}})
-    col.delete(ids=[NOOP_ID])

@@ -31,7 +31,6 @@ from typing import Any, Callable
 from ..errors import InvalidInput, StoreUnavailable
 from ..scope import user_key
 from .chroma import ChromaStore, _get_paged
-from .index_pool import PERSON_INDEX, SHARED_INDEX
 from .shards import REV_PREFIX, ShardedStore, has_collection, user_collections, user_key_of
 
 log = logging.getLogger("amber.shards")
@@ -104,9 +103,8 @@ class ShardMover:
     def _copy(self, src: ChromaStore, dst: ChromaStore, name: str) -> int:
         """Every record of one collection, in pages, then the two id sets compared."""
         source = src.client.get_collection(name, embedding_function=None)
-        index = SHARED_INDEX if (source.metadata or {}).get("amber:vectors") == "none" else PERSON_INDEX
         target = dst.client.get_or_create_collection(name, metadata=source.metadata or None, embedding_function=None,
-                                                     configuration={"hnsw": index})
+                                                     configuration={"hnsw": {"space": "cosine"}})
         offset = 0
         while True:
             page = source.get(limit=self.batch, offset=offset, include=["embeddings", "metadatas", "documents"])
