@@ -104,8 +104,8 @@ class Settings(BaseSettings):
     # turns count against the limit above too); past it, those used least recently are dropped
     recall_index_max_people: int = Field(10_000, ge=1)
     # embedded Chroma: the vector indexes it keeps in memory (~2.6 MB each, two per person active);
-    # past it, those used least recently are read back from disk when next needed (a few ms); never
-    # more than a tenth of the process's open-file limit (core/store/index_pool.py)
+    # past it, those used least recently are read back or rebuilt from Chroma's log when next
+    # needed; never more than a tenth of the process's open-file limit (core/store/index_pool.py)
     chroma_index_pool: int = Field(1_000, ge=1)
     ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
     recall_budget_tokens: int = 600

@@ -11,7 +11,6 @@ import httpx
 from ..errors import AmberError, StoreUnavailable
 from ..outage import OutageState
 from .disk import DiskGuard
-from .index_pool import NOOP_ID
 from .reads_first import ReadsFirst
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
@@ -19,11 +18,14 @@ _FULL_WORDS = ("disk is full", "no space left", "disk full")
 _WRITES = frozenset({"add", "upsert", "update", "delete", "modify"})
 _READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collection's vector index
 
-# A vector index Chroma evicted from its pool and cannot read back fails "Nothing found on disk"
-# (chroma-core/chroma#4212; index_pool.py says when). Any
-# write to the collection makes Chroma rebuild the index from its log, so the store then deletes
-# an id no record has (a log entry that changes nothing) and asks once more.
+# A vector index Chroma evicted from its pool before it ever wrote it to disk fails "Nothing found
+# on disk" (chroma-core/chroma#4212; index_pool.py says when). Any write to the collection makes
+# Chroma rebuild the index from its log, so the store then deletes an id no record has (a log entry
+# that changes nothing) and asks once more. What this leaves: an index Chroma did write (1 000
+# changes or more) is read back as last written, and until the collection's next write its answers
+# miss what changed since (recall's lexical arm still finds it).
 _EVICTED = "nothing found on disk"
+_RELOAD_ID = "amber:reload-index"
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -97,7 +99,7 @@ class _Guarded:
                 except Exception as e:
                     if attr not in _READS_INDEX or not any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
                         raise
-                    self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
+                    self._col.delete(ids=[_RELOAD_ID])  # see _EVICTED: Chroma rebuilds the index from its log
                     out = value(*args, **kwargs)
             except Exception as e:
                 if self._disk is not None and attr in _WRITES:

@@ -34,7 +34,6 @@ log = logging.getLogger("amber.store")
 
 FILES_PER_POOLED_INDEX = 5  # what embedded Chroma divides the open-file limit by
 POOL_SHARE = 10  # Amber's pool: the open-file limit / 10
-NOOP_ID = "amber:reload-index"  # deleting an id no record has: a write that changes nothing
 
 
 def _open_files() -> int:
@@ -71,4 +70,3 @@ def embedded_client(path: Path, settings: Any, most: int | None = None) -> Any:
             except (ValueError, OSError):  # a kernel cap under an unlimited hard limit: keep what was
                 continue
         log.debug("amber: embedded Chroma pools %d vector indexes; open-file limit %d", during // FILES_PER_POOLED_INDEX, room)
-

@@ -1,8 +1,8 @@
 """Chroma evicts vector indexes from its pool; the store reads them back instead of failing.
 
 Chroma keeps at most N vector indexes in memory (a server: its config file's
-`hnsw_index_pool_cache_config`; embedded: what core/store/index_pool.py sizes it to). Chroma 1.5.9 cannot load an
-evicted index it never wrote to disk, and a query on that collection fails "Nothing found on disk"
+`hnsw_index_pool_cache_config`; embedded: what core/store/index_pool.py sizes it to). Chroma 1.5.9
+cannot load an evicted index it never wrote to disk, and a query on that collection fails "Nothing found on disk"
 (chroma-core/chroma#4212). Each test first shows the failure with the plain chromadb client on the
 same Chroma, then that every collection answers through ChromaStore (core/store/guarded.py)."""
 
@@ -153,7 +153,7 @@ def test_closing_an_embedded_store_lets_go_of_its_files(tmp_path):
     vectors = [[1.0, float(i), 0.0, 0.5] for i in range(1000)]
     store.put_messages("amber_msg_close", turns, [t.content for t in turns], vectors)  # 1 000 changes: written to disk
     assert store.nearest_ids("amber_msg_close", vectors[7], 1)[0][0] == "t7"
-    assert len([f for f in held() if "sqlite3" not in f]) >= 4  # the index on disk, four files, and Chroma's database
+    assert len([f for f in held() if "sqlite3" not in f]) >= 4  # the index on disk: four files
     store.close()
     # the index files at once; Chroma's SQLite pool closes its connections in the background
     assert [f for f in held() if "sqlite3" not in f] == []
