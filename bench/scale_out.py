@@ -24,6 +24,11 @@ Hosts embed with `--embedder hash` (no model: what Chroma, BM25, HTTP and coordi
 `--embedder local` runs the real one (~50 ms CPU per item). `--chroma-index-cache N` caps the HNSW
 indexes Chroma keeps in memory (its default: 65 536).
 
+`--embedded`: one host on its own data dir, Chroma in its process (`make run`'s topology; no Redis,
+no second host): fill, warm pass, single client, then `--rounds` of the mixes. `--chroma-index-cache`
+is then the host's `chroma_index_pool`, and "chroma" RSS and CPU are the host's. `--code DIR` runs the
+hosts on another tree's Amber (a worktree of a base commit) with this bench, for a same-run ratio.
+
     .venv/bin/python bench/scale_out.py [--users 1000] [--big 20000] [--clients 16] [--seconds 20]
 
 The last line printed is one JSON object with every figure.
@@ -252,6 +257,8 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=1, help="Chroma servers; >1 adds the shards phase (module docstring)")
     ap.add_argument("--shard-rounds", type=int, default=1, help="rounds of (one shard, N shards), the users moved back between")
     ap.add_argument("--force", action="store_true", help="run even if Chroma may need most of the free memory")
+    ap.add_argument("--embedded", action="store_true", help="one host with embedded Chroma (module docstring)")
+    ap.add_argument("--code", default=None, help="the hosts run this tree's Amber (PYTHONPATH), e.g. a base commit's worktree")
     ap.add_argument("--big-home", choices=["any", "second"], default="any",
                     help="second: name the big user so that with both hosts listed their home is host 2, whose index is then "
                          "behind host 1's writes of the one-host rounds (rendezvous routing over random ports otherwise picks either)")
@@ -261,7 +268,7 @@ def main() -> None:
     if need > 0.6 * avail and not args.force:
         raise SystemExit(f"Chroma would need ~{need:.0f} MB of {avail:.0f} MB available: lower --users, "
                          "cap --chroma-index-cache, or --force")
-    asyncio.run(run(args))
+    asyncio.run(run_embedded(args) if args.embedded else run(args))
 
 
 async def run(args) -> None:
@@ -287,6 +294,8 @@ async def run(args) -> None:
             rds.set(f"amber:shard:{user_key(u)}", "s1")  # the rounds run on one shard; the shards phase moves users
         for h in hosts:
             h.env["AMBER_EMBEDDING_MODEL"] = args.embedder  # AmberHost sets "hash"
+            if args.code:
+                h.env["PYTHONPATH"] = str(Path(args.code).resolve())
             stack.callback(h.stop)
             stack.push(lambda exc_type, *_, h=h: exc_type and print(f"--- {h.name} log ---\n{h.log()[-3000:]}", file=sys.stderr))
         hosts[0].start(timeout=180)
@@ -379,6 +388,79 @@ async def run(args) -> None:
         one_shard, n_shards = res["phases"][2]["uniform_1_shard"], res["phases"][2][f"uniform_{args.shards}_shards"]
         res["shards"]["shards_vs_one"] = round(n_shards["ops_per_s"] / one_shard["ops_per_s"], 2)
     report(res)
+    print(json.dumps(res))
+
+
+async def run_embedded(args) -> None:
+    """`--embedded`: the same fill, warm pass and mixes against one host whose Chroma is in process."""
+    rnd = random.Random(17)
+    users = [f"user{i:05d}" for i in range(args.users)]
+    big = "big-user" if args.big else None
+    scenarios = ["uniform", "hot"] if big else ["uniform"]
+    res: dict = {"bench": "scale_out", "embedded": True, "cores": os.cpu_count(), "embedder": args.embedder, "args": vars(args),
+                 "rss_mb": {}, "phases": {1: {}}}
+    with tempfile.TemporaryDirectory(prefix="amber-scale-out-") as tmp, contextlib.ExitStack() as stack:
+        work = Path(tmp)
+        host = AmberHost(work / "host1", name="host1", amber={"jobs_enabled": False, **(
+            {"chroma_index_pool": args.chroma_index_cache} if args.chroma_index_cache else {})})
+        host.env["AMBER_EMBEDDING_MODEL"] = args.embedder
+        host.env["GLIBC_TUNABLES"] = "glibc.malloc.tcache_count=0"  # what make run sets (core/store/sealing.py)
+        if args.code:
+            host.env["PYTHONPATH"] = str(Path(args.code).resolve())
+        stack.callback(host.stop)
+        stack.push(lambda exc_type, *_: exc_type and print(f"--- host log ---\n{host.log()[-3000:]}", file=sys.stderr))
+        host.start(timeout=180)
+        pid, rss = host.proc.pid, res["rss_mb"]
+
+        def snapshot(label: str) -> None:
+            rss[label] = {"host1": rss_mb(pid)}
+            print(f"RSS MB {label}: {rss[label]}", flush=True)
+
+        snapshot("start")
+        mem = RemoteMemory([host.base], RELAY_KEY, timeout=600)
+        t = time.perf_counter()
+        await bounded((mem.for_user(u).import_(user_lines(args.memories, args.turns, rnd)) for u in users), args.fill_concurrency)
+        res["fill_small_s"] = round(time.perf_counter() - t, 1)
+        snapshot("after_small")
+        if big:
+            t, lines = time.perf_counter(), memories(args.big, rnd)
+            for i in range(0, args.big, args.chunk):
+                await mem.for_user(big).import_(lines[i : i + args.chunk])
+            res["fill_big_s"] = round(time.perf_counter() - t, 1)
+            snapshot("after_big")
+        res["phases"][1]["warm"] = await warm(mem, users + ([big] if big else []), args.clients)
+        res["phases"][1]["settle_s"] = await settle(pid)
+        print(f"filled and warmed: {res}", flush=True)
+        snapshot("after_warm")
+        acc = {s: {"ms": defaultdict(list), "errors": Counter(), "seconds": 0.0, "cpu": Counter()} for s in ["single_client", *scenarios]}
+
+        async def measure(s: str, seed: int, a: argparse.Namespace) -> None:
+            before = {"host1": cpu_s(pid), "machine": cpu_s(None)}
+            await closed_loop(mem, users, big if s == "hot" else None, a, seed, acc[s])
+            acc[s]["cpu"].update({"host1": cpu_s(pid) - before["host1"], "machine": cpu_s(None) - before["machine"]})
+            print(f"{s}: {sum(map(len, acc[s]['ms'].values()))} ops so far", flush=True)
+
+        await measure("single_client", 1, argparse.Namespace(**{**vars(args), "clients": 1, "seconds": min(args.seconds, 15)}))
+        for rnd_no in range(args.rounds):
+            for s in scenarios:
+                await measure(s, rnd_no * 100 + len(s), args)
+        await mem.aclose()
+        snapshot("end")
+    for s, a in acc.items():
+        ops = sum(len(v) for v in a["ms"].values())
+        cpu = dict(a["cpu"])
+        cpu["others_on_machine"] = cpu.pop("machine") - cpu["host1"]
+        res["phases"][1][s] = {
+            "ops_per_s": round(ops / a["seconds"], 1), "ops": ops, "errors": dict(a["errors"]),
+            "all_ms": stats([x for v in a["ms"].values() for x in v]), **{f"{k}_ms": stats(v) for k, v in sorted(a["ms"].items())},
+            "cpu_ms_per_op": {k: round(v * 1000 / max(1, ops), 1) for k, v in cpu.items()},
+        }
+        r = res["phases"][1][s]
+        print(f"{s:13} {r['ops_per_s']:>6} ops/s, recall p50/p95/p99 {r['recall_ms']['p50']}/{r['recall_ms']['p95']}/"
+              f"{r['recall_ms']['p99']} ms, remember p50 {r.get('remember_ms', {}).get('p50', '-')} ms, capture p50 "
+              f"{r.get('capture_ms', {}).get('p50', '-')} ms, errors {r['errors']}, CPU ms/op {r['cpu_ms_per_op']}")
+    res["host_mb_per_user"] = round((rss["after_small"]["host1"] - rss["start"]["host1"]) / max(1, len(users)), 3)
+    print(f"host RSS: {res['rss_mb']}; {res['host_mb_per_user']} MB per user after the fill")
     print(json.dumps(res))
 
 

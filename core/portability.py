@@ -31,6 +31,40 @@ class Portability:
         self._redact = redact
         self._embed_background = embed_background
 
+    # ---- vectors of an index a crash cut short (core/store/index_repair.py, core/repair.py) ------
+
+    def vectors_pending(self) -> list[str]:
+        """The people's collections whose index the store set aside, their vectors still to give back."""
+        return self._store.vectors_to_rebuild()
+
+    def vectors_rebuilt(self, col: str) -> None:
+        self._store.vectors_rebuilt(col)
+
+    def wake_on_set_aside(self, wake: Callable[[], None]) -> None:
+        self._store.on_set_aside = wake
+
+    def revector(self, scope: Scope, col: str, batch: int = 64) -> int:
+        """Give back the vectors of this user's memories or turns (`col`) after their index was set
+        aside (core/store/index_repair.py): the records are read once and embedded again on the
+        background lane, a batch at a time, each batch written under the user's write lock, where
+        a record changed meanwhile is left as its own write left it. Returns the records restored."""
+        raw = self._store.read_raw(col)
+        if col == memory_collection(scope):
+            mems = [Memory.model_validate_json(r["record"]) for r in raw]
+            ids, texts = [m.id for m in mems], [embed_text(m) for m in mems]
+        elif col == message_collection(scope):
+            msgs = [Message.model_validate_json(r["record"]) for r in raw]
+            ids, texts = [m.id for m in msgs], message_index_texts(msgs)
+        else:
+            raise ValueError(f"{col} is not one of {scope.user_id}'s vector collections")
+        records = dict(zip(ids, (r["record"] for r in raw)))  # a record's Chroma id is its own id
+        restored = 0
+        for i in range(0, len(ids), batch):
+            vecs = self._embed_background(texts[i : i + batch])
+            with self._writes.lock(scope):
+                restored += self._store.restore_vectors(col, dict(zip(ids[i : i + batch], vecs)), records)
+        return restored
+
     def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
         yield {"type": "header", "format": "amber-export", "version": EXPORT_VERSION, "user_id": scope.user_id,
                "embedder": self._embedder.id, "exported_at": self._clock.now().isoformat()}

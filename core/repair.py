@@ -1,4 +1,5 @@
-"""Repair of keyed facts left with more than one active version.
+"""Repairs after an interrupted write: keyed facts left with more than one active version, and
+vector indexes a crash cut short.
 
 Since a supersede writes the new version and retires the old one in one store call, a crash can no
 longer leave two active versions; stores written before that (or two hosts racing on one Chroma
@@ -10,6 +11,11 @@ before the host answered, taking every user's write lock in turn: with 3 000 peo
 server a second host had not answered its health check after 3 minutes (bench/README.md, "Many
 users"). Readers already see one version of each key (`one_active_per_key`), so nothing waits for
 the check; a user's lock is taken only when their records show a duplicate, and read again under it.
+
+An embedded store sets aside a vector index a killed writer left cut short (core/store/index_repair.py)
+and lists its collection; `revector_all` embeds that person's records again and gives them their
+vectors back, first thing in the repair thread and again whenever the store sets one aside while
+the host runs.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import threading
 from typing import Any
 
 from .model import Memory, Status
-from .scope import Actor, Scope, memory_where, scope_for
+from .scope import Actor, Scope, memory_where, scope_for, user_key
 from .supersede import retire_duplicates
 
 log = logging.getLogger("amber.repair")
@@ -64,30 +70,73 @@ def repair_all(service: Any, stop: threading.Event | None = None) -> int:
     return total
 
 
-class Repairs:
-    """`repair_all` in a thread of its own, started once the host is built; `close` stops it at the
-    next user."""
+def revector_all(service: Any, portability: Any, stop: threading.Event | None = None) -> int:
+    """Give back the vectors of every collection the store lists as set aside (core/portability.py);
+    returns the records restored. A collection that fails stays listed for the next pass."""
+    pending = portability.vectors_pending()
+    if not pending:
+        return 0
+    users = {user_key(u): u for u in service.users()}
+    total = 0
+    for name in pending:
+        if stop is not None and stop.is_set():
+            break
+        user = users.get(name.rsplit("_", 1)[-1])
+        if user is None:
+            log.warning("vectors of %s are to be rebuilt, but no user of the store owns it; `amber reindex` rebuilds every user's", name)
+            continue
+        try:
+            n = portability.revector(scope_for(Actor(user, via="repair")), name)
+        except Exception as e:  # listed still: the next pass (or the next start) tries again
+            log.warning("could not rebuild the vectors of %s (user %s): %s", name, user, e)
+            continue
+        portability.vectors_rebuilt(name)
+        log.warning("user %s: rebuilt the vectors of %d record(s) in %s, whose index a crash had cut short", user, n, name)
+        total += n
+    return total
 
-    def __init__(self, service: Any):
+
+class Repairs:
+    """`revector_all` then `repair_all` in a thread of its own, started once the host is built; the
+    thread then waits for the store to set another index aside. `close` stops it at the next user."""
+
+    def __init__(self, service: Any, portability: Any):
         self.service = service
-        self.done = threading.Event()
+        self._portability = portability
+        self.done = threading.Event()  # the first pass is over
         self.repaired = 0
+        self.revectored = 0
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        self._portability.wake_on_set_aside(self._wake.set)
         self._thread = threading.Thread(target=self._run, name="amber-repair", daemon=True)
         self._thread.start()
 
+    def _revector(self) -> None:
+        try:
+            self.revectored += revector_all(self.service, self._portability, self._stop)
+        except Exception as e:  # the users list itself could not be read (the store away)
+            log.warning("could not rebuild the vectors of indexes set aside: %s", e)
+
     def _run(self) -> None:
         try:
+            self._revector()
             self.repaired = repair_all(self.service, self._stop)
         except Exception as e:  # the users list itself could not be read (the store away)
             log.warning("could not check the store for duplicate active versions: %s", e)
         finally:
             self.done.set()
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if not self._stop.is_set():
+                self._revector()
 
     def close(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)

@@ -110,12 +110,12 @@ class MemoryService:
         self.recaller = Recaller(store, embedder, self._revisions.get, changes=self._revisions.changes, revisions=self._revisions.get_many)
         self.redact = redact or Redactor()  # secrets never reach the store: every write path passes through it
         self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller)
-        self.repairs = Repairs(self)  # compose starts it once the host is built (core/repair.py)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
         self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
         self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
+        self.repairs = Repairs(self, self._portability)  # compose starts it once the host is built (core/repair.py)
         self.tombstones = Tombstones(self.registry)  # what was forgotten, without its words
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,
                                       digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now)

@@ -33,6 +33,8 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("embed_lanes.py", ["--smoke"]),  # the real local embedder, both lanes
     ("index_pool.py", ["--smoke"]),  # a chroma run server with a pool of 4 indexes
     ("rest_load.py", ["--smoke"]),  # amber serve with the hash embedder
+    ("scale_out.py", ["--embedded", "--users", "4", "--memories", "2", "--turns", "2", "--big", "0", "--clients", "2",
+                      "--seconds", "1", "--rounds", "1"]),  # one host, embedded Chroma (its server topology: tests/topology)
     ("extraction_cost.py", ["--smoke"]),
     ("recall_folds.py", ["--smoke"]),  # made-up MADial and LoCoMo files (bench/synthetic.py)
     ("precision.py", ["--smoke"]),
@@ -52,7 +54,6 @@ SMOKE: list[tuple[str, list[str]]] = [
 EXEMPT = {
     "proxy_load.py": "its figures need 8 users chatting through two real proxies for minutes; "
                      "tests/hook drives the same proxy and hook, and cache_share.py's smoke starts the same pair",
-    "scale_out.py": "a Chroma server with several hosts and thousands of users; tests/topology runs that topology",
     "suite_time.py": "it runs the test suite itself, twice, in a second worktree",
 }
 WORKERS = 3

@@ -23,9 +23,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
-from urllib.parse import urlparse
 
-import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from ..errors import AmberError, EmbedderMismatch, InvalidInput, StoreUnavailable
@@ -41,11 +39,12 @@ from .disk import DiskGuard
 from .group_commit import GroupCommit
 from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
-from .index_pool import embedded_client
+from .index_pool import embedded_client, index_settings, keep_on_disk, server_client
+from .index_repair import IndexMender
 from .reads_first import READS_FIRST, ReadsFirst
 from .lock import DirectoryLock
 from .sealing import PREFIX as SEALED
-from .sealing import TCACHE_OFF, MasterKeyError, RecordKeys, Sealer, scrub_freed_memory, thread_caches_off
+from .sealing import MasterKeyError, RecordKeys, Sealer, warn_if_bytes_may_stray
 
 log = logging.getLogger("amber.store")
 
@@ -75,19 +74,11 @@ class ChromaStore:
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
         self._events = GroupCommit(self._write_events)  # everybody's audit rows, written together
+        self.mender: IndexMender | None = None  # embedded: indexes cut short by a crash set aside (index_repair.py)
+        self.on_set_aside: Callable[[], None] = lambda: None  # core/repair.py: gives a person's vectors back
         try:
             if chroma_url:
-                u = urlparse(chroma_url)
-                self.client = chromadb.HttpClient(
-                    host=u.hostname or "127.0.0.1",
-                    port=u.port or 8000,
-                    ssl=u.scheme == "https",
-                    headers={"x-chroma-token": token} if token else None,
-                    tenant=tenant,
-                    database=database,
-                    settings=ChromaSettings(anonymized_telemetry=False),
-                )
-                self.location = chroma_url if (tenant, database) == ("default_tenant", "default_database") else f"{chroma_url} ({tenant}/{database})"
+                self.client, self.location = server_client(chroma_url, tenant, database, token)
             else:
                 assert data_dir is not None
                 path = Path(data_dir) / "chroma"
@@ -95,20 +86,16 @@ class ChromaStore:
                 self._lock.acquire()
                 self.disk = DiskGuard(Path(data_dir))
                 chroma_file.prepare(path)  # write-ahead log: shorter writes (chroma_file.py)
+                self.mender = IndexMender(path, client=lambda: self.client, woken=lambda: self.on_set_aside())
+                if self.mender.open_mark():  # the last process never closed the store: a write may have been cut short
+                    self.mender.set_aside()
                 self.client = embedded_client(path, ChromaSettings(anonymized_telemetry=False, allow_reset=False), index_pool)
                 self.location = str(path)
                 self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3", master_key))
-                if not scrub_freed_memory():
-                    log.warning("amber: this C library cannot scrub freed memory; Chroma's index files may hold stray bytes of opened records")
-                elif not thread_caches_off():
-                    log.warning(
-                        "amber: glibc's thread caches are on, so Chroma's index files may hold stray bytes of opened records "
-                        "after a forget; start the process that owns the store with GLIBC_TUNABLES=%s (make run/serve do)",
-                        TCACHE_OFF,
-                    )
+                warn_if_bytes_may_stray(log)
         except Exception as e:
             if self._lock:
-                self._lock.release()
+                self._lock.release()  # the open mark stays: the next opening reads every id map, harmlessly
             if isinstance(e, AmberError):
                 raise
             if isinstance(e, MasterKeyError):  # the operator's to fix, not an outage to wait out
@@ -119,13 +106,14 @@ class ChromaStore:
         self._cols.clear()
         if self.sealer is not None:
             self.sealer.keys.close()
-        if self._lock:
+        if self._lock and self.mender:
             # embedded: Chroma lets go of its files (each pooled index holds four open) before the
-            # directory is free for another process to open
+            # directory is free for another process to open; the open mark goes with a clean close
             try:
                 self.client.close()
             except Exception as e:
                 log.warning("amber: closing the embedded Chroma at %s: %s", self.location, e)
+            self.mender.close_mark()
             self._lock.release()
             self._lock = None
 
@@ -154,7 +142,7 @@ class ChromaStore:
             meta = {"amber:embedder": self.embedder_id, "amber:dim": self.dim} if vectors else {"amber:vectors": "none"}
             try:
                 col = self.client.get_or_create_collection(
-                    name, metadata=meta, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                    name, metadata=meta, embedding_function=None, configuration={"hnsw": index_settings(vectors, embedded=self.mender is not None)}
                 )
             except Exception as e:
                 raise StoreUnavailable(f"Chroma collection {name}: {e}") from e
@@ -168,8 +156,39 @@ class ChromaStore:
                     f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                     f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                 )
-        self._cols[name] = guarded = _Guarded(col, name, self.outage, self.disk, self.gate)
+        guarded = _Guarded(col, name, self.outage, self.disk, self.gate, self.mender.mend if self.mender else None)
+        if vectors and self.mender is not None:
+            keep_on_disk(guarded, name)  # a collection made before Amber kept indexes on disk is switched
+        self._cols[name] = guarded
         return guarded
+
+    # ---- indexes a crash cut short (index_repair.py) -------------------------------------------
+
+    def vectors_to_rebuild(self) -> list[str]:
+        """People's collections whose index was set aside, their vectors to be given back (core/repair.py)."""
+        return self.mender.people_pending() if self.mender is not None else []
+
+    def vectors_rebuilt(self, name: str) -> None:
+        if self.mender is not None:
+            self.mender.done(name)
+
+    def restore_vectors(self, col: str, vectors: dict[str, Sequence[float]], records: dict[str, str]) -> int:
+        """Give records of `col` their vectors back after its index was set aside, each rewritten as it
+        is stored; one gone or changed since it was read (`records`) is left alone. Returns how many."""
+        if not vectors:
+            return 0
+        self.fence()
+        self._room(len(vectors) * (2048 + 8 * self.dim))
+        c = self._collection(col, vectors=True, create=False)
+        r = c.get(ids=list(vectors), include=["metadatas", "documents"])
+        keep = [i for i, (rid, meta) in enumerate(zip(r["ids"], r["metadatas"]))
+                if (opened := self._opened(col, rid, meta)) is not None and opened.get("record") == records.get(rid)
+                and r["documents"][i] is not None]
+        if keep:
+            ids = [r["ids"][i] for i in keep]
+            c.upsert(ids=ids, metadatas=[r["metadatas"][i] for i in keep], documents=[r["documents"][i] for i in keep],
+                     embeddings=[list(map(float, vectors[i])) for i in ids])
+        return len(keep)
 
     def collection_embedder(self, name: str) -> str | None:
         try:
@@ -473,7 +492,8 @@ class ChromaStore:
             with self._mutex:
                 self._cols.pop(name, None)
                 self.client.delete_collection(name)
-                c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
+                index = index_settings(meta.get("amber:vectors") != "none", embedded=True)
+                c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": index})
             for i in range(0, len(ids), MAX_BATCH):
                 part = slice(i, i + MAX_BATCH)
                 c.add(ids=ids[part], metadatas=metas[part], embeddings=vectors[part],

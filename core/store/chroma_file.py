@@ -64,6 +64,13 @@ def live_segments(chroma_dir: Path) -> set[str]:
     return set(_in_child("segments", Path(chroma_dir) / FILE))
 
 
+def vector_collections(chroma_dir: Path) -> dict[str, str]:
+    """Each vector index folder's collection name (core/store/index_repair.py)."""
+    if not (Path(chroma_dir) / FILE).is_file():
+        return {}
+    return dict(_in_child("vectors", Path(chroma_dir) / FILE))
+
+
 def scrub_log(path: Path, sealed_prefix: str) -> int:
     """Blank the words in Chroma's log rows whose record is not sealed (see format.scrub_log)."""
     return int(_in_child("scrub", path, sealed_prefix)) if Path(path).is_file() else 0
@@ -87,6 +94,11 @@ def _in_child(op: str, path: Path, *args: str) -> object:
 
 def _segments(db: sqlite3.Connection) -> list[str]:
     return [row[0] for row in db.execute("SELECT id FROM segments")]
+
+
+def _vectors(db: sqlite3.Connection) -> dict[str, str]:
+    return {seg: name for seg, name in db.execute(
+        "SELECT s.id, c.name FROM segments s JOIN collections c ON s.collection = c.id WHERE s.scope = 'VECTOR'")}
 
 
 def _scrub(db: sqlite3.Connection, sealed_prefix: str) -> int:
@@ -120,7 +132,7 @@ def _main(argv: list[str]) -> None:
     op, path, *args = argv
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
-        out = {"segments": lambda: _segments(db), "scrub": lambda: _scrub(db, *args), "vacuum": lambda: _vacuum(db)}[op]()
+        out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args), "vacuum": lambda: _vacuum(db)}[op]()
     finally:
         db.close()
     print(json.dumps(out))

@@ -1,16 +1,19 @@
 """Chroma's calls in Amber's error tree: `_Guarded` wraps a collection so that an outage (Chroma away,
-its disk full) is StoreUnavailable whatever the call, and a vector index Chroma evicted from its
-pool is read back instead of failing (see _EVICTED)."""
+its disk full) is StoreUnavailable whatever the call, a vector index Chroma evicted from its pool
+is read back instead of failing (see _EVICTED), and in an embedded store one a crash cut short is
+set aside so the call succeeds (index_repair.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
 from ..errors import AmberError, StoreUnavailable
 from ..outage import OutageState
 from .disk import DiskGuard
+from .index_pool import NOOP_ID
+from .index_repair import is_torn
 from .reads_first import ReadsFirst
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
@@ -21,11 +24,11 @@ _READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collecti
 # A vector index Chroma evicted from its pool before it ever wrote it to disk fails "Nothing found
 # on disk" (chroma-core/chroma#4212; index_pool.py says when). Any write to the collection makes
 # Chroma rebuild the index from its log, so the store then deletes an id no record has (a log entry
-# that changes nothing) and asks once more. What this leaves: an index Chroma did write (1 000
-# changes or more) is read back as last written, and until the collection's next write its answers
-# miss what changed since (recall's lexical arm still finds it).
+# that changes nothing) and asks once more. What this leaves, on a Chroma server (an embedded store
+# keeps each person's index on disk after every write): an index Chroma did write (1 000 changes or
+# more) is read back as last written, and until the collection's next write its answers miss what
+# changed since (recall's lexical arm still finds it).
 _EVICTED = "nothing found on disk"
-_RELOAD_ID = "amber:reload-index"
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -76,12 +79,13 @@ class _Guarded:
     turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
     store's outage state logs once when Chroma goes away and once when it answers again."""
 
-    __slots__ = ("_col", "_name", "_state", "_disk", "_gate")
+    __slots__ = ("_col", "_name", "_state", "_disk", "_gate", "_mend")
 
     def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None,
-                 gate: ReadsFirst | None = None):
+                 gate: ReadsFirst | None = None, mend: Callable[[str], bool] | None = None):
         self._col, self._name, self._state, self._disk = col, name, state, disk
         self._gate = gate  # embedded Chroma: a background write gives way to recalls in flight (reads_first.py)
+        self._mend = mend  # embedded Chroma: sets an index cut short aside, True if it did (index_repair.py)
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)
@@ -97,10 +101,13 @@ class _Guarded:
                 try:
                     out = value(*args, **kwargs)
                 except Exception as e:
-                    if attr not in _READS_INDEX or not any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
+                    if self._mend is not None and is_torn(e) and self._mend(self._name):
+                        out = value(*args, **kwargs)  # the index set aside, Chroma starts it afresh
+                    elif attr in _READS_INDEX and any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
+                        self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
+                        out = value(*args, **kwargs)
+                    else:
                         raise
-                    self._col.delete(ids=[_RELOAD_ID])  # see _EVICTED: Chroma rebuilds the index from its log
-                    out = value(*args, **kwargs)
             except Exception as e:
                 if self._disk is not None and attr in _WRITES:
                     self._disk.failed(e, f"Chroma {attr} on {self._name}", says_full=_says_full(e))

@@ -1,17 +1,24 @@
-"""The embedded store's pool of Chroma vector indexes, sized to the process.
+"""The embedded store's pool of Chroma vector indexes: what its indexes keep on disk, and its size.
 
 Chroma keeps the vector index of each collection it has opened in a pool (a server: its config
 file's `segment_manager.hnsw_index_pool_cache_config`; embedded: the open-file limit / 5), ~2.6 MB
-each whatever it holds. An evicted index is read back from disk if Chroma wrote it there (it does
-every `sync_threshold` changes, 1 000 unless set); one never written fails "Nothing found on disk"
-(chroma-core/chroma#4212), which core/store/guarded.py mends by a write that makes Chroma rebuild
-it from its log.
+each whatever it holds. An evicted index is read back from disk, and Chroma writes one there only
+every `sync_threshold` changes (1 000 unless set), so with its defaults a collection of fewer
+changes fails "Nothing found on disk" once evicted (chroma-core/chroma#4212), and a bigger one
+answers without its latest changes. core/store/guarded.py mends both by a write that makes Chroma
+rebuild the index from its log, at ~200 ms of Chroma's CPU each: with 3 000 people on a pool of
+1 000 nearly every operation paid it (5 op/s, bench/README.md).
 
-Amber's collections keep Chroma's defaults. Writing each person's index to disk after every write
-(`batch_size` 1, `sync_threshold` 1) made evicted indexes read back whole and a 3 000-person server
-~10× faster (bench/README.md), but a writer killed during that write can leave the index's
-metadata file cut short, and the collection then fails every read ("Error deserializing pickle
-file"; tests/core/test_crash_supersede.py found it). Not worth a person's memory.
+An embedded store keeps each person's indexes on disk after every write (`PERSON_INDEX`:
+`batch_size` 1, `sync_threshold` 1): an evicted index reads back whole (60 collections of single
+writes on a pool of 20: none failed, none short; at 2 / 2, 38 answers were a record short) and the
+3 000-person run went from 5.0 to 49.5 op/s. A write then costs more at 100 000 records (p50 101
+against 21 ms): Chroma rewrites the index's id map each time. That rewrite is in place, so a
+writer killed in the middle leaves it cut short and the collection unreadable; the embedded store
+owns the files and sets such an index aside, then gives its vectors back (index_repair.py). A
+Chroma server's files are out of Amber's reach, so its collections keep Chroma's defaults. The
+registry and audit collections keep them too: they are read by id and metadata, never by nearest
+vector. A collection made before this is switched the first time the store opens it (`keep_on_disk`).
 
 An index on disk keeps four files open while Chroma holds it, so an embedded pool of limit / 5
 indexes can take four fifths of the process's files (at a limit of 200 it ran out: EMFILE, which a
@@ -27,11 +34,16 @@ import os
 import resource
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import chromadb
+from chromadb.config import Settings
 
 log = logging.getLogger("amber.store")
 
+PERSON_INDEX = {"space": "cosine", "batch_size": 1, "sync_threshold": 1}
+SHARED_INDEX = {"space": "cosine"}
+NOOP_ID = "amber:reload-index"  # deleting an id no record has: a write that changes nothing
 FILES_PER_POOLED_INDEX = 5  # what embedded Chroma divides the open-file limit by
 POOL_SHARE = 10  # Amber's pool: the open-file limit / 10
 
@@ -70,3 +82,36 @@ def embedded_client(path: Path, settings: Any, most: int | None = None) -> Any:
             except (ValueError, OSError):  # a kernel cap under an unlimited hard limit: keep what was
                 continue
         log.debug("amber: embedded Chroma pools %d vector indexes; open-file limit %d", during // FILES_PER_POOLED_INDEX, room)
+
+
+def index_settings(vectors: bool, *, embedded: bool) -> dict[str, Any]:
+    """A new collection's index settings (the module docstring says why)."""
+    return PERSON_INDEX if vectors and embedded else SHARED_INDEX
+
+
+def keeps_on_disk(col: Any) -> bool:
+    hnsw = (getattr(col, "configuration_json", None) or {}).get("hnsw") or {}
+    return hnsw.get("sync_threshold") == PERSON_INDEX["sync_threshold"]
+
+
+def keep_on_disk(col: Any, name: str) -> None:
+    """Switch a person's collection made with Chroma's defaults (an embedded store from before this)
+    to PERSON_INDEX, then write nothing to it so that Chroma writes its index to disk under the new
+    settings at once (an index never written would still fail after eviction until the person's
+    next write). A failure leaves the collection as it was; the next opening tries again."""
+    if keeps_on_disk(col):
+        return
+    try:
+        col.modify(configuration={"hnsw": {k: v for k, v in PERSON_INDEX.items() if k != "space"}})
+        col.delete(ids=[NOOP_ID])
+    except Exception as e:
+        log.warning("amber: could not switch %s to keep its vector index on disk: %s", name, e)
+
+
+def server_client(url: str, tenant: str, database: str, token: str | None) -> tuple[Any, str]:
+    """An HttpClient for a Chroma server, and how to name where it stores."""
+    u = urlparse(url)
+    client = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or 8000, ssl=u.scheme == "https",
+                                 headers={"x-chroma-token": token} if token else None, tenant=tenant, database=database,
+                                 settings=Settings(anonymized_telemetry=False))
+    return client, url if (tenant, database) == ("default_tenant", "default_database") else f"{url} ({tenant}/{database})"

@@ -77,6 +77,16 @@ def thread_caches_off() -> bool:
     return TCACHE_OFF in tunables.replace(":", " ").split()
 
 
+def warn_if_bytes_may_stray(log: logging.Logger) -> None:
+    """The store's warning when this process cannot keep opened words out of Chroma's index files."""
+    if not scrub_freed_memory():
+        log.warning("amber: this C library cannot scrub freed memory; Chroma's index files may hold stray bytes of opened records")
+    elif not thread_caches_off():
+        log.warning("amber: glibc's thread caches are on, so Chroma's index files may hold stray bytes of opened records "
+                    "after a forget; start the process that owns the store with GLIBC_TUNABLES=%s (make run/serve do)", TCACHE_OFF)
+
+
+
 def _ref(col: str, record_id: str) -> str:
     return f"{col}\x1f{record_id}"
 

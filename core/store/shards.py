@@ -248,6 +248,15 @@ class ShardedStore:
     def seal_existing(self) -> int:
         return 0
 
+    def vectors_to_rebuild(self) -> list[str]:
+        return []  # Chroma servers' index files are out of Amber's reach (core/store/index_repair.py)
+
+    def vectors_rebuilt(self, name: str) -> None:
+        return None
+
+    def restore_vectors(self, col: str, vectors: dict[str, Sequence[float]], records: dict[str, str]) -> int:
+        return self._on(col, lambda s: s.restore_vectors(col, vectors, records), write=True)
+
     def move_event_logs(self) -> int:
         """A store-wide migration (core/store/format.py) runs on every shard."""
         return sum(s.move_event_logs() for s in self.shards.values())

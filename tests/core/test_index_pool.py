@@ -1,10 +1,14 @@
-"""Chroma evicts vector indexes from its pool; the store reads them back instead of failing.
+"""Chroma evicts vector indexes from its pool; every collection still answers with every record.
 
 Chroma keeps at most N vector indexes in memory (a server: its config file's
-`hnsw_index_pool_cache_config`; embedded: what core/store/index_pool.py sizes it to). Chroma 1.5.9
-cannot load an evicted index it never wrote to disk, and a query on that collection fails "Nothing found on disk"
-(chroma-core/chroma#4212). Each test first shows the failure with the plain chromadb client on the
-same Chroma, then that every collection answers through ChromaStore (core/store/guarded.py)."""
+`hnsw_index_pool_cache_config`; embedded: what core/store/index_pool.py sizes it to). With its
+default settings Chroma 1.5.9 cannot load an evicted index it never wrote to disk ("Nothing found
+on disk", chroma-core/chroma#4212) and loads one it did write as last written. An embedded store's
+own collections keep their index on disk after every write, so a plain chromadb client reads them
+whole after eviction; a collection made with Chroma's defaults (as stores made before this were)
+first shows the failure with the plain client, then answers through ChromaStore, which switches it
+over (index_pool.keep_on_disk). A Chroma server's collections keep the defaults, and ChromaStore
+reads them back (core/store/guarded.py)."""
 
 from __future__ import annotations
 
@@ -26,34 +30,55 @@ from tests.kit.servers import free_port, stop_process, wait_answering
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 COLLECTIONS = 130  # more than either pool below holds
+TURNS = 3  # written one at a time: an odd count, so a half-written index would show
+QUERY = [1.0, 0.0, 0.0, 0.5]
 
 
-def _fill(store: ChromaStore) -> list[str]:
-    """Two turns in each collection, each read back once (as capture does): Chroma then counts the
-    collection as loaded, and once its index is evicted a query has to read it from disk."""
+def _fill(store: ChromaStore, prefix: str = "pool") -> list[str]:
+    """Turns written one at a time into each collection, each read back once (as capture does):
+    Chroma then counts the collection as loaded, and once its index is evicted a query has to read
+    it from disk."""
     names = []
     for i in range(COLLECTIONS):
-        name = f"amber_msg_pool{i:03d}"
-        turns = [Message(id=f"t{i}-{j}", role="user", content=f"turn {j}", created_at=NOW) for j in range(2)]
-        store.put_messages(name, turns, [t.content for t in turns], [[1.0, float(i), float(j), 0.5] for j in range(2)])
-        assert store.existing_ids(name, [turns[0].id]) == {turns[0].id}
+        name = f"amber_msg_{prefix}{i:03d}"
+        for j in range(TURNS):
+            turn = Message(id=f"t{i}-{j}", role="user", content=f"turn {j}", created_at=NOW)
+            store.put_messages(name, [turn], [turn.content], [[1.0, float(i), float(j), 0.5]])
+            assert store.existing_ids(name, [turn.id]) == {turn.id}
         names.append(name)
     return names
 
 
-def _plain_failures(client, names: list[str]) -> int:
-    failed = 0
+def _fill_plain(client, prefix: str = "legacy") -> list[str]:
+    """Collections as a store made before index_pool.py left them: Chroma's default settings."""
+    names = []
+    for i in range(COLLECTIONS):
+        name = f"amber_msg_{prefix}{i:03d}"
+        col = client.create_collection(name, metadata={"amber:embedder": "test", "amber:dim": 4},
+                                       embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
+        for j in range(TURNS):
+            col.add(ids=[f"t{i}-{j}"], embeddings=[[1.0, float(i), float(j), 0.5]], metadatas=[{"role": "user"}])
+        col.query(query_embeddings=[QUERY], n_results=1)
+        names.append(name)
+    return names
+
+
+def _plain(client, names: list[str]) -> dict[str, int]:
+    """What a plain chromadb client gets: queries that failed, and answers short of every record."""
+    failed = short = 0
     for name in names:
         try:
-            client.get_collection(name, embedding_function=None).query(query_embeddings=[[1.0, 0.0, 0.0, 0.5]], n_results=2)
+            got = client.get_collection(name, embedding_function=None).query(query_embeddings=[QUERY], n_results=TURNS)
         except Exception as e:
             assert "Nothing found on disk" in str(e)
             failed += 1
-    return failed
+            continue
+        short += len(got["ids"][0]) < TURNS
+    return {"failed": failed, "short": short}
 
 
 def _answers(store: ChromaStore, names: list[str]) -> list[int]:
-    return [len(store.nearest_ids(name, [1.0, 0.0, 0.0, 0.5], 2)) for name in names]
+    return [len(store.nearest_ids(name, QUERY, TURNS)) for name in names]
 
 
 CHILD = """
@@ -61,23 +86,31 @@ import json, resource, sys
 from pathlib import Path
 resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))  # the store gives Chroma a pool of 1024 // 10 = 102 indexes
 sys.path.insert(0, sys.argv[2])
-from tests.core.test_index_pool import _answers, _fill, _plain_failures
+from tests.core.test_index_pool import _answers, _fill, _fill_plain, _plain
 from core.store.chroma import ChromaStore
 store = ChromaStore(data_dir=Path(sys.argv[1]), embedder_id="test", dim=4)
+legacy = _fill_plain(store.client)  # beside the store, on the same Chroma, before the store opens them
+got = {"legacy_plain": _plain(store.client, legacy[:10]), "legacy_answers": _answers(store, legacy)}
+got["legacy_plain_after"] = _plain(store.client, legacy)
 names = _fill(store)
-failed = _plain_failures(store.client, names[:10])
-print(json.dumps({"plain_failed": failed, "answers": _answers(store, names), "soft_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0]}))
+got["plain"] = _plain(store.client, names)
+got["answers"] = _answers(store, names)
+got["soft_limit"] = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+print(json.dumps(got))
 """
 
 
-def test_an_embedded_store_reads_evicted_indexes_back(tmp_path):
+def test_an_embedded_store_reads_evicted_indexes_back_whole(tmp_path):
     out = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "data"), str(ROOT)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["plain_failed"] > 0  # the bug is there: these indexes were evicted
-    assert got["answers"] == [2] * COLLECTIONS
-    assert got["soft_limit"] == 1024  # raised to the hard limit
+    assert got["legacy_plain"]["failed"] > 0  # the bug is there: these indexes were evicted
+    assert got["legacy_answers"] == [TURNS] * COLLECTIONS
+    assert got["legacy_plain_after"] == {"failed": 0, "short": 0}  # switched over: whole on disk
+    assert got["plain"] == {"failed": 0, "short": 0}  # the store's own collections never needed it
+    assert got["answers"] == [TURNS] * COLLECTIONS
+    assert got["soft_limit"] == 1024  # 260 collections on a pool of 102 within 1 024 open files
 
 
 def test_a_chroma_server_with_a_small_index_pool_answers_every_collection(tmp_path):
@@ -94,10 +127,10 @@ def test_a_chroma_server_with_a_small_index_pool_answers_every_collection(tmp_pa
         store = ChromaStore(chroma_url=url, embedder_id="test", dim=4)
         names = _fill(store)
         plain = chromadb.HttpClient(host="127.0.0.1", port=port, settings=ChromaSettings(anonymized_telemetry=False))
-        assert _plain_failures(plain, names[:10]) > 0
-        assert _answers(store, names) == [2] * COLLECTIONS
-        assert _answers(store, names) == [2] * COLLECTIONS  # and again, in the same order (each evicted again)
-        assert all(store.count(name) == 2 for name in names)  # the reload deleted nothing
+        assert _plain(plain, names[:10])["failed"] > 0  # a server's collections keep Chroma's defaults
+        assert _answers(store, names) == [TURNS] * COLLECTIONS
+        assert _answers(store, names) == [TURNS] * COLLECTIONS  # and again, in the same order (each evicted again)
+        assert all(store.count(name) == TURNS for name in names)  # the reload deleted nothing
     finally:
         stop_process(proc)
 

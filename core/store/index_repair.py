@@ -1,0 +1,196 @@
+"""Mending a vector index that a killed writer left cut short (embedded stores: Amber owns the files).
+
+Chroma writes a collection's vector index to disk in place: the hnsw files, then its id map
+(`index_metadata.pickle`), truncated and rewritten. A process killed during that write (SIGKILL,
+the OOM killer, a power cut) or a disk that fills in the middle of it leaves the id map cut
+short, and from then on every call on the collection fails ("Error constructing hnsw segment
+reader: ... Error deserializing pickle file"), reads included, so the person's memories are out of
+reach. Chroma's log no longer holds the vectors (it drops what the index has written), so the
+index cannot be rebuilt from Chroma alone; the records themselves (words, metadata) are intact in
+Chroma's SQLite file.
+
+So the store sets such an index aside (removes its folder): Chroma then starts that collection's
+index afresh from what remains of its log, and every record reads again at once. The collection is
+listed in `vectors_to_rebuild.json` (beside Chroma's file, written atomically) until its vectors are
+back: the store itself gives them back to the registry and audit collections (their vectors are a
+placeholder); a person's memories and turns are embedded again from their records by the host's
+repairs (core/repair.py `revector`), in the background. Until then that person's recall finds by
+words only what the dense arm misses.
+
+When: at opening, if the last process that had the store open did not close it (its `OPEN_MARK`
+is still there), every index's id map is read before Chroma starts; while open (a disk that filled
+during the write), a call that fails this way sets its own collection's index aside and is asked
+once more (core/store/guarded.py)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from . import chroma_file
+
+log = logging.getLogger("amber.store")
+
+ID_MAP = "index_metadata.pickle"
+OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
+REBUILD_FILE = "vectors_to_rebuild.json"
+_TORN_WORDS = ("error constructing hnsw segment", "error deserializing pickle", "hnswindexloaderror", "error loading hnsw")
+
+
+def is_torn(e: BaseException) -> bool:
+    """Chroma failing because a collection's index on disk cannot be read."""
+    seen: list[BaseException] = []
+    x: BaseException | None = e
+    while x is not None and x not in seen and len(seen) < 8:
+        seen.append(x)
+        if any(w in f"{type(x).__name__}: {x}".casefold() for w in _TORN_WORDS):
+            return True
+        x = x.__cause__ or x.__context__
+    return False
+
+
+def readable(id_map: Path) -> bool:
+    """Whether an index's id map holds the whole of what Chroma wrote. A pickle ends with its STOP
+    opcode, so one cut anywhere short of its last byte fails to load."""
+    try:
+        with open(id_map, "rb") as f:
+            data = pickle.load(f)
+    except FileNotFoundError:
+        return True  # never written: Chroma builds the index from its log
+    except Exception:
+        return False
+    return isinstance(data, dict) and "id_to_label" in data
+
+
+def torn_folders(chroma_dir: Path) -> list[Path]:
+    return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not readable(p))
+
+
+PEOPLE = ("amber_mem_", "amber_msg_")  # collections whose vectors come from a person's words
+_UNIT = [1.0]  # the registry's and audit rows' placeholder vector (core/store/chroma.py)
+_BATCH = 1000
+
+
+class IndexMender:
+    """Sets torn indexes aside and keeps the list of collections whose vectors are to be given back:
+    `client` gives the store's Chroma client, `woken` tells the host's repairs (core/repair.py)."""
+
+    def __init__(self, chroma_dir: Path, client: Callable[[], Any] = lambda: None, woken: Callable[[], None] = lambda: None):
+        self.dir = Path(chroma_dir)
+        self._file = self.dir / REBUILD_FILE
+        self._lock = threading.Lock()
+        self._client = client
+        self._woken = woken
+
+    def mend(self, failing: str) -> bool:
+        """While the store runs: set `failing`'s index aside if a crash cut it short; True if it did.
+        A registry or audit collection gets its placeholder vectors back at once; a person's is
+        listed and the host's repairs are woken."""
+        names = self.set_aside(failing)
+        for name in names:
+            if not name.startswith(PEOPLE):
+                self._placeholders_back(name)
+        if names:
+            self._woken()
+        return bool(names)
+
+    def people_pending(self) -> list[str]:
+        """Listed people's collections (a listed registry or audit collection is given back here)."""
+        pending = self.pending()
+        for name in [n for n in pending if not n.startswith(PEOPLE)]:
+            self._placeholders_back(name)
+        return [n for n in pending if n.startswith(PEOPLE)]
+
+    def _placeholders_back(self, name: str) -> None:
+        try:
+            col = self._client().get_collection(name, embedding_function=None)
+            r = col.get(include=["metadatas", "documents"])
+            ids = r["ids"]
+            for i in range(0, len(ids), _BATCH):
+                part = slice(i, i + _BATCH)
+                docs = r["documents"][part]
+                col.upsert(ids=ids[part], metadatas=r["metadatas"][part], embeddings=[_UNIT] * len(ids[part]),
+                           documents=docs if all(d is not None for d in docs) else None)
+        except Exception as e:  # listed still: the next opening tries again
+            log.warning("amber: could not give %s its vectors back: %s", name, e)
+            return
+        self.done(name)
+
+    # ---- the list ------------------------------------------------------------------------------
+
+    def pending(self) -> list[str]:
+        try:
+            return sorted(json.loads(self._file.read_text()))
+        except FileNotFoundError:
+            return []
+        except ValueError:  # cut short itself: what it named is found again as records without vectors
+            log.warning("amber: %s could not be read; collections set aside earlier may need `amber reindex`", self._file)
+            return []
+
+    def _write(self, names: set[str]) -> None:
+        if not names:
+            self._file.unlink(missing_ok=True)
+            return
+        tmp = self._file.with_suffix(".tmp")
+        with open(tmp, "w") as f:
+            json.dump(sorted(names), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self._file)
+
+    def done(self, name: str) -> None:
+        with self._lock:
+            self._write(set(self.pending()) - {name})
+
+    # ---- setting aside -------------------------------------------------------------------------
+
+    def set_aside(self, failing: str | None = None) -> list[str]:
+        """Remove torn index folders and list their collections for their vectors to be given back;
+        returns the names listed. At opening (`failing` None, Chroma not started) every folder is
+        read; while Chroma runs only `failing`'s, read twice a moment apart, since another
+        collection's id map may be half-written at this very moment by a healthy write."""
+        with self._lock:
+            if failing is None:
+                folders = torn_folders(self.dir)
+                if not folders:
+                    return []
+            try:
+                owners = chroma_file.vector_collections(self.dir)
+            except Exception as e:  # at opening the names only say whose vectors to give back
+                if failing is not None:
+                    raise
+                log.warning("amber: could not read which collections own the torn indexes: %s", e)
+                owners = {}
+            if failing is not None:
+                mine = [self.dir / seg for seg, name in owners.items() if name == failing]
+                folders = [f for f in mine if not readable(f / ID_MAP)]
+                if folders:
+                    time.sleep(0.05)
+                    folders = [f for f in folders if not readable(f / ID_MAP)]
+                if not folders:
+                    return []
+            names = {owners[f.name] for f in folders if f.name in owners}
+            self._write(set(self.pending()) | names)  # listed before the index goes: a crash now loses nothing
+            for f in folders:
+                shutil.rmtree(f, ignore_errors=True)
+            log.warning("amber: set aside %d vector index(es) left cut short by an interrupted write (%s); "
+                        "their records read again now, their vectors are being rebuilt", len(folders), ", ".join(sorted(names)) or "?")
+            return sorted(names)
+
+    def open_mark(self) -> bool:
+        """Mark the store open; True if the last process to open it never closed it."""
+        mark = self.dir / OPEN_MARK
+        crashed = mark.exists()
+        mark.write_text(str(os.getpid()))
+        return crashed
+
+    def close_mark(self) -> None:
+        (self.dir / OPEN_MARK).unlink(missing_ok=True)
+

@@ -1,0 +1,205 @@
+"""A vector index cut short by an interrupted write (core/store/index_repair.py).
+
+Chroma rewrites a collection's index id map (`index_metadata.pickle`) in place, after every write
+for an embedded store's person collections. A writer killed in the middle leaves it cut short, and
+plain Chroma then fails every call on the collection, reads included. These tests cut the file
+where a kill would, show plain Chroma failing (in a child process, so no second Chroma client shares
+this one's files), then show Amber reading every record again at once and giving every vector
+back."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from core import Actor, MemoryIn, Settings, build_service, scope_for
+from core.store import chroma_file
+from core.store.chroma import REGISTRY, ChromaStore
+from core.store.index_repair import ID_MAP, OPEN_MARK, is_torn, readable
+from core.scope import memory_collection
+from core.testing import HashEmbedder
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_WAIT_POLICY": "PASSIVE"}
+FACTS = [f"fact number {i}: the {w} is kept in drawer {i}" for i, w in enumerate(
+    "passport keys charger umbrella receipt ticket letter stamp notebook scarf glove torch candle battery coin".split())]
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    from core import Actor, MemoryIn, Settings, build_service, scope_for
+    from core.testing import HashEmbedder
+    service = build_service(Settings(data_dir=sys.argv[1], embedding_model="hash"), embedder=HashEmbedder())
+    me = scope_for(Actor("alice"))
+    for fact in sys.argv[2:]:
+        service.remember(me, MemoryIn(content=fact))
+    print("ready", flush=True)
+    time.sleep(600)
+""")
+
+PLAIN = textwrap.dedent("""
+    import json, sys
+    import chromadb
+    from chromadb.config import Settings
+    client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymized_telemetry=False))
+    try:
+        client.get_collection(sys.argv[2]).get(include=["metadatas"])
+        print(json.dumps("read"))
+    except Exception as e:
+        print(json.dumps(str(e)))
+""")
+
+
+def _killed_writer(data_dir: Path, facts: list[str]) -> None:
+    """A host that wrote `facts` for alice and was killed (SIGKILL): the store was never closed."""
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(data_dir), *facts], env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def _cut(chroma_dir: Path, collection: str) -> Path:
+    """Cut the collection's index id map short, as a kill in the middle of Chroma's write leaves it."""
+    folder = next(chroma_dir / seg for seg, name in chroma_file.vector_collections(chroma_dir).items() if name == collection)
+    id_map = folder / ID_MAP
+    size = id_map.stat().st_size
+    with open(id_map, "r+b") as f:
+        f.truncate(size // 2)
+    return folder
+
+
+def _plain_read(chroma_dir: Path, collection: str) -> str:
+    out = subprocess.run([sys.executable, "-c", PLAIN, str(chroma_dir), collection], env=ENV,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_index_cut_short_by_a_killed_writer_reads_again_and_gets_every_vector_back(tmp_path):
+    data_dir, me = tmp_path / "data", scope_for(Actor("alice"))
+    col = memory_collection(me)
+    _killed_writer(data_dir, FACTS)
+    assert (data_dir / "chroma" / OPEN_MARK).exists()  # never closed
+    folder = _cut(data_dir / "chroma", col)
+    failure = _plain_read(data_dir / "chroma", col)
+    assert "Error deserializing pickle" in failure  # plain Chroma: the person's memories are out of reach
+
+    emb = HashEmbedder()
+    service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=emb)
+    try:
+        assert not folder.exists()  # set aside as the store opened
+        # every record reads at once, before any vector is back
+        assert sorted(m.content for m in service.list(me, limit=100).items) == sorted(FACTS)
+        assert service.repairs.done.wait(60)
+        assert service.repairs.revectored == len(FACTS)
+        assert service.store.vectors_to_rebuild() == []
+        for fact in FACTS:  # each memory's own vector finds it first: every vector is back
+            [(found, _)] = service.store.query_memories(col, emb.embed_query(fact), 1, None)
+            assert found.content == fact
+        # and the store is whole for the next write and the next opening
+        service.remember(me, MemoryIn(content="the bicycle pump is in the shed"))
+        assert service.store.count(col) == len(FACTS) + 1
+    finally:
+        service.close()
+    assert not (data_dir / "chroma" / OPEN_MARK).exists()  # closed cleanly: the next opening reads no id map
+    assert _plain_read(data_dir / "chroma", col) == "read"
+
+
+RUNNING = textwrap.dedent("""
+    import json, resource, sys, time
+    from datetime import datetime, timezone
+    from pathlib import Path
+    resource.setrlimit(resource.RLIMIT_NOFILE, (400, 400))  # a pool of 40 indexes: the first ones are evicted
+    from core import Message
+    from core.store import chroma_file
+    from core.store.chroma import ChromaStore
+    from core.store.index_repair import ID_MAP
+    store = ChromaStore(data_dir=Path(sys.argv[1]), embedder_id="test", dim=4)
+    woken = []
+    store.on_set_aside = lambda: woken.append(1)
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    names = [f"amber_msg_run{i:03d}" for i in range(120)]
+    for i, name in enumerate(names):
+        for j in range(3):
+            t = Message(id=f"t{i}-{j}", role="user", content=f"turn {j}", created_at=now)
+            store.put_messages(name, [t], [t.content], [[1.0, float(i), float(j), 0.5]])
+    # the disk filled while Chroma rewrote the first collection's id map: cut short, the process alive
+    seg = next(s for s, n in chroma_file.vector_collections(Path(sys.argv[1]) / "chroma").items() if n == names[0])
+    id_map = Path(sys.argv[1]) / "chroma" / seg / ID_MAP
+    id_map.write_bytes(id_map.read_bytes()[:20])
+    got = {"count": store.count(names[0]), "found": len(store.nearest_ids(names[0], [1.0, 0.0, 0.0, 0.5], 3)),
+           "pending": store.vectors_to_rebuild(), "woken": len(woken),
+           "others": [len(store.nearest_ids(n, [1.0, 0.0, 0.0, 0.5], 3)) for n in names[1:]]}
+    store.close()
+    print(json.dumps(got))
+""")
+
+
+def test_an_index_cut_short_while_the_store_runs_is_set_aside_and_the_call_answers(tmp_path):
+    out = subprocess.run([sys.executable, "-c", RUNNING, str(tmp_path / "data")], env=ENV,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["count"] == 3  # the records read again
+    assert got["pending"] == ["amber_msg_run000"] and got["woken"] == 1  # listed, and the host's repairs woken
+    assert got["found"] < 3  # the vectors the index had written are gone until the repair gives them back
+    assert got["others"] == [3] * 119  # no other collection was touched
+
+
+def test_a_registry_index_cut_short_gets_its_placeholder_vectors_back(tmp_path):
+    data_dir = tmp_path / "data"
+    store = ChromaStore(data_dir=data_dir, embedder_id="test", dim=4)
+    store.reg_put_many(((f"k{i}", {"i": i}) for i in range(1100)), kind="test")  # 1 000 changes: its index on disk
+    store.close()
+    (data_dir / "chroma" / OPEN_MARK).write_text("killed")  # as a killed process leaves it
+    _cut(data_dir / "chroma", REGISTRY)
+    assert "Error deserializing pickle" in _plain_read(data_dir / "chroma", REGISTRY)
+    store = ChromaStore(data_dir=data_dir, embedder_id="test", dim=4)
+    try:
+        assert store.reg_get("k7") == {"i": 7} and len(store.reg_find("test")) == 1100
+        assert store.vectors_to_rebuild() == []  # the registry's are given back by the store itself
+        raw = store.client.get_collection(REGISTRY, embedding_function=None)
+        # every row has its vector again (Chroma fails "Error finding id" for a row whose vector is missing)
+        assert len(raw.get(include=["embeddings"])["embeddings"]) == 1100
+    finally:
+        store.close()
+
+
+def test_an_id_map_cut_anywhere_short_reads_as_torn(tmp_path):
+    whole = pickle.dumps({"dimensionality": 4, "total_elements_added": 3, "id_to_label": {"a": 1, "b": 2, "c": 3},
+                          "label_to_id": {1: "a", 2: "b", 3: "c"}, "id_to_seq_id": {}}, protocol=3)
+    f = tmp_path / ID_MAP
+    f.write_bytes(whole)
+    assert readable(f)
+    for cut in range(len(whole)):
+        f.write_bytes(whole[:cut])
+        assert not readable(f), cut
+    f.write_bytes(b"\x80\x03N.")  # a whole pickle that is not an id map
+    assert not readable(f)
+    assert readable(tmp_path / "absent" / ID_MAP)  # never written: Chroma builds the index from its log
+
+
+def test_only_chroma_failing_on_an_index_file_reads_as_torn():
+    class InternalError(Exception):
+        pass
+
+    torn = InternalError("Error executing plan: Error sending backfill request to compactor: Error constructing hnsw segment "
+                         "reader: Error creating hnsw segment reader: Error deserializing pickle file: eval error at offset 444")
+    assert is_torn(torn)
+    try:
+        try:
+            raise torn
+        except InternalError as e:
+            raise RuntimeError("upsert failed") from e
+    except RuntimeError as wrapped:
+        assert is_torn(wrapped)
+    assert not is_torn(InternalError("Nothing found on disk"))
+    assert not is_torn(InternalError("database or disk is full"))
