@@ -94,13 +94,13 @@ def erase_person(settings: Settings, user_id: str) -> dict[str, int]:
 
 def build_store(settings: Settings, embedder_id: str, dim: int) -> ChromaStore | ShardedStore:
     """The embedded store, one Chroma server, or users sharded over several (`chroma_shards`)."""
-    def chroma(url: str | None) -> ChromaStore:
+    def chroma(url: str | None, files: Path | None = None) -> ChromaStore:
         return ChromaStore(data_dir=settings.data_dir if not url else None, chroma_url=url, tenant=settings.chroma_tenant,
                            database=settings.chroma_database, token=settings.chroma_token, embedder_id=embedder_id, dim=dim,
-                           master_key=master_key(settings), index_pool=settings.chroma_index_pool)
+                           master_key=master_key(settings), index_pool=settings.chroma_index_pool, server_files=files)
 
     if not settings.chroma_shards:
-        return chroma(settings.chroma_url)
+        return chroma(settings.chroma_url, settings.chroma_data_path if settings.chroma_url else None)
     if not settings.redis_url:
         raise InvalidInput("chroma_shards", "sharding needs redis_url: each user's shard is kept in Redis")
     import redis
@@ -108,7 +108,7 @@ def build_store(settings: Settings, embedder_id: str, dim: int) -> ChromaStore |
     shards: dict[str, ChromaStore] = {}
     try:
         for name, url in settings.chroma_shards.items():
-            shards[name] = chroma(url)
+            shards[name] = chroma(url, settings.chroma_shard_data_paths.get(name))
     except BaseException:
         for opened in shards.values():
             opened.close()

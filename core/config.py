@@ -57,6 +57,12 @@ class Settings(BaseSettings):
     # Each user's shard is kept in Redis (redis_url is required); `amber shards move` moves one.
     # The same tenant, database and token are used on every shard.
     chroma_shards: dict[str, str] = Field(default_factory=dict)
+    # the Chroma server's persist directory as this host can reach it (its volume mounted here too):
+    # with it, people's vector indexes are kept on disk after every write, and one a Chroma crash
+    # cut short is mended (core/store/index_repair.py); without it they keep Chroma's defaults.
+    # With shards, one per shard name (`chroma_shard_data_paths`).
+    chroma_data_path: Path | None = None
+    chroma_shard_data_paths: dict[str, Path] = Field(default_factory=dict)
     # remote mode: use Amber hosts instead of opening a store; several, comma-separated, are spread
     # over by user and failed over when one is down (core/client.py)
     server_url: str | None = None

@@ -59,7 +59,7 @@ class ChromaStore:
     def __init__(
         self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
         tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
-        master_key: bytes | None = None, index_pool: int | None = None,
+        master_key: bytes | None = None, index_pool: int | None = None, server_files: Path | None = None,
     ):
         # embedded: each record's words sealed under a key of its own (sealing.py); server: plain
         self.sealer: Sealer | None = None
@@ -74,11 +74,12 @@ class ChromaStore:
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
         self._events = GroupCommit(self._write_events)  # everybody's audit rows, written together
-        self.mender: IndexMender | None = None  # embedded: indexes cut short by a crash set aside (index_repair.py)
+        self.mender: IndexMender | None = None  # embedded, or a server's files within reach: index_repair.py
         self.on_set_aside: Callable[[], None] = lambda: None  # core/repair.py: gives a person's vectors back
         try:
             if chroma_url:
                 self.client, self.location = server_client(chroma_url, tenant, database, token)
+                self.mender = IndexMender(Path(server_files), lambda: self.client, lambda: self.on_set_aside()) if server_files else None
             else:
                 assert data_dir is not None
                 path = Path(data_dir) / "chroma"
@@ -86,7 +87,7 @@ class ChromaStore:
                 self._lock.acquire()
                 self.disk = DiskGuard(Path(data_dir))
                 chroma_file.prepare(path)  # write-ahead log: shorter writes (chroma_file.py)
-                self.mender = IndexMender(path, client=lambda: self.client, woken=lambda: self.on_set_aside())
+                self.mender = IndexMender(path, lambda: self.client, lambda: self.on_set_aside())
                 if self.mender.open_mark():  # the last process never closed the store: a write may have been cut short
                     self.mender.set_aside()
                 self.client = embedded_client(path, ChromaSettings(anonymized_telemetry=False, allow_reset=False), index_pool)
@@ -141,9 +142,8 @@ class ChromaStore:
         with self._mutex:
             meta = {"amber:embedder": self.embedder_id, "amber:dim": self.dim} if vectors else {"amber:vectors": "none"}
             try:
-                col = self.client.get_or_create_collection(
-                    name, metadata=meta, embedding_function=None, configuration={"hnsw": index_settings(vectors, embedded=self.mender is not None)}
-                )
+                index = index_settings(vectors, mendable=self.mender is not None)
+                col = self.client.get_or_create_collection(name, metadata=meta, embedding_function=None, configuration={"hnsw": index})
             except Exception as e:
                 raise StoreUnavailable(f"Chroma collection {name}: {e}") from e
             return self._adopt(name, col, vectors)
@@ -492,7 +492,7 @@ class ChromaStore:
             with self._mutex:
                 self._cols.pop(name, None)
                 self.client.delete_collection(name)
-                index = index_settings(meta.get("amber:vectors") != "none", embedded=True)
+                index = index_settings(meta.get("amber:vectors") != "none", mendable=True)
                 c = self.client.create_collection(name, metadata=meta or None, embedding_function=None, configuration={"hnsw": index})
             for i in range(0, len(ids), MAX_BATCH):
                 part = slice(i, i + MAX_BATCH)
@@ -535,9 +535,8 @@ class ChromaStore:
         return [{k: v for k, v in dict(m, id=i[cut:]).items() if k != "log"} for i, m in zip(r["ids"], r["metadatas"])]
 
     def move_event_logs(self) -> int:
-        """Store format 4: move each person's audit collection (format 3 and before) into EVENTS and
-        drop it. Safe to run again after a crash: rows are upserted under the same ids. Returns the
-        rows moved."""
+        """Store format 4: move each person's audit collection (format 3 and before) into EVENTS and drop
+        it; safe to run again after a crash (rows are upserted under their ids). Returns the rows moved."""
         moved = 0
         for name in self.list_collections():
             if not name.startswith(EVENT_LOG):

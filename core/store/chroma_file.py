@@ -132,7 +132,8 @@ def _main(argv: list[str]) -> None:
     op, path, *args = argv
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
-        out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args), "vacuum": lambda: _vacuum(db)}[op]()
+        out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args),
+               "vacuum": lambda: _vacuum(db)}[op]()
     finally:
         db.close()
     print(json.dumps(out))

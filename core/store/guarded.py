@@ -102,7 +102,9 @@ class _Guarded:
                     out = value(*args, **kwargs)
                 except Exception as e:
                     if self._mend is not None and is_torn(e) and self._mend(self._name):
-                        out = value(*args, **kwargs)  # the index set aside, Chroma starts it afresh
+                        if attr in _READS_INDEX:  # the index set aside: a write makes Chroma start it afresh
+                            self._col.delete(ids=[NOOP_ID])
+                        out = value(*args, **kwargs)
                     elif attr in _READS_INDEX and any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
                         self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
                         out = value(*args, **kwargs)

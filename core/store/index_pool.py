@@ -16,8 +16,8 @@ writes on a pool of 20: none failed, none short; at 2 / 2, 38 answers were a rec
 against 21 ms): Chroma rewrites the index's id map each time. That rewrite is in place, so a
 writer killed in the middle leaves it cut short and the collection unreadable; the embedded store
 owns the files and sets such an index aside, then gives its vectors back (index_repair.py). A
-Chroma server's files are out of Amber's reach, so its collections keep Chroma's defaults. The
-registry and audit collections keep them too: they are read by id and metadata, never by nearest
+Chroma server's collections do the same when the host can reach the server's files
+(`chroma_data_path`), and keep Chroma's defaults otherwise. The registry and audit collections keep them too: they are read by id and metadata, never by nearest
 vector. A collection made before this is switched the first time the store opens it (`keep_on_disk`).
 
 An index on disk keeps four files open while Chroma holds it, so an embedded pool of limit / 5
@@ -84,9 +84,10 @@ def embedded_client(path: Path, settings: Any, most: int | None = None) -> Any:
         log.debug("amber: embedded Chroma pools %d vector indexes; open-file limit %d", during // FILES_PER_POOLED_INDEX, room)
 
 
-def index_settings(vectors: bool, *, embedded: bool) -> dict[str, Any]:
-    """A new collection's index settings (the module docstring says why)."""
-    return PERSON_INDEX if vectors and embedded else SHARED_INDEX
+def index_settings(vectors: bool, *, mendable: bool) -> dict[str, Any]:
+    """A new collection's index settings (the module docstring says why): `mendable`, a store whose
+    Chroma files are within Amber's reach (embedded, or a server's with `chroma_data_path`)."""
+    return PERSON_INDEX if vectors and mendable else SHARED_INDEX
 
 
 def keeps_on_disk(col: Any) -> bool:

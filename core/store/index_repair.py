@@ -1,8 +1,10 @@
-"""Mending a vector index that a killed writer left cut short (embedded stores: Amber owns the files).
+"""Mending a vector index that a killed writer left cut short, where Amber can reach Chroma's files:
+an embedded store, or a Chroma server whose persist directory is mounted on the host too
+(`chroma_data_path`).
 
 Chroma writes a collection's vector index to disk in place: the hnsw files, then its id map
 (`index_metadata.pickle`), truncated and rewritten. A process killed during that write (SIGKILL,
-the OOM killer, a power cut) or a disk that fills in the middle of it leaves the id map cut
+the OOM killer, a power cut; Amber's own process when embedded, the server's otherwise) or a disk that fills in the middle of it leaves the id map cut
 short, and from then on every call on the collection fails ("Error constructing hnsw segment
 reader: ... Error deserializing pickle file"), reads included, so the person's memories are out of
 reach. Chroma's log no longer holds the vectors (it drops what the index has written), so the
@@ -14,16 +16,18 @@ index afresh from what remains of its log, and every record reads again at once.
 listed in `vectors_to_rebuild.json` (beside Chroma's file, written atomically) until its vectors are
 back: the store itself gives them back to the registry and audit collections (their vectors are a
 placeholder); a person's memories and turns are embedded again from their records by the host's
-repairs (core/repair.py `revector`), in the background. Until then that person's recall finds by
-words only what the dense arm misses.
+repairs (core/repair.py `revector_all`), in the background. Until then that person's recall finds
+by words only what the dense arm misses.
 
-When: at opening, if the last process that had the store open did not close it (its `OPEN_MARK`
-is still there), every index's id map is read before Chroma starts; while open (a disk that filled
-during the write), a call that fails this way sets its own collection's index aside and is asked
-once more (core/store/guarded.py)."""
+When: an embedded store, at opening, if the last process that had it open did not close it (its
+`OPEN_MARK` is still there), reads every index's id map before Chroma starts. While a store runs
+(a Chroma server that crashed and came back; a disk that filled during the write), a call that
+fails this way sets its own collection's index aside and is asked once more (core/store/guarded.py).
+Several hosts of one server change the list one at a time (a file lock)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -31,8 +35,9 @@ import pickle
 import shutil
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import chroma_file
 
@@ -41,6 +46,7 @@ log = logging.getLogger("amber.store")
 ID_MAP = "index_metadata.pickle"
 OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
 REBUILD_FILE = "vectors_to_rebuild.json"
+LIST_LOCK = "vectors_to_rebuild.lock"
 _TORN_WORDS = ("error constructing hnsw segment", "error deserializing pickle", "hnswindexloaderror", "error loading hnsw")
 
 
@@ -90,7 +96,7 @@ class IndexMender:
         self._woken = woken
 
     def mend(self, failing: str) -> bool:
-        """While the store runs: set `failing`'s index aside if a crash cut it short; True if it did.
+        """While the store runs: set `failing`'s index aside if a crash cut it short; True: ask once more.
         A registry or audit collection gets its placeholder vectors back at once; a person's is
         listed and the host's repairs are woken."""
         names = self.set_aside(failing)
@@ -99,7 +105,7 @@ class IndexMender:
                 self._placeholders_back(name)
         if names:
             self._woken()
-        return bool(names)
+        return True  # set aside here, or a moment ago by another host of the same Chroma server: asked once more
 
     def people_pending(self) -> list[str]:
         """Listed people's collections (a listed registry or audit collection is given back here)."""
@@ -145,8 +151,18 @@ class IndexMender:
             os.fsync(f.fileno())
         os.replace(tmp, self._file)
 
+    @contextmanager
+    def _listing(self) -> Iterator[None]:
+        """The list is changed by one thread and, on a Chroma server's files, one host at a time."""
+        with self._lock, open(self.dir / LIST_LOCK, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
     def done(self, name: str) -> None:
-        with self._lock:
+        with self._listing():
             self._write(set(self.pending()) - {name})
 
     # ---- setting aside -------------------------------------------------------------------------
@@ -156,7 +172,7 @@ class IndexMender:
         returns the names listed. At opening (`failing` None, Chroma not started) every folder is
         read; while Chroma runs only `failing`'s, read twice a moment apart, since another
         collection's id map may be half-written at this very moment by a healthy write."""
-        with self._lock:
+        with self._listing():
             if failing is None:
                 folders = torn_folders(self.dir)
                 if not folders:

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from ..errors import InvalidInput, StoreUnavailable
 from ..scope import user_key
 from .chroma import ChromaStore, _get_paged
+from .index_pool import index_settings
 from .shards import REV_PREFIX, ShardedStore, has_collection, user_collections, user_key_of
 
 log = logging.getLogger("amber.shards")
@@ -103,8 +104,9 @@ class ShardMover:
     def _copy(self, src: ChromaStore, dst: ChromaStore, name: str) -> int:
         """Every record of one collection, in pages, then the two id sets compared."""
         source = src.client.get_collection(name, embedding_function=None)
+        vectors = (source.metadata or {}).get("amber:vectors") != "none"
         target = dst.client.get_or_create_collection(name, metadata=source.metadata or None, embedding_function=None,
-                                                     configuration={"hnsw": {"space": "cosine"}})
+                                                     configuration={"hnsw": index_settings(vectors, mendable=dst.mender is not None)})
         offset = 0
         while True:
             page = source.get(limit=self.batch, offset=offset, include=["embeddings", "metadatas", "documents"])
