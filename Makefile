@@ -6,8 +6,9 @@ STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export OMP_WAIT_POLICY := PASSIVE
 # glibc's per-thread malloc caches off: freed blocks are then scrubbed before reuse, so Chroma's
-# index files never carry stray bytes of an opened record (core/store/sealing.py, thread_caches_off)
-export GLIBC_TUNABLES ?= glibc.malloc.tcache_count=0
+# index files never carry stray bytes of an opened record (core/store/sealing.py, thread_caches_off);
+# a fixed mmap threshold: the vector indexes Chroma evicts go back to the kernel (core/store/index_pool.py)
+export GLIBC_TUNABLES ?= glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=131072
 
 .PHONY: run serve test test-fast bench clean browser redis claude-code mcp-inspector
 

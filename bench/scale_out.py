@@ -24,6 +24,10 @@ Hosts embed with `--embedder hash` (no model: what Chroma, BM25, HTTP and coordi
 `--embedder local` runs the real one (~50 ms CPU per item). `--chroma-index-cache N` caps the HNSW
 indexes Chroma keeps in memory (its default: 65 536).
 
+`--index-on-disk`: the hosts are given the Chroma servers' persist directories (`chroma_data_path`,
+on this box they can reach them), so people's indexes are kept on disk after every write
+(core/store/index_pool.py); without it the servers' collections keep Chroma's defaults.
+
 `--embedded`: one host on its own data dir, Chroma in its process (`make run`'s topology; no Redis,
 no second host): fill, warm pass, single client, then `--rounds` of the mixes. `--chroma-index-cache`
 is then the host's `chroma_index_pool`, and "chroma" RSS and CPU are the host's. `--code DIR` runs the
@@ -60,6 +64,7 @@ import redis  # noqa: E402
 
 from bench.recall_scale import EN, QUERIES_EN, QUERIES_ZH, T0, fill, memories  # noqa: E402
 from bench.rest_load import percentile  # noqa: E402
+from core import MMAP_FIXED, TCACHE_OFF  # noqa: E402
 from core.client import RemoteMemory  # noqa: E402
 from core.errors import AmberError  # noqa: E402
 from core.hosts import HostPool  # noqa: E402
@@ -257,6 +262,8 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=1, help="Chroma servers; >1 adds the shards phase (module docstring)")
     ap.add_argument("--shard-rounds", type=int, default=1, help="rounds of (one shard, N shards), the users moved back between")
     ap.add_argument("--force", action="store_true", help="run even if Chroma may need most of the free memory")
+    ap.add_argument("--index-on-disk", action="store_true",
+                    help="the hosts reach the Chroma servers' files (chroma_data_path): people's indexes kept on disk after every write")
     ap.add_argument("--embedded", action="store_true", help="one host with embedded Chroma (module docstring)")
     ap.add_argument("--code", default=None, help="the hosts run this tree's Amber (PYTHONPATH), e.g. a base commit's worktree")
     ap.add_argument("--big-home", choices=["any", "second"], default="any",
@@ -285,8 +292,11 @@ async def run(args) -> None:
         shards = {"s1": (chroma_url, chroma_pid)} | {f"s{i}": stack.enter_context(chroma(work / f"chroma{i}", args.chroma_index_cache))
                                                      for i in range(2, args.shards + 1)}
         sharding = {"chroma_shards": {name: url for name, (url, _) in shards.items()}} if args.shards > 1 else {}
+        files = {} if not args.index_on_disk else (
+            {"chroma_shard_data_paths": {name: str(work / ("chroma" if name == "s1" else f"chroma{name[1:]}")) for name in shards}}
+            if sharding else {"chroma_data_path": str(work / "chroma")})
         hosts = [AmberHost(work / f"host{i}", chroma_url=None if sharding else chroma_url, redis_url=redis_url, name=f"host{i}",
-                           amber={"jobs_enabled": False, **sharding}) for i in (1, 2)]
+                           amber={"jobs_enabled": False, **sharding, **files}) for i in (1, 2)]
         if big and args.big_home == "second":
             both = HostPool([h.base for h in hosts])
             big = next(b for b in (f"big-user-{i}" for i in itertools.count()) if both.order(b)[0].url == hosts[1].base)
@@ -404,7 +414,7 @@ async def run_embedded(args) -> None:
         host = AmberHost(work / "host1", name="host1", amber={"jobs_enabled": False, **(
             {"chroma_index_pool": args.chroma_index_cache} if args.chroma_index_cache else {})})
         host.env["AMBER_EMBEDDING_MODEL"] = args.embedder
-        host.env["GLIBC_TUNABLES"] = "glibc.malloc.tcache_count=0"  # what make run sets (core/store/sealing.py)
+        host.env["GLIBC_TUNABLES"] = os.environ.get("GLIBC_TUNABLES", f"{TCACHE_OFF}:{MMAP_FIXED}")  # what make run sets
         if args.code:
             host.env["PYTHONPATH"] = str(Path(args.code).resolve())
         stack.callback(host.stop)

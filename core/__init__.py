@@ -89,6 +89,7 @@ from .correcting import Corrected, correct_in_turn, render_correction_note
 from .destinations import DestinationPolicy
 from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
+from .store.index_pool import MMAP_FIXED
 from .store.sealing import TCACHE_OFF, thread_caches_off
 from .identity import ADMIN, READ, WRITE, Identity
 from .local_memory import LocalMemory
@@ -135,6 +136,7 @@ __all__ = [
     "LocalMemory",
     "MEMORY_MAX_CHARS",
     "MESSAGE_MAX_CHARS",
+    "MMAP_FIXED",
     "Memory",
     "MemoryIn",
     "MemoryPatch",

@@ -309,7 +309,7 @@ class MemoryService:
                 self.store.drop(col)
                 self.writes.refresh(col)  # the revision moves on, so hosts sharing the store drop their indexes too
             gone["tombstones"] = self.tombstones.remove_user(scope.user_id)
-            self.store.reg_delete([f"user:{scope.user_id}"])
+            self.writes.unregister(scope.user_id)
         return gone
 
     def purge_trash(self, scope: Scope, ids: Sequence[str] | None = None) -> PurgeResult:

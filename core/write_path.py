@@ -47,6 +47,7 @@ class Revisions:
     def __init__(self, registry: RegistryStore, *, shared: bool):
         self._registry = registry
         self._shared = shared
+        self.one_owner = not shared  # an embedded store: this process alone writes it
         self._revs: dict[str, int] = {}
         self._chg: dict[str, dict[str, Any]] = {}  # one owner's changes (the registry's when shared)
 
@@ -130,6 +131,7 @@ class WritePath:
         self._coordination = coordination
         self._revisions = revisions
         self._recaller = recaller
+        self._registered: set[str] = set()  # see register_user
 
     # ---- lock, users, audit ----------------------------------------------------------------------
 
@@ -138,9 +140,21 @@ class WritePath:
         return self._coordination.user_lock(scope.user_id)
 
     def register_user(self, scope: Scope) -> None:
+        """The user's registry row, written on their first write. A store this process alone writes
+        remembers who is registered (`unregister` forgets them); a shared one is asked every time,
+        since another host may have erased the person since."""
+        if scope.user_id in self._registered:
+            return
         key = f"user:{scope.user_id}"
         if self._store.reg_get(key) is None:
             self._store.reg_put(key, {"user_id": scope.user_id, "created_at": self._clock.now().isoformat()}, kind="user")
+        if self._revisions.one_owner:
+            self._registered.add(scope.user_id)
+
+    def unregister(self, user_id: str) -> None:
+        """Remove the user's registry row (erase_person): their next write registers them again."""
+        self._store.reg_delete([f"user:{user_id}"])
+        self._registered.discard(user_id)
 
     def audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
         ev_id = f"{time.time_ns():020d}{uuid.uuid4().hex[:8]}"  # sortable: ties on `at` keep write order

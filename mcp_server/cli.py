@@ -145,13 +145,18 @@ def main(argv: list[str] | None = None) -> int:
 def _restart_with_thread_caches_off() -> None:
     """Start `amber` again, once, with glibc's per-thread malloc caches off, so that blocks freed by
     this process are scrubbed before Chroma's native code reuses them for its index files
-    (core/store/sealing.py, thread_caches_off). Only glibc reads the setting; elsewhere it is inert."""
-    from core import TCACHE_OFF, thread_caches_off
+    (core/store/sealing.py, thread_caches_off), and with a fixed mmap threshold, so that the vector
+    indexes Chroma evicts go back to the kernel (core/store/index_pool.py, MMAP_FIXED; an operator's
+    own threshold is kept). Only glibc reads the settings; elsewhere they are inert."""
+    from core import MMAP_FIXED, TCACHE_OFF, thread_caches_off
 
-    if not sys.platform.startswith("linux") or thread_caches_off() or os.environ.get("AMBER_RESTARTED"):
+    missing = [] if thread_caches_off() else [TCACHE_OFF]
+    if "glibc.malloc.mmap_threshold=" not in os.environ.get("GLIBC_TUNABLES", ""):
+        missing.append(MMAP_FIXED)
+    if not sys.platform.startswith("linux") or not missing or os.environ.get("AMBER_RESTARTED"):
         return
     env = dict(os.environ, AMBER_RESTARTED="1")
-    env["GLIBC_TUNABLES"] = ":".join(filter(None, (env.get("GLIBC_TUNABLES"), TCACHE_OFF)))
+    env["GLIBC_TUNABLES"] = ":".join(filter(None, (env.get("GLIBC_TUNABLES"), *missing)))
     try:
         os.execve(sys.executable, [sys.executable, "-m", "mcp_server.cli", *sys.argv[1:]], env)
     except OSError:  # cannot restart: carry on; the store warns about it when it opens
