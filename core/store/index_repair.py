@@ -99,7 +99,11 @@ class IndexMender:
         """While the store runs: set `failing`'s index aside if a crash cut it short; True: ask once more.
         A registry or audit collection gets its placeholder vectors back at once; a person's is
         listed and the host's repairs are woken."""
-        names = self.set_aside(failing)
+        try:
+            names = self.set_aside(failing)
+        except Exception as e:  # the call's own error is the one to report
+            log.warning("amber: could not check %s's vector index for a cut-short id map: %s", failing, e)
+            return False
         for name in names:
             if not name.startswith(PEOPLE):
                 self._placeholders_back(name)
