@@ -12,10 +12,10 @@ server a second host had not answered its health check after 3 minutes (bench/RE
 users"). Readers already see one version of each key (`one_active_per_key`), so nothing waits for
 the check; a user's lock is taken only when their records show a duplicate, and read again under it.
 
-An embedded store sets aside a vector index a killed writer left cut short (core/store/index_repair.py)
-and lists its collection; `revector_all` embeds that person's records again and gives them their
-vectors back, first thing in the repair thread and again whenever the store sets one aside while
-the host runs.
+A store whose Chroma files Amber can reach sets aside a vector index a crash left cut short
+(core/store/index_repair.py) and lists its collection; `revector_all` embeds that person's records
+again and gives them their vectors back, first thing in the repair thread and again whenever the
+store sets one aside while the host runs.
 """
 
 from __future__ import annotations
