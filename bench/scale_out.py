@@ -153,6 +153,20 @@ def stats(ms: list[float]) -> dict:
     return {"n": len(ms), **{f"p{p}": round(percentile(ms, p), 1) for p in (50, 95, 99)}}
 
 
+def figures(a: dict) -> dict:
+    """One phase's figures from what `measure` accumulated: throughput, latency per op and CPU per
+    process (the machine's busy time less every measured process's: everything else on the box)."""
+    ops = sum(len(v) for v in a["ms"].values())
+    cpu = dict(a["cpu"])
+    cpu["others_on_machine"] = cpu.pop("machine") - sum(cpu.values())
+    return {
+        "ops_per_s": round(ops / a["seconds"], 1), "ops": ops, "errors": dict(a["errors"]),
+        "all_ms": stats([x for v in a["ms"].values() for x in v]), **{f"{k}_ms": stats(v) for k, v in sorted(a["ms"].items())},
+        "cpu_ms_per_op": {k: round(v * 1000 / max(1, ops), 1) for k, v in cpu.items()},
+        "busy_cores": {k: round(v / a["seconds"], 2) for k, v in cpu.items()},
+    }
+
+
 async def bounded(coros, limit: int) -> None:
     sem = asyncio.Semaphore(limit)
 
@@ -375,15 +389,7 @@ async def run(args) -> None:
                                      if "built from the store" in line or "caught up from revision" in line][-8:] for h in hosts}
 
     for (n, s), a in acc.items():
-        ops = sum(len(v) for v in a["ms"].values())
-        cpu = dict(a["cpu"])
-        cpu["others_on_machine"] = cpu.pop("machine") - sum(cpu.values())
-        res["phases"][n][s] = {
-            "ops_per_s": round(ops / a["seconds"], 1), "ops": ops, "errors": dict(a["errors"]),
-            "all_ms": stats([x for v in a["ms"].values() for x in v]), **{f"{k}_ms": stats(v) for k, v in sorted(a["ms"].items())},
-            "cpu_ms_per_op": {k: round(v * 1000 / max(1, ops), 1) for k, v in cpu.items()},
-            "busy_cores": {k: round(v / a["seconds"], 2) for k, v in cpu.items()},
-        }
+        res["phases"][n][s] = figures(a)
     one, two = res["phases"][1], res["phases"][2]
     res["two_vs_one"] = {s: {"ops_per_s": round(two[s]["ops_per_s"] / one[s]["ops_per_s"], 2),
                              **{f"recall_{p}": round(two[s]["recall_ms"][p] / one[s]["recall_ms"][p], 2) for p in ("p50", "p95", "p99")}}
@@ -457,15 +463,7 @@ async def run_embedded(args) -> None:
         await mem.aclose()
         snapshot("end")
     for s, a in acc.items():
-        ops = sum(len(v) for v in a["ms"].values())
-        cpu = dict(a["cpu"])
-        cpu["others_on_machine"] = cpu.pop("machine") - cpu["host1"]
-        res["phases"][1][s] = {
-            "ops_per_s": round(ops / a["seconds"], 1), "ops": ops, "errors": dict(a["errors"]),
-            "all_ms": stats([x for v in a["ms"].values() for x in v]), **{f"{k}_ms": stats(v) for k, v in sorted(a["ms"].items())},
-            "cpu_ms_per_op": {k: round(v * 1000 / max(1, ops), 1) for k, v in cpu.items()},
-        }
-        r = res["phases"][1][s]
+        r = res["phases"][1][s] = figures(a)
         print(f"{s:13} {r['ops_per_s']:>6} ops/s, recall p50/p95/p99 {r['recall_ms']['p50']}/{r['recall_ms']['p95']}/"
               f"{r['recall_ms']['p99']} ms, remember p50 {r.get('remember_ms', {}).get('p50', '-')} ms, capture p50 "
               f"{r.get('capture_ms', {}).get('p50', '-')} ms, errors {r['errors']}, CPU ms/op {r['cpu_ms_per_op']}")

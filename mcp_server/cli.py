@@ -126,7 +126,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None:
-        _restart_with_thread_caches_off()
+        _restart_with_malloc_settings()
     args = parser().parse_args(argv)
     with _logging_to_stderr(args.verbose):
         try:
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             return 130
 
 
-def _restart_with_thread_caches_off() -> None:
+def _restart_with_malloc_settings() -> None:
     """Start `amber` again, once, with glibc's per-thread malloc caches off, so that blocks freed by
     this process are scrubbed before Chroma's native code reuses them for its index files
     (core/store/sealing.py, thread_caches_off), and with a fixed mmap threshold, so that the vector

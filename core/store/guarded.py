@@ -1,7 +1,7 @@
 """Chroma's calls in Amber's error tree: `_Guarded` wraps a collection so that an outage (Chroma away,
 its disk full) is StoreUnavailable whatever the call, a vector index Chroma evicted from its pool
-is read back instead of failing (see _EVICTED), and in an embedded store one a crash cut short is
-set aside so the call succeeds (index_repair.py)."""
+is read back instead of failing (see _EVICTED), and where Amber reaches Chroma's files one a crash
+cut short is set aside so the call succeeds (index_repair.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from ..errors import AmberError, StoreUnavailable
 from ..outage import OutageState
 from .disk import DiskGuard
 from .index_pool import NOOP_ID
-from .index_repair import is_torn
 from .reads_first import ReadsFirst
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
@@ -29,6 +28,8 @@ _READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collecti
 # more) is read back as last written, and until the collection's next write its answers miss what
 # changed since (recall's lexical arm still finds it).
 _EVICTED = "nothing found on disk"
+# Chroma failing because a collection's index on disk cannot be read (index_repair.py)
+_TORN_WORDS = ("error constructing hnsw segment", "error deserializing pickle", "hnswindexloaderror", "error loading hnsw")
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -51,6 +52,10 @@ def _is_outage(e: Exception) -> bool:
         if any(w in text for w in _OUTAGE_WORDS):
             return True
     return False
+
+
+def is_torn(e: BaseException) -> bool:
+    return any(w in f"{type(x).__name__}: {x}".casefold() for x in _chain(e) for w in _TORN_WORDS)
 
 
 def _is_disk_full(e: BaseException) -> bool:
@@ -85,7 +90,7 @@ class _Guarded:
                  gate: ReadsFirst | None = None, mend: Callable[[str], bool] | None = None):
         self._col, self._name, self._state, self._disk = col, name, state, disk
         self._gate = gate  # embedded Chroma: a background write gives way to recalls in flight (reads_first.py)
-        self._mend = mend  # embedded Chroma: sets an index cut short aside, True if it did (index_repair.py)
+        self._mend = mend  # Chroma's files within reach: sets an index cut short aside, True: ask again (index_repair.py)
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)

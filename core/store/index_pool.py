@@ -17,8 +17,9 @@ against 21 ms): Chroma rewrites the index's id map each time. That rewrite is in
 writer killed in the middle leaves it cut short and the collection unreadable; the embedded store
 owns the files and sets such an index aside, then gives its vectors back (index_repair.py). A
 Chroma server's collections do the same when the host can reach the server's files
-(`chroma_data_path`), and keep Chroma's defaults otherwise. The registry and audit collections keep them too: they are read by id and metadata, never by nearest
-vector. A collection made before this is switched the first time the store opens it (`keep_on_disk`).
+(`chroma_data_path`), and keep Chroma's defaults otherwise. The registry and audit collections
+keep the defaults too: they are read by id and metadata, never by nearest vector. A collection
+made before this is switched the first time the store opens it (`keep_on_disk`).
 
 An index on disk keeps four files open while Chroma holds it, so an embedded pool of limit / 5
 indexes can take four fifths of the process's files (at a limit of 200 it ran out: EMFILE, which a

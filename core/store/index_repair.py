@@ -4,10 +4,10 @@ an embedded store, or a Chroma server whose persist directory is mounted on the 
 
 Chroma writes a collection's vector index to disk in place: the hnsw files, then its id map
 (`index_metadata.pickle`), truncated and rewritten. A process killed during that write (SIGKILL,
-the OOM killer, a power cut; Amber's own process when embedded, the server's otherwise) or a disk that fills in the middle of it leaves the id map cut
-short, and from then on every call on the collection fails ("Error constructing hnsw segment
-reader: ... Error deserializing pickle file"), reads included, so the person's memories are out of
-reach. Chroma's log no longer holds the vectors (it drops what the index has written), so the
+the OOM killer, a power cut; Amber's own process when embedded, the server's otherwise) or a disk
+that fills in the middle of it leaves the id map cut short, and from then on every call on the
+collection fails ("Error constructing hnsw segment reader: ... Error deserializing pickle file"),
+reads included, so the person's memories are out of reach. Chroma's log no longer holds the vectors (it drops what the index has written), so the
 index cannot be rebuilt from Chroma alone; the records themselves (words, metadata) are intact in
 Chroma's SQLite file.
 
@@ -47,21 +47,6 @@ ID_MAP = "index_metadata.pickle"
 OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
 REBUILD_FILE = "vectors_to_rebuild.json"
 LIST_LOCK = "vectors_to_rebuild.lock"
-_TORN_WORDS = ("error constructing hnsw segment", "error deserializing pickle", "hnswindexloaderror", "error loading hnsw")
-
-
-def is_torn(e: BaseException) -> bool:
-    """Chroma failing because a collection's index on disk cannot be read."""
-    seen: list[BaseException] = []
-    x: BaseException | None = e
-    while x is not None and x not in seen and len(seen) < 8:
-        seen.append(x)
-        if any(w in f"{type(x).__name__}: {x}".casefold() for w in _TORN_WORDS):
-            return True
-        x = x.__cause__ or x.__context__
-    return False
-
-
 def readable(id_map: Path) -> bool:
     """Whether an index's id map holds the whole of what Chroma wrote. A pickle ends with its STOP
     opcode, so one cut anywhere short of its last byte fails to load."""

@@ -86,7 +86,6 @@ def warn_if_bytes_may_stray(log: logging.Logger) -> None:
                     "after a forget; start the process that owns the store with GLIBC_TUNABLES=%s (make run/serve do)", TCACHE_OFF)
 
 
-
 def _ref(col: str, record_id: str) -> str:
     return f"{col}\x1f{record_id}"
 

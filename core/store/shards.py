@@ -248,11 +248,22 @@ class ShardedStore:
     def seal_existing(self) -> int:
         return 0
 
+    @property
+    def on_set_aside(self) -> Callable[[], None]:
+        return self.shards[self.home].on_set_aside
+
+    @on_set_aside.setter
+    def on_set_aside(self, wake: Callable[[], None]) -> None:
+        for s in self.shards.values():
+            s.on_set_aside = wake
+
     def vectors_to_rebuild(self) -> list[str]:
-        return []  # Chroma servers' index files are out of Amber's reach (core/store/index_repair.py)
+        """What every shard whose files are within reach (`chroma_shard_data_paths`) lists."""
+        return sorted({name for s in self.shards.values() for name in s.vectors_to_rebuild()})
 
     def vectors_rebuilt(self, name: str) -> None:
-        return None
+        for s in self.shards.values():
+            s.vectors_rebuilt(name)
 
     def restore_vectors(self, col: str, vectors: dict[str, Sequence[float]], records: dict[str, str]) -> int:
         return self._on(col, lambda s: s.restore_vectors(col, vectors, records), write=True)

@@ -18,16 +18,18 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import chromadb
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
-from core import Actor, MemoryIn, Settings, build_service, scope_for
+from core import Actor, Memory, MemoryIn, Settings, build_service, scope_for
 from core.store import chroma_file
 from core.store.chroma import REGISTRY, ChromaStore
-from core.store.index_repair import ID_MAP, OPEN_MARK, is_torn, readable
+from core.store.guarded import is_torn
+from core.store.index_repair import ID_MAP, OPEN_MARK, readable
 from core.scope import memory_collection
 from core.testing import HashEmbedder
 from tests.kit.servers import free_port, stop_process, wait_answering
@@ -255,3 +257,31 @@ def test_a_chroma_server_index_cut_short_is_mended_by_a_host_that_reaches_its_fi
             service.close()
     finally:
         stop_process(proc)
+
+
+def test_sharded_stores_hand_every_shards_list_to_the_repairs(tmp_path):
+    """With shards whose files are within reach (`chroma_shard_data_paths`), what any shard sets
+    aside reaches the host's repairs: the list is every shard's, `vectors_rebuilt` clears it where
+    it is, and the repairs' wake-up call is each shard's."""
+    from core.store.shards import ShardedStore, ShardRoutes
+
+    name = "amber_mem_0123456789abcdef01234567"
+    second = ChromaStore(data_dir=tmp_path / "s2", embedder_id="test", dim=4)
+    at = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    second.put_memories(name, [Memory(id="m1", content="likes tea", user_id="ana", created_at=at, updated_at=at)], [[1.0, 0.0, 0.0, 0.5]])
+    second.close()
+    (tmp_path / "s2" / "chroma" / OPEN_MARK).write_text("killed")
+    _cut(tmp_path / "s2" / "chroma", name)
+    shards = {"s1": ChromaStore(data_dir=tmp_path / "s1", embedder_id="test", dim=4),
+              "s2": ChromaStore(data_dir=tmp_path / "s2", embedder_id="test", dim=4)}
+    try:
+        store = ShardedStore(shards, ShardRoutes(None, list(shards)))
+        assert store.vectors_to_rebuild() == [name]
+        woken: list[int] = []
+        store.on_set_aside = lambda: woken.append(1)
+        assert all(s.on_set_aside is store.on_set_aside for s in shards.values())
+        store.vectors_rebuilt(name)
+        assert store.vectors_to_rebuild() == [] and shards["s2"].vectors_to_rebuild() == []
+    finally:
+        for s in shards.values():
+            s.close()

@@ -210,7 +210,7 @@ def test_the_entry_point_starts_itself_with_glibcs_thread_caches_off(tmp_path):
         m.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
         m.delenv("AMBER_RESTARTED", raising=False)
         m.setattr(cli.os, "execve", lambda exe, argv, environ: seen.append((argv, environ)))
-        cli._restart_with_thread_caches_off()
+        cli._restart_with_malloc_settings()
     [(argv, environ)] = seen
     assert argv[1:3] == ["-m", "mcp_server.cli"]
     assert environ["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=131072"
@@ -220,14 +220,14 @@ def test_the_entry_point_starts_itself_with_glibcs_thread_caches_off(tmp_path):
         m.setenv("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=65536")
         m.delenv("AMBER_RESTARTED", raising=False)
         m.setattr(cli.os, "execve", lambda exe, argv, environ: seen.append((argv, environ)))
-        cli._restart_with_thread_caches_off()
+        cli._restart_with_malloc_settings()
     assert seen[0][1]["GLIBC_TUNABLES"] == "glibc.malloc.mmap_threshold=65536:glibc.malloc.tcache_count=0"
     seen.clear()
     with pytest.MonkeyPatch.context() as m:  # both set: no restart
         m.setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=131072")
         m.delenv("AMBER_RESTARTED", raising=False)
         m.setattr(cli.os, "execve", lambda exe, argv, environ: seen.append((argv, environ)))
-        cli._restart_with_thread_caches_off()
+        cli._restart_with_malloc_settings()
     assert seen == []
     stuck = subprocess.run([AMBER, "jobs", "run", "retention"], env={**base, "AMBER_RESTARTED": "1"}, capture_output=True, text=True, timeout=180)
     assert stuck.returncode == 0, stuck.stderr
