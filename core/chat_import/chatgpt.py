@@ -9,6 +9,13 @@ The person's custom instructions ride along in each conversation as a hidden mes
 `user_instructions`): they are not a turn of the thread, so they are counted as
 `custom_instructions` and handed to the importer (`Conversation.instructions`), which keeps the
 newest as profile facts labelled as imported custom instructions.
+
+Tool traffic is not the person's conversation: what the assistant sends to a tool (`recipient`
+other than "all": code for `python`, a query for `web`, a prompt for `dalle.text2im`, ...) is
+counted as `tool_call`, and what a tool answers (author role `tool`) as `tool`, whatever its
+content type. One exception: what the assistant sends to `bio`, ChatGPT's memory of the person
+("Is vegetarian"), is what ChatGPT had learned about them, so it comes in as an assistant turn
+labelled as ChatGPT's saved memory.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from .record import Conversation, Instructions, Timeline, Turn, as_list, parse_t
 
 SOURCE = "chatgpt"
 SKIP_TYPES = {"thoughts": "thoughts", "reasoning_recap": "thoughts", "user_editable_context": "system"}
+MEMORY_TOOL = "bio"  # the recipient of ChatGPT's memory updates
+MEMORY_LABEL = "[ChatGPT saved to its memory of the person]"
 
 
 def is_conversation(value: Any) -> bool:
@@ -106,11 +115,17 @@ def parse(conv: dict[str, Any], index: int = 0) -> Conversation:
             out.skipped["system"] += 1
             continue
         if role not in ("user", "assistant"):
-            out.skipped["tool"] += 1
+            out.skipped["tool"] += 1  # a tool's answer (code output, search results, "memory updated")
+            continue
+        recipient = msg.get("recipient") if isinstance(msg.get("recipient"), str) and msg.get("recipient") else "all"
+        if role == "assistant" and recipient not in ("all", MEMORY_TOOL):
+            out.skipped["tool_call"] += 1
             continue
         text, reason = _content_text(msg.get("content"))
         if text is None or not text.strip():
             out.skipped[reason] += 1
             continue
+        if role == "assistant" and recipient == MEMORY_TOOL:
+            text = f"{MEMORY_LABEL} {text.strip()}"
         out.turns.append(Turn(turn_id(SOURCE, msg.get("id") or node.get("id"), cid, pos), role, text, when))
     return out
