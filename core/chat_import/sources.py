@@ -13,6 +13,7 @@ import re
 import shutil
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -43,6 +44,48 @@ class Entry:
 class Part:
     entry: Entry
     source: str  # chatgpt | claude | claude-projects | openwebui | openwebui-db | claude-code
+
+
+class _Damaged(InvalidInput):
+    """A file of the export that cannot be read whole: never taken for "not an export"."""
+
+
+class _Member(io.BufferedIOBase):
+    """A file inside a ZIP that says it is damaged in words (InvalidInput naming it) where zipfile
+    raises its own errors (a bad CRC, cut-off or corrupt compressed data), at whatever read finds it."""
+
+    DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError)
+
+    def __init__(self, raw: IO[bytes], name: str):
+        self._raw, self._name = raw, name
+
+    def _damaged(self, e: Exception) -> InvalidInput:
+        return _Damaged("path", f"{self._name} is damaged in the ZIP ({str(e)[:120]}); download the export again")
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int | None = -1) -> bytes:
+        try:
+            return self._raw.read(n)
+        except self.DAMAGED as e:
+            raise self._damaged(e) from None
+
+    def read1(self, n: int = -1) -> bytes:
+        try:
+            return self._raw.read1(n)
+        except self.DAMAGED as e:
+            raise self._damaged(e) from None
+
+    def peek(self, n: int = 1) -> bytes:  # lets line reads go a buffer at a time
+        try:
+            return self._raw.peek(n)  # type: ignore[attr-defined]
+        except self.DAMAGED as e:
+            raise self._damaged(e) from None
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def _text(entry: Entry) -> IO[str]:
@@ -94,16 +137,16 @@ class Export:
                 continue
             low = info.filename.lower()
             if low.endswith((".json", ".jsonl")):
-                self.entries.append(Entry(prefix + info.filename, lambda z=z, i=info: z.open(i)))
+                self.entries.append(Entry(prefix + info.filename, lambda z=z, i=info, n=prefix + info.filename: _Member(z.open(i), n)))
             elif low.endswith(DB_SUFFIXES):  # a database in a ZIP: SQLite reads a file of its own
                 tmp = self._stack.enter_context(tempfile.NamedTemporaryFile(suffix=".db"))
-                with z.open(info) as src:
+                with _Member(z.open(info), prefix + info.filename) as src:
                     shutil.copyfileobj(src, tmp, 1 << 20)
                 tmp.flush()
                 self.entries.append(Entry(prefix + info.filename, lambda t=tmp.name: open(t, "rb"), Path(tmp.name)))
             elif low.endswith(".zip"):  # Claude.ai's 2026 download wraps its export in conversations-000.zip
                 tmp = self._stack.enter_context(tempfile.TemporaryFile())
-                with z.open(info) as src:
+                with _Member(z.open(info), prefix + info.filename) as src:
                     shutil.copyfileobj(src, tmp, 1 << 20)
                 tmp.seek(0)
                 self._zip(tmp, prefix + info.filename + "/")
@@ -197,6 +240,8 @@ def detect(e: Entry) -> str | None:
                 value = first_element(f, name=e.name)
         else:
             return None
+    except _Damaged:
+        raise
     except (ValueError, UnicodeDecodeError, RecursionError, InvalidInput):
         return None
     return kind_of(value)
