@@ -7,6 +7,7 @@ Opens the store itself (taking its lock), or with `--url` uploads the export to 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -17,7 +18,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from core import Actor, InvalidInput, Settings, build_service, import_chats, run_job, scope_for
+from core import Actor, InvalidInput, Settings, build_service, scope_for
+
+from .chat_import_run import extract_now, import_turns
 
 SOURCES = ["auto", "chatgpt", "claude", "openwebui", "claude-code"]
 
@@ -33,7 +36,7 @@ def register(sub: Any) -> None:
     c.add_argument("--url", help="upload to a running host instead of opening the store")
     c.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
     c.add_argument("--extract", action="store_true", help="turn what came in into memories now, with the configured LLM "
-                   "(settings llm_model), instead of at the next extraction job (not with --url: the host's jobs do it)")
+                   "(settings llm_model; with --url the host's), instead of at the next extraction job")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.set_defaults(run=run)
 
@@ -42,9 +45,6 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.path).expanduser()
     if not path.exists():
         raise InvalidInput("path", f"{path} does not exist")
-    if args.extract and args.url:
-        raise InvalidInput("extract", "--extract runs on the store; through a host, its extraction job takes the import "
-                           "(or an admin starts it: POST /v1/jobs/extract/run)")
     report = _remote(args, path) if args.url else _local(args, path)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
@@ -63,26 +63,19 @@ def _local(args: argparse.Namespace, path: Path) -> dict[str, Any]:
                 bar.update(e["conversations"] - bar.n)
                 bar.set_postfix(messages=e["messages"], stored=e["stored"], refresh=False)
 
-            report = import_chats(service, scope, path, source=args.source, dry_run=args.dry_run,
-                                  openwebui_user=args.openwebui_user, progress=progress, max_turns=settings.import_max_turns,
-                                  person=settings.person).as_dict()
+            report = import_turns(service, settings, scope, path, source=args.source, dry_run=args.dry_run,
+                                  openwebui_user=args.openwebui_user, extract=args.extract, progress=progress)
         if args.extract and not args.dry_run:
-            report["extracted"] = _extract(service, settings, scope.user_id)
+            with tqdm(file=sys.stderr, dynamic_ncols=True, unit=" window", desc="extracting") as bar:
+                def windows(e: dict[str, Any]) -> None:
+                    bar.total = max(e["of"], e["windows"])
+                    bar.update(e["windows"] - bar.n)
+                    bar.set_postfix(facts=e["facts"], refresh=False)
+
+                asyncio.run(extract_now(service, settings, scope.user_id, report, progress=windows))
         return report
     finally:
         service.close()
-
-
-def _extract(service: Any, settings: Settings, user: str) -> dict[str, Any]:
-    """The extraction job for this person now: every pending window, the import's among them. What
-    it did, as the job's run record says it (windows, facts, LLM calls and tokens, errors)."""
-    with tqdm(file=sys.stderr, dynamic_ncols=True, unit=" window", desc="extracting") as bar:
-        def progress(e: dict[str, Any]) -> None:
-            if e.get("stage") in ("window_done", "model_error"):
-                bar.update(1)
-
-        rec = run_job("extract", service, settings, user=user, progress=progress)
-    return {k: rec.get(k) for k in ("status", "windows", "facts", "llm_calls", "prompt_tokens", "completion_tokens", "errors")}
 
 
 def _remote(args: argparse.Namespace, path: Path) -> dict[str, Any]:
@@ -97,7 +90,7 @@ def _remote(args: argparse.Namespace, path: Path) -> dict[str, Any]:
                     if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".zip", ".db", ".sqlite", ".sqlite3"):
                         z.write(f, str(f.relative_to(path)))
         size = upload.stat().st_size
-        params = {"source": args.source, "dry_run": str(bool(args.dry_run)).lower()}
+        params = {"source": args.source, "dry_run": str(bool(args.dry_run)).lower(), "extract": str(bool(args.extract)).lower()}
         if args.openwebui_user:
             params["openwebui_user"] = args.openwebui_user
         headers = {"Content-Type": "application/octet-stream"}
@@ -132,12 +125,16 @@ def summary(r: dict[str, Any]) -> str:
         f"{r['messages']} messages on the active threads; skipped: {skipped}",
         (f"{r['new']} new turns would be stored" if r["dry_run"] else f"{r['stored']} turns stored")
         + f" ({r['duplicates']} already there, {r['forgotten']} forgotten and kept out)",
-        f"extraction afterwards: about {r['extraction']['windows']} windows, ~{r['extraction']['tokens_estimate']:,} tokens",
+        f"extraction afterwards: about {r['extraction']['windows']} windows, ~{r['extraction']['tokens_estimate']:,} tokens"
+        + ("" if r["dry_run"] or "extracted" in r or not r["extraction"]["windows"] else ", queued for the next extraction job"),
     ]
     if "extracted" in r:
         x = r["extracted"]
         facts = x.get("facts") or {}
-        lines.append(f"extracted now: {facts.get('added', 0)} facts added, {facts.get('superseded', 0)} superseded, "
-                     f"{facts.get('candidates', 0)} for review, from {(x.get('windows') or {}).get('processed', 0)} windows "
-                     f"({x.get('llm_calls', 0)} LLM calls)" + (f"; errors: {'; '.join(x['errors'])[:300]}" if x.get("errors") else ""))
+        if x.get("status") == "skipped":
+            lines.append(f"extraction did not run now ({x.get('reason') or 'skipped'}): the windows wait for the next extraction job")
+        else:
+            lines.append(f"extracted now: {facts.get('added', 0)} facts added, {facts.get('superseded', 0)} superseded, "
+                         f"{facts.get('candidates', 0)} for review, from {(x.get('windows') or {}).get('processed', 0)} windows "
+                         f"({x.get('llm_calls', 0)} LLM calls)" + (f"; errors: {'; '.join(x['errors'])[:300]}" if x.get("errors") else ""))
     return "\n".join(lines)

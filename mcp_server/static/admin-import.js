@@ -1,8 +1,9 @@
 // Amber admin page, Maintenance: bring in chat history (ChatGPT, Claude.ai, Open WebUI, Claude Code)
 // through POST v1/import/chats. A chosen file is read first as a dry run (nothing stored) and its
-// report shown; the import runs only when confirmed, with a progress bar, then its report. The
-// server streams progress as JSON lines (Accept: application/x-ndjson); the last line is the
-// report, or an error.
+// report shown; the import runs only when confirmed, with a progress bar, then its report. With
+// "extract facts now" the server then runs the extraction of what came in (extract=true) and the
+// bar follows its windows. The server streams progress as JSON lines (Accept:
+// application/x-ndjson); the last line is the report, or an error.
 "use strict";
 
 (function () {
@@ -18,8 +19,8 @@
   }
 
   // Send the file, read the progress lines as they come; resolves to the report.
-  async function send(file, dryRun, onProgress) {
-    const q = new URLSearchParams({ dry_run: dryRun ? "true" : "false" });
+  async function send(file, dryRun, extract, onProgress) {
+    const q = new URLSearchParams({ dry_run: dryRun ? "true" : "false", extract: extract ? "true" : "false" });
     const owui = $("chat-import-owui").value.trim();
     if (owui) q.set("openwebui_user", owui);
     let res;
@@ -71,8 +72,20 @@
       ["already in this memory", num(r.duplicates)],
       ["forgotten before (never brought back)", num(r.forgotten)],
       ["messages left out", reasons(r.skipped)],
-      ["extraction", num(r.extraction.windows) + " windows, about " + num(r.extraction.tokens_estimate) + " model tokens"],
+      ["extraction", num(r.extraction.windows) + " windows, about " + num(r.extraction.tokens_estimate) + " model tokens" +
+        (r.dry_run || r.extracted || !r.extraction.windows ? "" : " (queued for the next scheduled extraction)")],
     ];
+    const x = r.extracted;
+    if (x && x.status === "skipped") {
+      rows.push(["facts extracted", "not now (" + (x.reason || "skipped") + "): the windows wait for the next scheduled extraction"]);
+    } else if (x) {  // extraction ran right after the import: what came of it
+      const f = x.facts || {}, w = x.windows || {};
+      rows.push(["facts extracted", num(f.added) + " added, " + num(f.superseded) + " superseded, " + num(f.candidates) + " for review"]);
+      rows.push(["extraction run", num(w.processed) + " windows, " + num(x.llm_calls) + " LLM calls, " +
+        num((x.prompt_tokens || 0) + (x.completion_tokens || 0)) + " tokens" +
+        (w.left_pending ? "; " + num(w.left_pending) + " windows wait for the next scheduled extraction" : "")]);
+      if (x.errors && x.errors.length) rows.push(["extraction errors", x.errors.slice(0, 3).join("; ").slice(0, 400)]);
+    }
     const ci = r.custom_instructions || {};
     if (ci.snapshots) {  // ChatGPT's custom instructions: the newest become labelled profile facts
       rows.push(["ChatGPT custom instructions", num(ci.snapshots) + " found; the newest " + (r.dry_run
@@ -84,7 +97,9 @@
     box.appendChild(el("p", { class: "meta" }, r.dry_run
       ? (r.new ? "Dry run: " + num(r.new) + " new turns would come in. Nothing is stored yet."
         : "Dry run: nothing new to bring in.")
-      : "Imported: " + num(r.stored) + " turns stored. Extraction turns them into memories on its next runs."));
+      : "Imported: " + num(r.stored) + " turns stored. " + (x && x.status !== "skipped"
+        ? num((x.facts || {}).added) + " facts extracted now."
+        : "Extraction turns them into memories on its next scheduled runs.")));
     box.appendChild(el("table", { class: "events report" }, el("tbody", {}, rows.map(([k, v]) => el("tr", {}, el("td", {}, k), el("td", {}, v))))));
   }
 
@@ -93,7 +108,7 @@
     if (stage !== undefined) $("chat-import-stage").textContent = stage;
   }
 
-  async function run(file, dryRun, total) {
+  async function run(file, dryRun, total, extract) {
     const bar = $("chat-import-bar");
     running = true;
     $("chat-import-file").disabled = true;
@@ -107,16 +122,22 @@
       progress(true, "importing " + file.name + "\u2026");
     }
     try {
-      const report = await send(file, dryRun, (p) => {
+      const report = await send(file, dryRun, extract, (p) => {
         if (dryRun) {
           progress(true, "read " + num(p.conversations) + " conversations, " + num(p.messages) + " messages");
+        } else if (p.stage === "extract") {  // the turns are in: the bar now counts extraction windows
+          bar.max = Math.max(p.of, p.windows, 1);
+          bar.value = Math.min(p.windows, bar.max);
+          progress(true, "extracting facts: " + num(p.windows) + " of " + num(p.of) + " windows (" + num(p.facts) + " facts so far)");
         } else {
           bar.value = Math.min(p.stored, bar.max);
           progress(true, "stored " + num(p.stored) + " of " + num(total) + " turns (" + num(p.conversations) + " conversations read)");
         }
       });
       if (!dryRun) bar.value = bar.max;
-      progress(!dryRun, dryRun ? "" : "done: " + num(report.stored) + " turns stored");
+      const x = report.extracted;
+      progress(!dryRun, dryRun ? "" : "done: " + num(report.stored) + " turns stored" +
+        (x && x.status !== "skipped" ? ", " + num((x.facts || {}).added) + " facts extracted" : ""));
       showReport(report);
       return report;
     } catch (err) {
@@ -147,7 +168,7 @@
     if (!chosen || running) return;
     const { file, total } = chosen;
     chosen = null;
-    await run(file, false, total);
+    await run(file, false, total, $("chat-import-extract").checked);
     $("chat-import-file").value = "";
     notice("Chat history imported.");
   }

@@ -2,17 +2,25 @@
 Playwright) against a real `amber serve`: a chosen export is read first (dry run: nothing stored,
 its report shown), imported when confirmed with a progress bar and its report, and the same file
 again finds nothing new. It lands in the connected person's memory only; a file that is no export
-is refused in words."""
+is refused in words. The bar moves as the turns are stored, not only at the end; with "extract facts
+now" a host whose model is a fake OpenAI-compatible upstream (the network edge only) extracts right
+after the import and the report shows the facts."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import zipfile
 from pathlib import Path
 
 import httpx
 import pytest
-from admin_kit import KEYS, auth, login
+from admin_kit import AMBER, KEYS, auth, login, server_env
 from playwright.sync_api import expect
+
+from tests.fakes.upstreams import FakeUpstreams
+from tests.jobs.jobs_helpers import fact, facts
+from tests.kit.servers import free_port, stop_process, wait_answering
 
 pytestmark = pytest.mark.e2e
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "chat_exports"
@@ -90,4 +98,93 @@ def test_an_admin_imports_for_the_person_it_acts_for_and_a_wrong_file_is_refused
     expect(page.get_by_test_id("error")).to_contain_text("no ChatGPT, Claude.ai, Open WebUI or Claude Code conversations found")
     expect(report).to_contain_text("The export could not be read; nothing was stored.")
     expect(page.locator("#chat-import-progress")).to_be_hidden()
+    assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
+
+
+# every value the bar is given, with its max at the time: the page sets both as progress lines come
+RECORD_BAR = """() => {
+  const bar = document.getElementById("chat-import-bar");
+  const own = Object.getOwnPropertyDescriptor(HTMLProgressElement.prototype, "value");
+  window.__bar = [];
+  Object.defineProperty(bar, "value", { configurable: true, get() { return own.get.call(this); },
+    set(v) { own.set.call(this, v); window.__bar.push([this.value, this.max]); } });
+}"""
+
+
+def many_turns(tmp: Path, conversations: int = 40, each: int = 8) -> Path:
+    """A ChatGPT export of 320 turns: the import stores them in several batches."""
+    convs = []
+    for c in range(conversations):
+        t0 = 1_690_000_000 + c * 1000
+        mapping = {f"m{c}-0": {"id": f"m{c}-0", "parent": None, "children": [f"m{c}-1"], "message": None}}
+        for i in range(1, each + 1):
+            mapping[f"m{c}-{i}"] = {"id": f"m{c}-{i}", "parent": f"m{c}-{i - 1}", "children": [f"m{c}-{i + 1}"] if i < each else [],
+                                    "message": {"id": f"m{c}-{i}", "author": {"role": "user" if i % 2 else "assistant"},
+                                                "create_time": t0 + i, "content": {"content_type": "text",
+                                                                                   "parts": [f"Garden diary {c}, note {i}"]}}}
+        convs.append({"id": f"many-{c}", "title": f"Diary {c}", "create_time": t0, "current_node": f"m{c}-{each}", "mapping": mapping})
+    out = tmp / "conversations.json"
+    out.write_text(json.dumps(convs))
+    return out
+
+
+def test_the_bar_moves_part_way_through_an_import(host, page_for, tmp_path):
+    url, _ = host
+    page, watch = page_for()
+    login(page, url, KEYS["admin"], user="dora")
+    page.click("button[data-view=maintenance]")
+    page.set_input_files("#chat-import-file", str(many_turns(tmp_path)))
+    report = page.get_by_test_id("chat-import-report")
+    expect(report).to_contain_text("Dry run: 320 new turns would come in.")
+    page.evaluate(RECORD_BAR)
+    page.get_by_role("button", name="Import 320 turns").click()
+    expect(report).to_contain_text("Imported: 320 turns stored.")
+    expect(report.locator("tr", has_text="extraction")).to_contain_text("queued for the next scheduled extraction")
+    values = page.evaluate("window.__bar")
+    assert values[0] == [0, 320] and values[-1] == [320, 320], values
+    between = [v for v, top in values if 0 < v < top]
+    assert len(between) >= 2 and between == sorted(between), values  # it moved as the batches were stored, forward only
+    assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
+
+
+@pytest.fixture(scope="module")
+def model_host(tmp_path_factory):
+    """`amber serve` whose model (settings llm_model) is a fake OpenAI-compatible upstream; yields (url, upstream)."""
+    tmp = tmp_path_factory.mktemp("admin-model-host")
+    with FakeUpstreams() as up:
+        env = {**server_env(tmp), "AMBER_LLM_MODEL": "openai/gpt-4o-mini", "OPENAI_API_BASE": up.openai_base, "OPENAI_API_KEY": "sk-fake"}
+        port = free_port()
+        proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_answering(f"{url}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.stderr else "")
+            yield url, up
+        finally:
+            stop_process(proc, timeout=30)
+
+
+def test_extract_facts_now_shows_them_in_the_report(model_host, page_for, tmp_path):
+    url, up = model_host
+    up.script(json.dumps(facts(fact("Grows tomato seedlings on a north windowsill", "profile.gardening"))),
+              json.dumps(facts()), json.dumps(facts()))
+    page, watch = page_for()
+    login(page, url, KEYS["alice"])
+    page.click("button[data-view=maintenance]")
+    page.set_input_files("#chat-import-file", str(chatgpt_zip(tmp_path)))
+    report = page.get_by_test_id("chat-import-report")
+    expect(report).to_contain_text("Dry run: 9 new turns would come in.")
+    assert up.requests == []  # a dry run asks no model
+    page.get_by_label("extract facts now").check()
+    page.evaluate(RECORD_BAR)
+    page.get_by_role("button", name="Import 9 turns").click()
+    expect(report).to_contain_text("Imported: 9 turns stored. 1 facts extracted now.")
+    expect(report.locator("tr", has_text="facts extracted")).to_contain_text("1 added, 0 superseded, 0 for review")
+    expect(report.locator("tr", has_text="extraction run")).to_contain_text("3 windows, 3 LLM calls")
+    expect(page.get_by_test_id("chat-import-stage")).to_have_text("done: 9 turns stored, 1 facts extracted")
+    assert len(up.find("/chat/completions")) == 3
+    # after the turns, the bar counted the extraction's windows
+    assert [1, 3] in page.evaluate("window.__bar") and [2, 3] in page.evaluate("window.__bar")
+    r = httpx.get(f"{url}/v1/memories", headers=auth("alice"), timeout=30)
+    assert any(m["fact_key"] == "profile.gardening" for m in r.json()["items"]), r.text
     assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)

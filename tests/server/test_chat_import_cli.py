@@ -80,6 +80,21 @@ def test_extract_now_turns_the_import_into_dated_memories(amber, tmp_path):
         assert m.valid_from < datetime(2025, 1, 1, tzinfo=timezone.utc)  # the conversation's own time (the fixture's are before 2025)
     finally:
         service.close()
-    # with --url the host's jobs do it: refused in one line, nothing uploaded
-    r = amber(tmp_path, "import-chats", str(FIX / "chatgpt"), "--extract", "--url", "http://127.0.0.1:9")
-    assert r.returncode == 2 and "--extract runs on the store" in r.stderr
+
+
+def test_extract_now_through_a_running_host(amber, host, tmp_path):
+    """`--extract --url`: the host extracts with its own model and reports the same figures."""
+    from fakes.upstreams import FakeUpstreams
+    from tests.jobs.jobs_helpers import fact, facts
+
+    url, service = host
+    with FakeUpstreams() as up:
+        up.script(json.dumps(facts(fact("Is planning a trip to Lisbon in May", "goal.trip", category="goal"))), json.dumps(facts()), json.dumps(facts()))
+        # the host is this process: the variables its model client reads are set for the call
+        r = amber(tmp_path, "import-chats", str(FIX / "chatgpt_multipart"), "--url", url, "--key", KEYS["admin"], "--user", "kim",
+                  "--extract", OPENAI_API_BASE=up.openai_base, OPENAI_API_KEY="sk-fake")
+    assert r.returncode == 0, r.stderr
+    assert "9 turns stored" in r.stdout and "extracted now: 1 facts added, 0 superseded, 0 for review, from 3 windows (3 LLM calls)" in r.stdout
+    assert any(m.fact_key == "goal.trip" for m in service.list(scope_for(Actor("kim")), limit=50).items)
+    r = amber(tmp_path, "import-chats", str(FIX / "claude"), "--url", url, "--key", KEYS["admin"], "--user", "kim")
+    assert r.returncode == 0 and "queued for the next extraction job" in r.stdout, r.stdout
