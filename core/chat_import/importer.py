@@ -10,8 +10,11 @@ only for its own write, and embeds on the background lane, so live recall and ca
 
 Extraction windows for the new turns are planned here, per conversation, marked `imported`: the
 extraction job runs them even though the person's cursor is past their dates, dates the facts
-from the turns (`valid_from`), and never lets an older fact supersede a newer one
-(core/jobs/extraction/pipeline.py).
+from the turns (`valid_from`), and puts an older value into the key's history at its date, never
+in front of a newer one (core/jobs/extraction/pipeline.py). A window is planned before its turns are
+stored; extraction waits for them, and reads on their own any it had to go without
+(core/jobs/extraction/windows.py), so extraction running during an import, or between a crash and
+the run that resumes it, reads every turn once.
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
             found = openwebui_owners(parts)
             if openwebui_user is not None or len(found) > 1:
                 owui = openwebui_db.owners_for(found, scope.user_id, person or str, openwebui_user, "this Open WebUI export")
-        known = {w["id"] for w in jobs_registry.get_windows(service.registry, scope.user_id)}
+        known = _Planned.of(jobs_registry.get_windows(service.registry, scope.user_id))
         pending: list[list[Message]] = []  # whole conversations: a conversation's windows are cut in one piece
         size = 0
         snap: Instructions | None = None  # the newest custom instructions seen
@@ -162,7 +165,23 @@ class _Cap:
                                        "the same import again to go on")
 
 
-def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: ImportReport, known: set[str],
+@dataclass
+class _Planned:
+    """The person's extraction windows, as far as planning needs them: their ids and the turns they hold."""
+
+    ids: set[str]
+    turns: set[str]
+
+    @classmethod
+    def of(cls, windows: list[dict[str, Any]]) -> _Planned:
+        return cls({w["id"] for w in windows}, {i for w in windows for i in w["message_ids"]})
+
+    def add(self, w: dict[str, Any]) -> None:
+        self.ids.add(w["id"])
+        self.turns.update(w["message_ids"])
+
+
+def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: ImportReport, known: _Planned,
            dry_run: bool, batch: int, cap: _Cap | None = None) -> None:
     """Classify a few conversations' turns (already stored, forgotten, new), plan the extraction
     windows that hold new turns, then store the new turns."""
@@ -195,7 +214,8 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
         new.extend(fresh)
         fresh_ids = {m.id for m in fresh}
         # a conversation is cut the same way on every run, so a window planned before a crash is found
-        # again by its id; a window holding no new turn was planned (and run) by an earlier import
+        # again by its id (extraction waits for its turns, core/jobs/extraction/windows.py); a window
+        # holding no new turn was planned (and run) by an earlier import
         for chunk in W.plan_windows(kept, after=None, backfill=True):
             if not fresh_ids.intersection(m.id for m in chunk):
                 continue
@@ -203,9 +223,16 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
             report.extraction_tokens_estimate += window_overhead_tokens() + sum(
                 estimate_tokens(m.content[:LINE_CHARS]) + 8 for m in chunk)  # ref, time and role per line
             w = {**W.new_window(scope.user_id, chunk, now), "imported": True}
-            if not dry_run and w["id"] not in known:
+            if w["id"] in known.ids:
+                # the conversation went on since an earlier export: the new turns at the end of its
+                # last window get a window of their own (the earlier one was run without them)
+                more = [m for m in chunk if m.id in fresh_ids and m.id not in known.turns]
+                if not more:
+                    continue
+                w = {**W.new_window(scope.user_id, more, now), "imported": True, "id": W.window_id(scope.user_id, f"{w['id']}\x1f{more[0].id}")}
+            if not dry_run:
                 planned.append(w)
-                known.add(w["id"])
+                known.add(w)
     report.would_store += len(new)
     if dry_run:
         return

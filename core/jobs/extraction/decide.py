@@ -8,6 +8,9 @@ Order of the rules, and why:
    retire a fact the user stated clearly);
 3. no holder for the key: a near-identical memory of the same kind (cosine >= 0.9) is seen;
 4. confidence below 0.76: candidate for the review queue; otherwise new.
+
+A value said before the one its key holds (an imported 2023 conversation against a 2025 fact)
+goes into the key's history at its date (`chain_neighbours`, `placed`), never in front.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
-from ...model import Memory, Status
+from ...model import Kind, Memory, Status
 from ...recall.lexical import tokenize
 from .parse import Fact
 
@@ -85,6 +89,38 @@ def decide(
     if unsure:
         return Decision("candidate", None, best[0] if best else None, f"confidence {fact.confidence:.2f} < {policy.candidate_below}")
     return Decision("new", None, best[0] if best else None, "")
+
+
+# ---- an older value into a key's history ----------------------------------------------------
+
+
+def chain_neighbours(versions: Sequence[Memory], head: Memory, said_at: datetime) -> tuple[Memory | None, Memory]:
+    """Where a value said at `said_at`, before `head` (the key's current version), goes in the key's
+    supersede chain: (the version it follows, None at the start; the version that follows it).
+    Walks back from `head` along `supersedes` through `versions` (the key's active and superseded
+    records); a link to a record not among them (deleted, forgotten) is where the chain starts."""
+    by_id = {m.id: m for m in versions}
+    after, visited = head, {head.id}
+    while after.supersedes in by_id and after.supersedes not in visited:
+        before = by_id[after.supersedes]
+        if before.valid_from is None or before.valid_from <= said_at:
+            return before, after
+        visited.add(before.id)
+        after = before
+    return None, after
+
+
+def placed(new: Memory, before: Memory | None, after: Memory, now: datetime) -> list[Memory]:
+    """What to write to put `new` (said at its `valid_from`) between `before` and `after`: `new` as a
+    superseded version valid until `after` began, `before` now ending where `new` begins. A precious
+    record is append-only: it is never rewritten, only pointed at."""
+    out = [new.model_copy(update={"status": Status.superseded, "supersedes": before.id if before else None,
+                                  "superseded_by": after.id, "valid_to": after.valid_from})]
+    if after.kind != Kind.precious:
+        out.append(after.model_copy(update={"supersedes": new.id}))  # a link: the current value keeps its place in lists
+    if before is not None and before.kind != Kind.precious:
+        out.append(before.model_copy(update={"superseded_by": new.id, "valid_to": new.valid_from, "updated_at": now}))
+    return out
 
 
 # ---- whose statement a "seen" is ------------------------------------------------------------

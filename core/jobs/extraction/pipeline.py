@@ -3,13 +3,16 @@
 Store and embedder calls are synchronous and run in worker threads; only the model call is
 awaited on the loop. Crash safety comes from three things: windows are planned once and stored;
 each fact's write is linked to its window before the next one starts (a retried window skips
-what already landed); the cursor moves only after a window is done.
+what already landed); the cursor moves only after a window is done. A window an import planned
+waits for its turns, and the ones it was run without come back in a window of their own
+(core/jobs/extraction/windows.py), so an import stopped halfway loses no turn to extraction.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -21,7 +24,7 @@ from ...model import SAID_BY_ASSISTANT, SAID_BY_USER, Kind, MemoryIn, MemoryPatc
 from ...ports import LLM
 from ...scope import Scope, memory_where
 from . import windows as W
-from .decide import Decision, Existing, Policy, decide, independent_statement
+from .decide import Decision, Existing, Policy, chain_neighbours, cosine, decide, independent_statement, placed
 from .parse import FACT_SCHEMA, Fact, parse_facts
 from .prompt import extraction_messages
 
@@ -36,6 +39,7 @@ class ExtractOptions:
     max_window_chars: int = W.MAX_WINDOW_CHARS
     max_retries: int = W.MAX_RETRIES
     stuck_after: timedelta = W.STUCK_AFTER
+    import_wait: timedelta = W.IMPORT_WAIT
     policy: Policy = field(default_factory=Policy)
     backfill: bool = False
     neighbours: int = 5
@@ -43,7 +47,8 @@ class ExtractOptions:
 
 @dataclass
 class ExtractStats:
-    windows: dict[str, int] = field(default_factory=lambda: {"processed": 0, "failed": 0, "retried": 0, "recovered": 0, "left_pending": 0})
+    windows: dict[str, int] = field(default_factory=lambda: {"processed": 0, "failed": 0, "retried": 0, "recovered": 0, "left_pending": 0,
+                                                                 "waiting": 0, "carried_over": 0})
     facts: dict[str, int] = field(default_factory=lambda: {"added": 0, "seen": 0, "superseded": 0, "candidates": 0, "dropped": 0})
     llm: dict[str, float] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0})
     errors: list[str] = field(default_factory=list)
@@ -67,7 +72,17 @@ async def extract_user(
     for w in W.order(wins):
         if w["state"] != W.PENDING:
             continue
-        done = await _run_window(service, scope, llm, w, now, opts, stats, progress)
+        msgs = await asyncio.to_thread(_window_messages, service, scope, w)
+        if w.get("imported"):
+            # turns an import has planned but not stored yet: wait for them, or (past the wait) go
+            # on without them and note them, to be read on their own once they are stored
+            missing = await asyncio.to_thread(_missing, service, scope, w, msgs)
+            if W.arriving(w, missing, now(), opts.import_wait):
+                stats.windows["waiting"] += 1
+                progress({"stage": "waiting", "window": w["id"], "missing": len(missing)})
+                continue
+            w = {**w, "unseen": missing}
+        done = await _run_window(service, scope, llm, w, msgs, now, opts, stats, progress)
         by_id = {x["id"]: x for x in wins}
         by_id[done["id"]] = done
         wins = list(by_id.values())
@@ -103,6 +118,16 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
     msgs = [m for m in service.messages(scope, since=since) if not m.imported]  # an import plans its own windows
     known = {w["id"] for w in wins}
     planned = {i for w in wins for i in w["message_ids"]}
+    short = [w for w in wins if w.get("imported") and w["state"] == W.PROCESSED and w.get("unseen")]
+    held = Counter(i for w in wins for i in w["message_ids"]) if short else Counter()
+    for w in short:
+        follow = _carry_over(service, scope, w, {i for i in w["unseen"] if held[i] > 1}, now)
+        if follow is not None:
+            wins.append(follow)
+            planned.update(follow["message_ids"])
+            held.update(follow["message_ids"])
+            stats.windows["carried_over"] += 1
+            progress({"stage": "planned", "window": follow["id"], "messages": len(follow["message_ids"])})
     for chunk in W.plan_windows(msgs, after=last, planned=planned, backfill=opts.backfill, size=opts.window_size, max_chars=opts.max_window_chars):
         w = W.new_window(user, chunk, now)
         if w["id"] not in known:
@@ -112,12 +137,37 @@ def _prepare(service: Any, scope: Scope, now: datetime, opts: ExtractOptions, st
     return wins
 
 
-async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], now: Callable[[], datetime],
+def _missing(service: Any, scope: Scope, w: dict[str, Any], msgs: list) -> list[str]:
+    """The window's turns that are not in the log (yet): an import stores them after planning the
+    window. A turn forgotten in the meantime has a tombstone and is not waited for."""
+    got = {m.id for m in msgs}
+    gone = [i for i in w["message_ids"] if i not in got]
+    buried = service.tombstones.buried(scope.user_id, gone) if gone else set()
+    return [i for i in gone if i not in buried]
+
+
+def _carry_over(service: Any, scope: Scope, w: dict[str, Any], elsewhere: set[str], now: datetime) -> dict[str, Any] | None:
+    """The turns a processed imported window was run without, stored since: planned as a window of
+    their own (written before the old window lets go of them). Turns another window already holds
+    (`elsewhere`: a carry-over written before a crash) are not planned again; forgotten ones are let go."""
+    reg, ids = service.registry, list(w["unseen"])
+    have = service.reads.turns_by_id(scope, ids)
+    buried = service.tombstones.buried(scope.user_id, [i for i in ids if i not in have])
+    arrived = [have[i] for i in ids if i in have and i not in elsewhere]
+    still = [i for i in ids if i not in have and i not in buried]
+    follow, rest = W.carried_over(w, arrived, still, now)
+    if follow is not None:
+        registry.put_window(reg, follow)
+    if rest["unseen"] != w["unseen"]:
+        registry.put_window(reg, rest)
+    return follow
+
+
+async def _run_window(service: Any, scope: Scope, llm: LLM, w: dict[str, Any], msgs: list, now: Callable[[], datetime],
                       opts: ExtractOptions, stats: ExtractStats, progress: Progress) -> dict[str, Any]:
     reg = service.registry
     w = W.started(w, now())
     await asyncio.to_thread(registry.put_window, reg, w)
-    msgs = await asyncio.to_thread(_window_messages, service, scope, w)
     outcome = dict(w.get("outcome") or {})
     if msgs:
         prompt, refs = extraction_messages(msgs)
@@ -221,23 +271,47 @@ def _apply_fact(service: Any, scope: Scope, window: str, fact: Fact, vec: list[f
     if said_at is not None and d.action in ("supersede", "candidate") and same_key is not None and d.target_id == same_key.memory.id:
         holder = same_key.memory
         if holder.valid_from is not None and holder.valid_from > said_at:
-            return _as_history(service, scope, fact, holder, said_at, tag, own)
+            return _as_history(service, scope, fact, vec, holder, said_at, tag, own, opts.policy)
     return _carry_out(service, scope, fact, d, tag, said_at, own)
 
 
-def _as_history(service: Any, scope: Scope, fact: Fact, newer: Any, said_at: datetime, tag: str, own: bool = True) -> tuple[str, str]:
-    """A value said before the one the key holds now (an imported conversation from 2023 against
-    a fact from 2025): kept as the superseded version it was, never put in front of the newer one."""
+def _as_history(service: Any, scope: Scope, fact: Fact, vec: list[float], head: Any, said_at: datetime, tag: str,
+                own: bool, policy: Policy) -> tuple[str, str]:
+    """A value said before the one the key holds now (an imported conversation from 2023 against a
+    fact from 2025): put into the key's history at its date, between the versions said before and
+    after it (decide.placed), never in front of the newer one. The same value as the version said
+    just before or after it is that version, seen again: history holds each change once."""
     data = MemoryIn(content=fact.fact, namespace=scope.write_namespace, kind=Kind(fact.kind), category=fact.category,
                     fact_key=fact.fact_key, lang=fact.lang, importance=fact.importance, confidence=fact.confidence,
                     source_ids=[*fact.evidence, tag], valid_from=said_at, tags=[SAID_BY_USER if own else SAID_BY_ASSISTANT])
     data = service.redact.fields(data)  # as every write: secrets never reach the store
+    reads, writes = service.reads, service.writes
+    with writes.lock(scope):
+        versions = reads.memories(scope, memory_where(scope, statuses=[Status.active, Status.superseded],
+                                                      namespaces=[scope.write_namespace], fact_key=fact.fact_key))
+        head = next((m for m in versions if m.id == head.id), head)  # as stored now, links included
+        before, after = chain_neighbours(versions, head, said_at)
+        near = [m for m in (before, after) if m is not None]
+        vecs = reads.memory_vectors(scope, [m.id for m in near])
+        h = content_hash(data.content)
+        for m in near:
+            if m.content_hash == h or cosine(vec, vecs.get(m.id) or []) >= policy.seen_cosine:
+                return m.id, "seen"
+        now = service.clock.now()
+        records = placed(writes.new(scope, data, now), before, after, now)
+        writes.write(scope, records, embed=records[:1])  # one store call: the chain never shows a gap
+        writes.audit(scope, "history", [m.id for m in records], fact_key=fact.fact_key)
+    return records[0].id, "superseded"
+
+
+def _ends_when_replaced(service: Any, scope: Scope, memory_id: str, said_at: datetime) -> None:
+    """An imported value retires the one before it from when it was said, not from the import."""
     with service.writes.lock(scope):
-        mem = service.writes.new(scope, data, service.clock.now())
-        mem = mem.model_copy(update={"status": Status.superseded, "superseded_by": newer.id, "valid_to": newer.valid_from})
-        service.writes.write(scope, [mem], embed=[mem])
-        service.writes.audit(scope, "history", [mem.id, newer.id], fact_key=fact.fact_key)
-    return mem.id, "superseded"
+        old = service.writes.get(scope, memory_id)
+        if old.kind == Kind.precious or old.valid_to == said_at or (old.valid_from is not None and old.valid_from > said_at):
+            return
+        service.writes.write(scope, [old.model_copy(update={"valid_to": said_at})])
+        service.writes.audit(scope, "history", [old.id], fact_key=old.fact_key)
 
 
 def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, said_at: datetime | None = None,
@@ -268,6 +342,8 @@ def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, sa
     try:
         if d.action == "supersede":
             r = service.supersede(scope, d.target_id, data)
+            if said_at is not None and r.action == "superseded" and r.previous is not None:
+                _ends_when_replaced(service, scope, r.previous.id, said_at)
         else:
             r = service.remember(scope, data)
     except InvalidInput as e:  # e.g. the holder was retired meanwhile: store as new rather than lose it

@@ -7,6 +7,12 @@
 A window is a fixed list of message ids, planned once and stored, so a retry sees the same
 messages as the first attempt. Its id derives from the user and its first message, so planning
 the same log twice yields the same windows.
+
+An import (core/chat_import) plans a window before it stores the window's turns, and may be
+killed in between. Extraction leaves such a window pending while its turns are still arriving
+(`arriving`); past IMPORT_WAIT it reads what is there and keeps the ids it did not find as the
+window's `unseen`; once they are stored they go to a window of their own (`carried_over`). Every
+imported turn is read by the model once: never skipped, never twice.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ WINDOW_SIZE = 40
 MAX_WINDOW_CHARS = 24_000  # keeps one call's prompt bounded even for long pastes
 MAX_RETRIES = 3
 STUCK_AFTER = timedelta(minutes=30)
+# an import stores a window's turns within minutes of planning it; a window still short of turns
+# after this long belongs to an import that was stopped, and is read as it is
+IMPORT_WAIT = timedelta(hours=1)
 PENDING, PROCESSING, PROCESSED, FAILED = "pending", "processing", "processed", "failed"
 
 
@@ -140,6 +149,26 @@ def cursor_after(windows: Sequence[dict[str, Any]], cursor: Mark | None) -> Mark
             break
         cursor = end
     return cursor
+
+
+def arriving(w: dict[str, Any], missing: Sequence[str], now: datetime, wait: timedelta = IMPORT_WAIT) -> bool:
+    """Whether an imported window should wait for `missing` (its turns not stored yet): only for a
+    while after it was planned (or last carried over)."""
+    return bool(missing) and now - datetime.fromisoformat(w["created_at"]) < wait
+
+
+def carried_over(w: dict[str, Any], arrived: Sequence[Message], still: Sequence[str], now: datetime) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """A processed imported window's `unseen` turns that have been stored since (`arrived`) as a
+    window of their own, and the window with only the ones still to come (`still`) left unseen.
+    The new window's id derives from the old one and its first turn, so doing this twice (a crash
+    between the two writes) plans the same window."""
+    w = {**w, "unseen": list(still)}
+    if not arrived:
+        return None, w
+    todo = sorted(arrived, key=lambda m: (m.created_at, m.id))
+    follow = {**new_window(w["user_id"], todo, now), "imported": True}
+    follow["id"] = window_id(w["user_id"], f"{w['id']}\x1f{todo[0].id}")
+    return follow, w
 
 
 def fact_signature(window: str, fact: str, fact_key: str | None) -> str:
