@@ -110,6 +110,8 @@ def import_chats(service: Any, scope: Scope, path: str | Path, *, source: str = 
             if openwebui_user is not None or len(found) > 1:
                 owui = openwebui_db.owners_for(found, scope.user_id, person or str, openwebui_user, "this Open WebUI export")
         known = _Planned.of(jobs_registry.get_windows(service.registry, scope.user_id))
+        if dry_run:
+            known.would_store = set()  # a dry run stores nothing: what it would have stored, for the batches after
         pending: list[list[Message]] = []  # whole conversations: a conversation's windows are cut in one piece
         size = 0
         snap: Instructions | None = None  # the newest custom instructions seen
@@ -171,6 +173,7 @@ class _Planned:
 
     ids: set[str]
     turns: set[str]
+    would_store: set[str] | None = None  # a dry run's new turns so far (the real run finds them in the store)
 
     @classmethod
     def of(cls, windows: list[dict[str, Any]]) -> _Planned:
@@ -199,7 +202,7 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
     ids = list(seen)
     if not ids:
         return
-    stored = set(service.reads.turns_by_id(scope, ids))
+    stored = set(service.reads.turns_by_id(scope, ids)) | (known.would_store or set()).intersection(ids)
     buried = service.tombstones.buried(scope.user_id, [i for i in ids if i not in stored])
     report.duplicates += len(stored)
     report.forgotten += len(buried)
@@ -235,6 +238,8 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
                 known.add(w)
     report.would_store += len(new)
     if dry_run:
+        if known.would_store is not None:
+            known.would_store.update(m.id for m in new)
         return
     if planned:  # before their turns, in one write: a crash between leaves no turn unplanned
         jobs_registry.put_windows(service.registry, planned)

@@ -81,6 +81,20 @@ def test_dry_run_writes_nothing_and_estimates_tokens(service, alice):
     assert d2["new"] == 0 and d2["duplicates"] == 9 and d2["extraction"]["tokens_estimate"] == 0
 
 
+def test_a_dry_run_counts_a_message_met_twice_in_one_export_as_a_real_run_does(service, alice, tmp_path):
+    # the same conversations in two parts of one export, read in batches smaller than a part: the
+    # real run finds the second copy stored; the dry run, which stores nothing, must count it alike
+    export = tmp_path / "twice"
+    export.mkdir()
+    for part in ("conversations-000.json", "conversations-001.json"):
+        shutil.copy(FIX / "chatgpt" / "conversations.json", export / part)
+    (export / "export_manifest.json").write_text(json.dumps({"files": [{"path": "conversations-000.json"}, {"path": "conversations-001.json"}]}))
+    dry = import_chats(service, alice, export, dry_run=True, batch=2).as_dict()
+    real = import_chats(service, alice, export, batch=2).as_dict()
+    assert (dry["new"], dry["duplicates"]) == (real["stored"], real["duplicates"]) == (9, 9)
+    assert dry["extraction"]["windows"] == real["extraction"]["windows"]
+
+
 def test_forgotten_turn_never_comes_back(service, alice):
     import_chats(service, alice, FIX / "chatgpt")
     plan = service.forget(alice, "tomato seedlings leggy north windowsill")
