@@ -56,6 +56,7 @@ class Coordination(Protocol):
     def check_fence(self) -> None: ...
     def acquire_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> bool: ...
     def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None: ...
+    def lease_held(self, job: str, now: datetime) -> bool: ...
     def release_lease(self, job: str, owner: str) -> None: ...
     def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool: ...
     def status(self) -> dict[str, Any]: ...
@@ -86,6 +87,9 @@ class LocalCoordination:
 
     def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
         registry.renew_lease(self.store, job, owner, now, ttl)
+
+    def lease_held(self, job: str, now: datetime) -> bool:
+        return registry.lease_held(self.store, job, now)
 
     def release_lease(self, job: str, owner: str) -> None:
         registry.release_lease(self.store, job, owner)
@@ -304,6 +308,9 @@ class RedisCoordination:
         ms = int(ttl.total_seconds() * 1000)
         if not self._call("renewing a job lease", self._extend, keys=[self.key("lease", job)], args=[owner, ms]):
             log.warning("job %s: lease lost by %s while running", job, owner)
+
+    def lease_held(self, job: str, now: datetime) -> bool:
+        return bool(self._call("reading a job lease", self.r.exists, self.key("lease", job)))
 
     def release_lease(self, job: str, owner: str) -> None:
         self._call("releasing a job lease", self._delete, keys=[self.key("lease", job)], args=[owner])

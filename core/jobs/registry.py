@@ -88,6 +88,12 @@ def renew_lease(store: RegistryStore, job: str, owner: str, now: datetime, ttl: 
             store.reg_put(f"lease:{job}", {**held, "expires_at": (now + ttl).isoformat()}, kind="lease")
 
 
+def lease_held(store: RegistryStore, job: str, now: datetime) -> bool:
+    """Someone holds the job's lease (unexpired), as far as a read can tell."""
+    held = store.reg_get(f"lease:{job}")
+    return bool(held) and datetime.fromisoformat(held["expires_at"]) > now
+
+
 def release_lease(store: RegistryStore, job: str, owner: str) -> None:
     with _lease_mutex:
         held = store.reg_get(f"lease:{job}")

@@ -94,7 +94,8 @@ async def arun_job(
     rec = RunRecord(id=registry.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat())
     ttl = timedelta(minutes=settings.jobs_lease_minutes)
     leases = service.coordination  # in process, registry rows, or Redis with several hosts (core/coordination.py)
-    if not await asyncio.to_thread(leases.acquire_lease, name, me, started, ttl):
+    lease = name if user is None else person_lease(name, user)
+    if not await asyncio.to_thread(_take_lease, leases, name, user, me, started, ttl):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
         await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
         emit({"stage": "skipped", "job": name, "reason": rec.reason})
@@ -102,9 +103,9 @@ async def arun_job(
     t0 = time.monotonic()
     try:
         await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
-        users = [user] if user else await asyncio.to_thread(service.users)
+        users = [user] if user else await asyncio.to_thread(_not_running_alone, leases, name, await asyncio.to_thread(service.users), clock)
         rec.users = len(users)
-        heartbeat = lambda: leases.renew_lease(name, me, clock(), ttl)
+        heartbeat = lambda: leases.renew_lease(lease, me, clock(), ttl)
         if name == "extract":
             await _extract(service, settings, llm or default_llm(settings), users, clock, emit, heartbeat, rec, backfill)
         elif name == "consolidate":
@@ -123,11 +124,39 @@ async def arun_job(
         try:
             await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
         finally:
-            await asyncio.to_thread(leases.release_lease, name, me)
+            await asyncio.to_thread(leases.release_lease, lease, me)
     emit({"stage": "done", "job": name, "status": rec.status})
     log.info("job %s %s: users=%d windows=%s facts=%s calls=%d tokens=%d cost=%.4f %.1fs", name, rec.status, rec.users,
              rec.windows, rec.facts or rec.counts, rec.llm_calls, rec.prompt_tokens + rec.completion_tokens, rec.cost, rec.duration_s)
     return rec.model_dump(mode="json")
+
+
+def person_lease(job: str, user: str) -> str:
+    return f"{job}:person:{user_hash(user)}"
+
+
+def _take_lease(leases: Any, job: str, user: str | None, me: str, now: datetime, ttl: timedelta) -> bool:
+    """A run for everybody holds the job's lease; a run for one person (an import's extraction now,
+    the admin's "run now" for someone) holds that person's, and starts only while no run for
+    everybody does, so it never holds back everybody else's run however long it takes. A run for
+    everybody leaves out the people a run of their own holds (`_not_running_alone`): whichever of
+    the two takes its lease second sees the other's, so no person is worked on twice at once."""
+    if user is None:
+        return leases.acquire_lease(job, me, now, ttl)
+    if not leases.acquire_lease(person_lease(job, user), me, now, ttl):
+        return False
+    if leases.lease_held(job, now):
+        leases.release_lease(person_lease(job, user), me)
+        return False
+    return True
+
+
+def _not_running_alone(leases: Any, job: str, users: list[str], clock: Callable[[], datetime]) -> list[str]:
+    """Everybody but the people a run of their own is working on now: their next run takes them."""
+    alone = [u for u in users if leases.lease_held(person_lease(job, u), clock())]
+    if alone:
+        log.info("job %s: %d person(s) left to the run each has of their own", job, len(alone))
+    return [u for u in users if u not in alone]
 
 
 def _job_scope(user_id: str, job: str):

@@ -272,3 +272,33 @@ async def test_crash_after_a_seen_fact_does_not_count_it_twice(service, clock, a
     assert rec["facts"] == {"added": 1, "seen": 0, "superseded": 0, "candidates": 0, "dropped": 0}
     violin = service.list(alice, text="violin").items[0]
     assert violin.seen_count == 2 and len(all_memories(service, alice)) == 2
+
+
+async def test_a_run_for_one_person_never_holds_back_everybody_elses(service, clock, alice, bob, settings, llm, upstream):
+    """An import's extraction now (a run for one person, maybe hours long) holds that person's lease,
+    not the job's: a run for everybody meanwhile goes ahead without that person; and a run for one
+    person does not start while a run for everybody holds the job."""
+    from datetime import timedelta
+
+    from core.jobs.registry import acquire_lease, release_lease
+    from core.jobs.runner import person_lease
+
+    say(service, alice, clock, ("user", "I'm a pilot."))
+    say(service, bob, clock, ("user", "I'm a baker."))
+    upstream.default = lambda body: facts(fact("Is a pilot" if "pilot" in body["messages"][-1]["content"] else "Is a baker", "profile.job"))
+    # alice's own run is in progress (another worker holds her lease)
+    assert acquire_lease(service.store, person_lease("extract", alice.user_id), "import-host:1", clock.now(), timedelta(minutes=15))
+    rec = await arun_job("extract", service, settings, llm=llm)
+    assert rec["status"] == "ok" and rec["users"] == 1
+    assert [m.content for m in service.list(bob).items] == ["Is a baker"] and service.list(alice).items == []
+    assert (await arun_job("extract", service, settings, llm=llm, user=alice.user_id))["status"] == "skipped"  # hers is running
+    release_lease(service.store, person_lease("extract", alice.user_id), "import-host:1")
+    # everybody's run in progress: a run for alice alone waits for the next chance, and gives her lease back
+    assert acquire_lease(service.store, "extract", "scheduled-host:1", clock.now(), timedelta(minutes=15))
+    rec = await arun_job("extract", service, settings, llm=llm, user=alice.user_id)
+    assert rec["status"] == "skipped" and service.list(alice).items == []
+    release_lease(service.store, "extract", "scheduled-host:1")
+    assert (await arun_job("extract", service, settings, llm=llm, user=alice.user_id))["status"] == "ok"
+    assert [m.content for m in service.list(alice).items] == ["Is a pilot"]
+    # and neither lease is left held
+    assert (await arun_job("extract", service, settings, llm=llm))["status"] == "ok"
