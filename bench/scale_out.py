@@ -258,6 +258,16 @@ async def settle(pid: int, limit: float = 180) -> float:
 
 # ---- the run -------------------------------------------------------------------------------------
 
+def settings(args) -> dict:
+    """`--set KEY=VALUE` as host settings."""
+    import yaml
+
+    pairs = [kv.split("=", 1) for kv in args.set]
+    if any(len(p) != 2 for p in pairs):
+        raise SystemExit("--set takes KEY=VALUE")
+    return {k.strip(): yaml.safe_load(v) for k, v in pairs}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", type=int, default=1000, help="small users")
@@ -279,6 +289,8 @@ def main() -> None:
     ap.add_argument("--index-on-disk", action="store_true",
                     help="the hosts reach the Chroma servers' files (chroma_data_path): people's indexes kept on disk after every write")
     ap.add_argument("--embedded", action="store_true", help="one host with embedded Chroma (module docstring)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting of every host (the value read as YAML), e.g. --set chroma_call_slots=8")
     ap.add_argument("--code", default=None, help="the hosts run this tree's Amber (PYTHONPATH), e.g. a base commit's worktree")
     ap.add_argument("--big-home", choices=["any", "second"], default="any",
                     help="second: name the big user so that with both hosts listed their home is host 2, whose index is then "
@@ -310,7 +322,7 @@ async def run(args) -> None:
             {"chroma_shard_data_paths": {name: str(work / ("chroma" if name == "s1" else f"chroma{name[1:]}")) for name in shards}}
             if sharding else {"chroma_data_path": str(work / "chroma")})
         hosts = [AmberHost(work / f"host{i}", chroma_url=None if sharding else chroma_url, redis_url=redis_url, name=f"host{i}",
-                           amber={"jobs_enabled": False, **sharding, **files}) for i in (1, 2)]
+                           amber={"jobs_enabled": False, **sharding, **files, **settings(args)}) for i in (1, 2)]
         if big and args.big_home == "second":
             both = HostPool([h.base for h in hosts])
             big = next(b for b in (f"big-user-{i}" for i in itertools.count()) if both.order(b)[0].url == hosts[1].base)
@@ -418,7 +430,7 @@ async def run_embedded(args) -> None:
     with tempfile.TemporaryDirectory(prefix="amber-scale-out-") as tmp, contextlib.ExitStack() as stack:
         work = Path(tmp)
         host = AmberHost(work / "host1", name="host1", amber={"jobs_enabled": False, **(
-            {"chroma_index_pool": args.chroma_index_cache} if args.chroma_index_cache else {})})
+            {"chroma_index_pool": args.chroma_index_cache} if args.chroma_index_cache else {}), **settings(args)})
         host.env["AMBER_EMBEDDING_MODEL"] = args.embedder
         host.env["GLIBC_TUNABLES"] = os.environ.get("GLIBC_TUNABLES", f"{TCACHE_OFF}:{MMAP_FIXED}")  # what make run sets
         if args.code:

@@ -141,7 +141,7 @@ class Capture:
 
     def _write_turns(self, scope: Scope, col: str, part: Sequence[Message], vectors: Sequence[Sequence[float]], now) -> int:
         with self.writes.lock(scope):
-            self.writes.register_user(scope)
+            self.writes.register_user(scope, col)
             fresh, replacing = unsaved(self.reads, scope, part)  # another writer may have stored some meanwhile
             fresh_ids = {m.id for m in fresh}
             keep = [(m, v) for m, v in zip(part, vectors) if m.id in fresh_ids]

@@ -191,7 +191,7 @@ class MemoryService:
         text = embed_text(data)  # embedded before the lock (the slow part); unused if the write is "seen"
         vectors = {text: self.embedder.embed_documents([text])[0]}
         with self.writes.lock(scope):
-            self.writes.register_user(scope)
+            self.writes.register_user(scope, memory_collection(scope))
             h = content_hash(data.content)
             live = [Status.active, Status.candidate]
             if data.fact_key:

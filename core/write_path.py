@@ -13,10 +13,11 @@ recall keeps (`record_access` says why).
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from .model import Event, Kind, Memory, MemoryIn, Message, Status, WriteResult, 
 from .ports import Clock, Embedder
 from .registry import RegistryStore
 from .scope import Scope, event_collection, memory_collection
+from .store.gate import writing
 from .supersede import require_current
 
 
@@ -50,11 +52,31 @@ class Revisions:
         self.one_owner = not shared  # an embedded store: this process alone writes it
         self._revs: dict[str, int] = {}
         self._chg: dict[str, dict[str, Any]] = {}  # one owner's changes (the registry's when shared)
+        self._read = threading.local()  # shared: revisions read under the user's lock this thread holds (`read_with`)
 
     def get(self, col: str) -> int:
-        if col not in self._revs or self._shared:
+        read = getattr(self._read, "revs", None)
+        if read and col in read:
+            self._revs[col] = read.pop(col)
+        elif col not in self._revs or self._shared:
             self._revs[col] = int(self._registry.reg_get(f"rev:{col}") or 0)
         return self._revs[col]
+
+    def read_with(self, key: str, col: str) -> Any:
+        """The registry row `key`, and `col`'s revision in the same read when shared: the write about
+        to stamp `col` takes it from here instead of asking again. Only under the user's lock, which
+        no other host moves the revision without; `forget_read` drops it when the lock goes."""
+        if not self._shared:
+            return self._registry.reg_get(key)
+        found = self._registry.reg_get_many([key, f"rev:{col}"])
+        if not hasattr(self._read, "revs"):
+            self._read.revs = {}
+        self._read.revs[col] = int(found.get(f"rev:{col}") or 0)
+        return found.get(key)
+
+    def forget_read(self) -> None:
+        if getattr(self._read, "revs", None):
+            self._read.revs.clear()
 
     def get_many(self, cols: Sequence[str]) -> dict[str, int]:
         """`get` of several collections, in one registry read when shared."""
@@ -135,18 +157,25 @@ class WritePath:
 
     # ---- lock, users, audit ----------------------------------------------------------------------
 
-    def lock(self, scope: Scope) -> AbstractContextManager[Any]:
-        """The user's write lock; re-entrant within a thread."""
-        return self._coordination.user_lock(scope.user_id)
+    @contextmanager
+    def lock(self, scope: Scope) -> Iterator[None]:
+        """The user's write lock; re-entrant within a thread. The thread's Chroma calls meanwhile go
+        ahead of other work waiting for the store (core/store/gate.py)."""
+        try:
+            with self._coordination.user_lock(scope.user_id), writing():
+                yield
+        finally:
+            self._revisions.forget_read()  # read under this lock: stale once it is let go
 
-    def register_user(self, scope: Scope) -> None:
+    def register_user(self, scope: Scope, col: str | None = None) -> None:
         """The user's registry row, written on their first write. A store this process alone writes
         remembers who is registered (`unregister` forgets them); a shared one is asked every time,
-        since another host may have erased the person since."""
+        since another host may have erased the person since, together with the revision of `col`,
+        the collection the write will stamp (one round trip instead of two)."""
         if scope.user_id in self._registered:
             return
         key = f"user:{scope.user_id}"
-        if self._store.reg_get(key) is None:
+        if (self._revisions.read_with(key, col) if col else self._store.reg_get(key)) is None:
             self._store.reg_put(key, {"user_id": scope.user_id, "created_at": self._clock.now().isoformat()}, kind="user")
         if self._revisions.one_owner:
             self._registered.add(scope.user_id)

@@ -31,18 +31,17 @@ from ..filters import Eq, In, Where
 from ..model import Memory, Message
 from ..outage import OutageState
 from . import chroma_file
-from .chroma_query import MAX_BATCH, chroma_where, pages
-from .chroma_query import MISSING as _MISSING
-from .chroma_query import get_paged as _get_paged
+from .chroma_query import MAX_BATCH, MISSING as _MISSING, chroma_where, get_paged as _get_paged, pages
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
 from .group_commit import GroupCommit
 from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
 from .index_pool import embedded_client, index_settings, keep_on_disk, server_client
+from .gate import StoreGate
 from .index_repair import IndexMender
-from .reads_first import READS_FIRST, ReadsFirst
 from .lock import DirectoryLock
+from .reads_first import READS_FIRST, ReadsFirst
 from .sealing import PREFIX as SEALED
 from .sealing import MasterKeyError, RecordKeys, Sealer, warn_if_bytes_may_stray
 
@@ -59,7 +58,7 @@ class ChromaStore:
     def __init__(
         self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
         tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
-        master_key: bytes | None = None, index_pool: int | None = None, server_files: Path | None = None,
+        master_key: bytes | None = None, index_pool: int | None = None, server_files: Path | None = None, slots: int = 0,
     ):
         # embedded: each record's words sealed under a key of its own (sealing.py); server: plain
         self.sealer: Sealer | None = None
@@ -71,6 +70,7 @@ class ChromaStore:
         self.disk: DiskGuard | None = None  # embedded only: writes wait for room on the filesystem
         self.outage = OutageState("Chroma")
         self.gate: ReadsFirst | None = None if chroma_url else READS_FIRST  # see reads_first.py: embedded writes hold the GIL
+        self.turns = StoreGate(slots) if slots else None  # Chroma calls at once, a person's write first (gate.py)
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
         self._events = GroupCommit(self._write_events)  # everybody's audit rows, written together
@@ -156,7 +156,7 @@ class ChromaStore:
                     f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                     f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                 )
-        guarded = _Guarded(col, name, self.outage, self.disk, self.gate, self.mender.mend if self.mender else None)
+        guarded = _Guarded(col, name, self.outage, self.disk, self.gate, self.mender.mend if self.mender else None, self.turns)
         if vectors and self.mender is not None:
             keep_on_disk(guarded, name)  # a collection made before Amber kept indexes on disk is switched
         self._cols[name] = guarded

@@ -13,6 +13,7 @@ from ..errors import AmberError, StoreUnavailable
 from ..outage import OutageState
 from .disk import DiskGuard
 from .index_pool import NOOP_ID
+from .gate import StoreGate, level
 from .reads_first import ReadsFirst
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
@@ -84,13 +85,14 @@ class _Guarded:
     turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
     store's outage state logs once when Chroma goes away and once when it answers again."""
 
-    __slots__ = ("_col", "_name", "_state", "_disk", "_gate", "_mend")
+    __slots__ = ("_col", "_name", "_state", "_disk", "_gate", "_mend", "_turns")
 
     def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None,
-                 gate: ReadsFirst | None = None, mend: Callable[[str], bool] | None = None):
+                 gate: ReadsFirst | None = None, mend: Callable[[str], bool] | None = None, turns: StoreGate | None = None):
         self._col, self._name, self._state, self._disk = col, name, state, disk
         self._gate = gate  # embedded Chroma: a background write gives way to recalls in flight (reads_first.py)
         self._mend = mend  # Chroma's files within reach: sets an index cut short aside, True: ask again (index_repair.py)
+        self._turns = turns  # the host's calls take turns, a person's write first (gate.py)
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)
@@ -102,27 +104,33 @@ class _Guarded:
                 self._disk.usable()
             if self._gate is not None and attr in _WRITES:
                 self._gate.before_write()
-            try:
-                try:
-                    out = value(*args, **kwargs)
-                except Exception as e:
-                    if self._mend is not None and is_torn(e) and self._mend(self._name):
-                        if attr in _READS_INDEX:  # the index set aside: a write makes Chroma start it afresh
-                            self._col.delete(ids=[NOOP_ID])
-                        out = value(*args, **kwargs)
-                    elif attr in _READS_INDEX and any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
-                        self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
-                        out = value(*args, **kwargs)
-                    else:
-                        raise
-            except Exception as e:
-                if self._disk is not None and attr in _WRITES:
-                    self._disk.failed(e, f"Chroma {attr} on {self._name}", says_full=_says_full(e))
-                    self._disk.usable()
-                _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
-                raise
-            if self._state is not None:
-                self._state.up()
-            return out
+            if self._turns is None:
+                return self._call(attr, value, args, kwargs)
+            with self._turns.turn(level(attr in _WRITES)):
+                return self._call(attr, value, args, kwargs)
 
         return call
+
+    def _call(self, attr: str, value: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+        try:
+            try:
+                out = value(*args, **kwargs)
+            except Exception as e:
+                if self._mend is not None and is_torn(e) and self._mend(self._name):
+                    if attr in _READS_INDEX:  # the index set aside: a write makes Chroma start it afresh
+                        self._col.delete(ids=[NOOP_ID])
+                    out = value(*args, **kwargs)
+                elif attr in _READS_INDEX and any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
+                    self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
+                    out = value(*args, **kwargs)
+                else:
+                    raise
+        except Exception as e:
+            if self._disk is not None and attr in _WRITES:
+                self._disk.failed(e, f"Chroma {attr} on {self._name}", says_full=_says_full(e))
+                self._disk.usable()
+            _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
+            raise
+        if self._state is not None:
+            self._state.up()
+        return out

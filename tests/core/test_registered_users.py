@@ -6,21 +6,32 @@ shared by several hosts keeps asking (another host may have erased the person). 
 from __future__ import annotations
 
 from core import Actor, MemoryIn, Settings, build_service, scope_for
+from core.scope import memory_collection
 from core.testing import HashEmbedder
 from tests.kit.topology import chroma_server
 
 
-def _user_reads(service) -> list[str]:
-    """Every registry read of a `user:` row from now on, by key."""
+def _user_reads(service, together: list[list[str]] | None = None) -> list[str]:
+    """Every registry read of a `user:` row from now on, by key; `together`: the keys of each read
+    that asked for a user row with other keys, and of each revision read alone."""
     reads: list[str] = []
-    store, original = service.store, service.store.reg_get
+    store, one, many = service.store, service.store.reg_get, service.store.reg_get_many
 
     def counted(key: str):
         if key.startswith("user:"):
             reads.append(key)
-        return original(key)
+        if together is not None and key.startswith("rev:"):  # a revision read alone
+            together.append([key])
+        return one(key)
 
-    store.reg_get = counted
+    def counted_many(keys):
+        keys = list(keys)
+        reads.extend(k for k in keys if k.startswith("user:"))
+        if together is not None and any(k.startswith("user:") for k in keys):
+            together.append(keys)
+        return many(keys)
+
+    store.reg_get, store.reg_get_many = counted, counted_many
     return reads
 
 
@@ -46,9 +57,14 @@ def test_a_store_shared_by_several_hosts_reads_the_row_on_every_write(tmp_path):
         service = build_service(Settings(data_dir=tmp_path / "host", chroma_url=url, embedding_model="hash"), embedder=HashEmbedder())
         try:
             ana = scope_for(Actor("ana"))
-            reads = _user_reads(service)
+            together: list[list[str]] = []
+            reads = _user_reads(service, together)
             for i in range(3):
                 service.remember(ana, MemoryIn(content=f"ana note {i}"))
             assert reads == ["user:ana"] * 3 and service.users() == ["ana"]
+            # each read also brings the revision the write then stamps, instead of a read of its own
+            rev = f"rev:{memory_collection(ana)}"
+            assert together == [["user:ana", rev]] * 3
+            assert service.writes._revisions.get(memory_collection(ana)) == 3
         finally:
             service.close()
