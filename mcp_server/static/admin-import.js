@@ -2,8 +2,9 @@
 // through POST v1/import/chats. A chosen file is read first as a dry run (nothing stored) and its
 // report shown; the import runs only when confirmed, with a progress bar, then its report. With
 // "extract facts now" the server then runs the extraction of what came in (extract=true) and the
-// bar follows its windows. The server streams progress as JSON lines (Accept:
-// application/x-ndjson); the last line is the report, or an error.
+// bar follows its windows. While the file goes up the bar counts its bytes (it goes up for the dry
+// run and again for the import: the host keeps no upload between the two). The server then streams
+// progress as JSON lines (Accept: application/x-ndjson); the last line is the report, or an error.
 "use strict";
 
 (function () {
@@ -18,39 +19,61 @@
     return h;
   }
 
-  // Send the file, read the progress lines as they come; resolves to the report.
-  async function send(file, dryRun, extract, onProgress) {
+  function json(text) {
+    try { return JSON.parse(text); } catch (e) { return {}; }
+  }
+
+  // Send the file, saying how much of it went up (on.uploading(sent, size) in bytes, then
+  // on.uploaded(); fetch has no upload progress, hence XMLHttpRequest), then read the progress lines
+  // as they come (on.progress); resolves to the report. Unlike fetch's credentials: "omit", a
+  // same-origin XMLHttpRequest carries the page's cookies: Amber reads none, its routes take the key.
+  function send(file, dryRun, extract, on) {
     const q = new URLSearchParams({ dry_run: dryRun ? "true" : "false", extract: extract ? "true" : "false" });
     const owui = $("chat-import-owui").value.trim();
     if (owui) q.set("openwebui_user", owui);
-    let res;
-    try {
-      res = await fetch("v1/import/chats?" + q.toString(), { method: "POST", body: file, credentials: "omit", cache: "no-store",
-        redirect: "error", headers: headers({ "Content-Type": "application/octet-stream", Accept: "application/x-ndjson" }) });
-    } catch (e) {
-      throw new ApiError(0, { detail: "the memory server did not answer" });
-    }
-    if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => ({})));
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buf = "", report = null;
-    for (;;) {
-      const { value, done } = await reader.read();
-      buf += value ? decoder.decode(value, { stream: true }) : "";
-      let cut;
-      while ((cut = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, cut).trim();
-        buf = buf.slice(cut + 1);
-        if (!line) continue;
-        const item = JSON.parse(line);
-        if (item.progress) onProgress(item.progress);
-        else if (item.report) report = item.report;
-        else if (item.error) throw new ApiError(item.error.status || 500, item.error);
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      let seen = 0, report = null;  // seen: how much of the answer's text has been read as lines
+
+      function lines() {  // the complete lines that came since the last call; a partial one waits for its end
+        const text = xhr.responseText;
+        let cut;
+        while ((cut = text.indexOf("\n", seen)) >= 0) {
+          const line = text.slice(seen, cut).trim();
+          seen = cut + 1;
+          if (!line) continue;
+          const item = JSON.parse(line);
+          if (item.progress) on.progress(item.progress);
+          else if (item.report) report = item.report;
+          else if (item.error) throw new ApiError(item.error.status || 500, item.error);
+        }
       }
-      if (done) break;
-    }
-    if (!report) throw new ApiError(0, { detail: "the import stopped without a report" });
-    return report;
+
+      function read(done) {
+        try {
+          if (xhr.status < 200 || xhr.status >= 300) {  // refused before streaming: the answer is one JSON error
+            if (done) reject(new ApiError(xhr.status, json(xhr.responseText)));
+            return;
+          }
+          lines();
+          if (done) report ? resolve(report) : reject(new ApiError(0, { detail: "the import stopped without a report" }));
+        } catch (err) {
+          reject(err);
+          xhr.abort();
+        }
+      }
+
+      xhr.open("POST", "v1/import/chats?" + q.toString());
+      for (const [k, v] of Object.entries(headers({ "Content-Type": "application/octet-stream", Accept: "application/x-ndjson" }))) {
+        xhr.setRequestHeader(k, v);
+      }
+      xhr.upload.onprogress = (e) => on.uploading(e.loaded, file.size);
+      xhr.upload.onload = () => on.uploaded();
+      xhr.onprogress = () => read(false);
+      xhr.onload = () => read(true);
+      xhr.onerror = () => reject(new ApiError(0, { detail: "the memory server did not answer" }));
+      xhr.send(file);
+    });
   }
 
   function num(n) {
@@ -108,21 +131,35 @@
     if (stage !== undefined) $("chat-import-stage").textContent = stage;
   }
 
+  // "120 of 480 MB": bytes in the unit of the whole, whole numbers from 10 of it up
+  function amount(n, of) {
+    const [unit, name] = of >= 1e6 ? [1e6, "MB"] : [1e3, "kB"];
+    const f = (x) => (x / unit).toLocaleString(undefined, { maximumFractionDigits: of >= 10 * unit ? 0 : 1 });
+    return f(n) + " of " + f(of) + " " + name;
+  }
+
   async function run(file, dryRun, total, extract) {
     const bar = $("chat-import-bar");
     running = true;
     $("chat-import-file").disabled = true;
     $("chat-import-go").hidden = true;
-    if (dryRun) {
-      bar.removeAttribute("value");  // a dry run has no total yet: the bar only says it is working
-      progress(true, "reading " + file.name + "\u2026");
-    } else {
-      bar.max = Math.max(total, 1);
-      bar.value = 0;
-      progress(true, "importing " + file.name + "\u2026");
-    }
+    const uploading = (sent, size) => {  // first the bar counts the file's bytes going up
+      bar.max = Math.max(size, 1);
+      bar.value = Math.min(sent, bar.max);
+      progress(true, "uploading " + amount(sent, size));
+    };
+    uploading(0, file.size);
     try {
-      const report = await send(file, dryRun, extract, (p) => {
+      const report = await send(file, dryRun, extract, { uploading, uploaded() {
+        if (dryRun) {
+          bar.removeAttribute("value");  // a dry run has no total yet: the bar only says it is working
+          progress(true, "reading " + file.name + "\u2026");
+        } else {
+          bar.max = Math.max(total, 1);
+          bar.value = 0;
+          progress(true, "importing " + file.name + "\u2026");
+        }
+      }, progress(p) {
         if (dryRun) {
           progress(true, "read " + num(p.conversations) + " conversations, " + num(p.messages) + " messages");
         } else if (p.stage === "extract") {  // the turns are in: the bar now counts extraction windows
@@ -133,7 +170,7 @@
           bar.value = Math.min(p.stored, bar.max);
           progress(true, "stored " + num(p.stored) + " of " + num(total) + " turns (" + num(p.conversations) + " conversations read)");
         }
-      });
+      } });
       if (!dryRun) bar.value = bar.max;
       const x = report.extracted;
       progress(!dryRun, dryRun ? "" : "done: " + num(report.stored) + " turns stored" +

@@ -2,13 +2,15 @@
 Playwright) against a real `amber serve`: a chosen export is read first (dry run: nothing stored,
 its report shown), imported when confirmed with a progress bar and its report, and the same file
 again finds nothing new. It lands in the connected person's memory only; a file that is no export
-is refused in words. The bar moves as the turns are stored, not only at the end; with "extract facts
+is refused in words. The bar first counts the upload's bytes, part-way and in words, for the dry run
+and for the import, then moves as the turns are stored, not only at the end; with "extract facts
 now" a host whose model is a fake OpenAI-compatible upstream (the network edge only) extracts right
 after the import and the report shows the facts."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import zipfile
 from pathlib import Path
@@ -98,16 +100,26 @@ def test_an_admin_imports_for_the_person_it_acts_for_and_a_wrong_file_is_refused
     expect(page.get_by_test_id("error")).to_contain_text("no ChatGPT, Claude.ai, Open WebUI or Claude Code conversations found")
     expect(report).to_contain_text("The export could not be read; nothing was stored.")
     expect(page.locator("#chat-import-progress")).to_be_hidden()
+
+    page.fill("#chat-import-owui", "x" * 201)  # refused before anything is read: the answer is one error, not a stream
+    page.set_input_files("#chat-import-file", str(claude))
+    expect(page.get_by_test_id("error")).to_contain_text("openwebui_user")
+    expect(report).to_contain_text("The export could not be read; nothing was stored.")
     assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
 
 
-# every value the bar is given, with its max at the time: the page sets both as progress lines come
+# every value the bar is given, with its max at the time (window.__bar), and every label it is given
+# (window.__stages): the page sets them as the upload goes and as progress lines come
 RECORD_BAR = """() => {
-  const bar = document.getElementById("chat-import-bar");
+  const bar = document.getElementById("chat-import-bar"), stage = document.getElementById("chat-import-stage");
   const own = Object.getOwnPropertyDescriptor(HTMLProgressElement.prototype, "value");
+  const text = Object.getOwnPropertyDescriptor(Node.prototype, "textContent");
   window.__bar = [];
+  window.__stages = [];
   Object.defineProperty(bar, "value", { configurable: true, get() { return own.get.call(this); },
     set(v) { own.set.call(this, v); window.__bar.push([this.value, this.max]); } });
+  Object.defineProperty(stage, "textContent", { configurable: true, get() { return text.get.call(this); },
+    set(v) { text.set.call(this, v); window.__stages.push(v); } });
 }"""
 
 
@@ -133,17 +145,62 @@ def test_the_bar_moves_part_way_through_an_import(host, page_for, tmp_path):
     page, watch = page_for()
     login(page, url, KEYS["admin"], user="dora")
     page.click("button[data-view=maintenance]")
-    page.set_input_files("#chat-import-file", str(many_turns(tmp_path)))
+    export = many_turns(tmp_path)
+    page.set_input_files("#chat-import-file", str(export))
     report = page.get_by_test_id("chat-import-report")
     expect(report).to_contain_text("Dry run: 320 new turns would come in.")
     page.evaluate(RECORD_BAR)
     page.get_by_role("button", name="Import 320 turns").click()
     expect(report).to_contain_text("Imported: 320 turns stored.")
     expect(report.locator("tr", has_text="extraction")).to_contain_text("queued for the next scheduled extraction")
-    values = page.evaluate("window.__bar")
+    size = export.stat().st_size
+    values = [v for v in page.evaluate("window.__bar") if v[1] != size]  # the upload's bytes came first: see the test below
     assert values[0] == [0, 320] and values[-1] == [320, 320], values
     between = [v for v, top in values if 0 < v < top]
     assert len(between) >= 2 and between == sorted(between), values  # it moved as the batches were stored, forward only
+    assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
+
+
+def with_attachments(tmp: Path, megabytes: int = 80) -> Path:
+    """A ChatGPT ZIP of 64 turns that also carries the chats' files, as real exports do (the import
+    reads none of them): most of its bytes are there, so its upload takes a while on its own."""
+    out = tmp / "chatgpt-with-files.zip"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        z.write(many_turns(tmp, conversations=8), "conversations.json")
+        with z.open("file-0001-garden.png", "w") as f:
+            for _ in range(megabytes):
+                f.write(bytes(1 << 20))
+    return out
+
+
+def test_the_bar_counts_the_upload_then_the_import(host, page_for, tmp_path):
+    url, _ = host
+    export = with_attachments(tmp_path)
+    size = export.stat().st_size
+    page, watch = page_for()
+    login(page, url, KEYS["admin"], user="erin")
+    page.click("button[data-view=maintenance]")
+    report = page.get_by_test_id("chat-import-report")
+    page.evaluate(RECORD_BAR)
+    page.set_input_files("#chat-import-file", str(export))
+    expect(report).to_contain_text("Dry run: 64 new turns would come in. Nothing is stored yet.")
+    dry_run = page.evaluate("[window.__bar, window.__stages]")
+    page.evaluate(RECORD_BAR)
+    page.get_by_role("button", name="Import 64 turns").click()
+    expect(report).to_contain_text("Imported: 64 turns stored.")
+    expect(page.get_by_test_id("chat-import-stage")).to_have_text("done: 64 turns stored")
+    imported = page.evaluate("[window.__bar, window.__stages]")
+    for (values, stages), then in [(dry_run, "reading "), (imported, "importing ")]:
+        n = stages.index(then + export.name + "\u2026")  # the file is up: the import's own stages follow
+        sent = [re.fullmatch(r"uploading (\d+) of (\d+) MB", s) for s in stages[:n]]
+        assert all(sent) and any(0 < int(m[1]) < int(m[2]) for m in sent), stages  # bytes part-way, in words, before that
+        assert not any(s.startswith("uploading") for s in stages[n:]), stages
+        part_way = [v for v, top in values if top == size and 0 < v < size]
+        assert part_way and part_way == sorted(part_way), values  # the bar took the bytes sent, forward only
+    values = imported[0]
+    assert values[-1] == [64, 64] and [0, 64] in values, values  # then the turns stored, of the dry run's count
+    r = httpx.get(f"{url}/v1/messages", headers={**auth("admin"), "X-Amber-User": "erin"}, timeout=30)
+    assert {f"chatgpt:m{c}-1" for c in range(8)} <= {m["id"] for m in r.json()["messages"]}, r.text
     assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
 
 
