@@ -4,6 +4,7 @@ running host (`--url`, a folder uploaded as a ZIP)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from core import Actor, scope_for
@@ -27,6 +28,24 @@ def test_dry_run_then_import_then_again(amber, tmp_path):
     assert "importing" in r.stderr  # the progress bar
     r = amber(tmp_path, "import-chats", str(FIX / "chatgpt"), "--user", "me")
     assert r.returncode == 0 and "0 turns stored (9 already there, 0 forgotten and kept out)" in r.stdout
+
+
+def test_a_long_import_shows_its_progress_while_it_runs(amber, tmp_path):
+    """The bar on stderr (tqdm, also when stderr is a file or a pipe) moves as each batch of turns is
+    stored, not only at the end: an export of thousands of turns is not silent for minutes."""
+    convs = []
+    for c in range(20):
+        ids = [f"long{c}-{i}" for i in range(1, 81)]
+        convs.append({"id": f"long-{c}", "title": None, "create_time": 1_690_000_000 + c * 1000, "current_node": ids[-1], "mapping": {
+            m: {"id": m, "parent": ids[i - 1] if i else None, "children": ids[i + 1:i + 2], "message": {
+                "id": m, "author": {"role": "assistant" if i % 2 else "user"}, "create_time": 1_690_000_000 + c * 1000 + i,
+                "content": {"content_type": "text", "parts": [f"Allotment notes {c}, entry {i}"]}}} for i, m in enumerate(ids)}})
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(convs))
+    r = amber(tmp_path, "import-chats", str(export), "--user", "me")
+    assert r.returncode == 0 and "1600 turns stored" in r.stdout, r.stderr
+    stored = [int(n) for n in re.findall(r"stored=(\d+)", r.stderr)]
+    assert any(0 < n < 1600 for n in stored), r.stderr  # part-way figures, written while it ran
 
 
 def test_errors_are_one_line(amber, tmp_path):
