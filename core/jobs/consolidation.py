@@ -1,7 +1,7 @@
 """Nightly consolidation for one user ("dream"): merge near-duplicates, resolve conflicting keyed
-facts, archive stale memories, then one bounded model call that picks retirements the rules
-cannot see, verbatim excerpts worth keeping (precious, at most 8 a day), the digest (at most 500
-characters) and yesterday's daily log.
+facts, archive stale memories, put each key's history in date order, then one bounded model call
+that picks retirements the rules cannot see, verbatim excerpts worth keeping (precious, at most 8
+a day), the digest (at most 500 characters) and yesterday's daily log.
 
 The planning functions are pure; `consolidate_user` does the I/O through the service.
 """
@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from . import registry, writes
 from ..destinations import HOST_ONLY_TAG
 from ..errors import InvalidInput, LLMError
+from .extraction.decide import ordered_history
 from .extraction.parse import strip_fences
 from .extraction.prompt import consolidation_messages
 from ..model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Message, Role, Status
@@ -67,7 +68,7 @@ class ConsolidateOptions:
 class ConsolidateStats:
     counts: dict[str, int] = field(default_factory=lambda: {
         "merged": 0, "conflicts_resolved": 0, "archived": 0, "retired_by_model": 0, "precious_added": 0,
-        "digests": 0, "daily_logs": 0})
+        "digests": 0, "daily_logs": 0, "history_ordered": 0})
     llm: dict[str, float] = field(default_factory=lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0})
     errors: list[str] = field(default_factory=list)
 
@@ -308,6 +309,30 @@ def _rules(service: Any, scope: Scope, now: datetime, fresh_since: datetime, opt
     if stale:
         writes.set_status(service, scope, stale, Status.archived, "archive", now)
         stats.counts["archived"] += len(stale)
+    _order_histories(service, scope, now, stats)
+
+
+def _order_histories(service: Any, scope: Scope, now: datetime, stats: ConsolidateStats) -> None:
+    """Keys whose history an earlier Amber stored flat (older imported values side by side, each
+    superseded by the current one) put in date order (decide.ordered_history), one write and one
+    audit event per key, read again under the person's lock: a write since the first reading wins.
+    `history_ordered` counts the keys."""
+    reads, w = service.reads, service.writes
+    kept = (Status.active, Status.superseded)
+    keys: dict[tuple[str, str], list[Memory]] = {}
+    for m in reads.memories(scope, memory_where(scope, statuses=kept, all_namespaces=True)):
+        if m.fact_key:
+            keys.setdefault((m.namespace, m.fact_key), []).append(m)
+    for (namespace, key), versions in sorted(keys.items()):
+        if not ordered_history(versions, now):
+            continue
+        with w.lock(scope):
+            stored = reads.memories(scope, memory_where(scope, statuses=kept, namespaces=[namespace], fact_key=key))
+            records = ordered_history(stored, now)
+            if records:
+                w.write(scope, records)  # one store call: the history is never seen half relinked
+                w.audit(scope, "history_ordered", [m.id for m in records], fact_key=key, namespace=namespace)
+                stats.counts["history_ordered"] += 1
 
 
 def _host_only_sources(service: Any, scope: Scope, policy: Any) -> set[str]:

@@ -10,7 +10,8 @@ Order of the rules, and why:
 4. confidence below 0.76: candidate for the review queue; otherwise new.
 
 A value said before the one its key holds (an imported 2023 conversation against a 2025 fact)
-goes into the key's history at its date (`chain_neighbours`, `placed`), never in front.
+goes into the key's history at its date (`chain_neighbours`, `placed`), never in front; a history
+stored flat by an earlier Amber is put in date order by consolidation (`ordered_history`).
 """
 
 from __future__ import annotations
@@ -120,6 +121,63 @@ def placed(new: Memory, before: Memory | None, after: Memory, now: datetime) -> 
         out.append(after.model_copy(update={"supersedes": new.id}))  # a link: the current value keeps its place in lists
     if before is not None and before.kind != Kind.precious:
         out.append(before.model_copy(update={"superseded_by": new.id, "valid_to": new.valid_from, "updated_at": now}))
+    return out
+
+
+def _when(m: Memory) -> datetime:
+    return m.valid_from or m.created_at  # a record from a store that kept no valid_from began when it was written
+
+
+def ordered_history(versions: Sequence[Memory], now: datetime) -> list[Memory]:
+    """What to write to put one key's history in date order: [] when it already is, or cannot be.
+
+    An earlier Amber imported an older value against a newer current one flat: superseded by the
+    current version and valid until it began, side by side with the other older values, and not
+    linked from it. `versions`: the key's records in one namespace; the active one and the
+    superseded ones linked to it or to each other (either way) are its history, anything else
+    (deleted, candidates, a version whose links lead nowhere near the current one) is left alone.
+    If that history is not one chain in date order ending at the active version, every version
+    is superseded by the next, valid until it began, and supersedes the previous; the active one
+    stays active, keeps its place in lists (`updated_at`) and supersedes the last older one. A
+    precious record is append-only: pointed at, never rewritten (its own links stay as stored, and
+    do not count as out of order, so a second run writes nothing). An older version dated after
+    the current one has no place in a date order that ends at it: such a history is left as it is."""
+    own = {m.id: m for m in versions if m.status in (Status.active, Status.superseded)}
+    heads = [m for m in own.values() if m.status == Status.active]
+    if len(heads) != 1:
+        return []  # no current value, or two: the conflicts rule settles that first
+    head = heads[0]
+    near: dict[str, set[str]] = {i: set() for i in own}
+    for m in own.values():
+        for other in (m.supersedes, m.superseded_by):
+            if other in own and other != m.id:
+                near[m.id].add(other)
+                near[other].add(m.id)
+    linked, todo = {head.id}, [head.id]
+    while todo:
+        for other in near[todo.pop()] - linked:
+            linked.add(other)
+            todo.append(other)
+    older = sorted((own[i] for i in linked if i != head.id), key=lambda m: (_when(m), m.created_at, m.id))
+    if not older or _when(older[-1]) > _when(head):
+        return []
+    chain = [*older, head]
+    links: list[tuple[Memory, dict[str, object]]] = []
+    start = None if chain[0].supersedes in linked else chain[0].supersedes  # a deleted or forgotten record: where it started
+    for i, m in enumerate(chain):
+        want: dict[str, object] = {"supersedes": chain[i - 1].id if i else start}
+        if m is not head:
+            want["superseded_by"] = chain[i + 1].id
+        links.append((m, want))
+    if all(getattr(m, k) == v for m, want in links if m.kind != Kind.precious for k, v in want.items()):
+        return []  # already one chain in date order (valid_to as stored: a live supersede's own end stays)
+    out = []
+    for i, (m, want) in enumerate(links):
+        if m is not head:
+            want["valid_to"] = _when(chain[i + 1])
+        if m.kind == Kind.precious or all(getattr(m, k) == v for k, v in want.items()):
+            continue
+        out.append(m.model_copy(update=want if m is head else {**want, "updated_at": now}))
     return out
 
 
