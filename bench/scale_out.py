@@ -399,6 +399,9 @@ async def run(args) -> None:
         # each host's log: full reads of a person's index that took a second or more, and catch-ups
         res["index_log"] = {h.name: [line.split("amber.recall", 1)[-1].strip() for line in h.log().splitlines()
                                      if "built from the store" in line or "caught up from revision" in line][-8:] for h in hosts}
+        # and what a host answered 503 for (an operation that failed says why in the host's log)
+        res["host_warnings"] = {h.name: [line[-400:] for line in h.log().splitlines()
+                                         if " WARNING " in line or " ERROR " in line][-12:] for h in hosts}
 
     for (n, s), a in acc.items():
         res["phases"][n][s] = figures(a)
