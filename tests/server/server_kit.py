@@ -3,6 +3,8 @@ trusted client; settings on a temp dir; the real app under uvicorn on 127.0.0.1.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 
@@ -45,3 +47,13 @@ def host_app(sub):
 
 def auth(name: str, **extra: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {KEYS[name]}", **extra}
+
+
+def zipped(folder: Path) -> bytes:
+    """A folder (an export as its app gives it) as one ZIP upload."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for f in sorted(folder.rglob("*")):
+            if f.is_file():
+                z.write(f, str(f.relative_to(folder)))
+    return buf.getvalue()

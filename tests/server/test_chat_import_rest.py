@@ -4,27 +4,17 @@ form cannot send."""
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from pathlib import Path
 
 import httpx
 
 from core import Actor, scope_for
-from server_kit import auth
+from server_kit import auth, zipped
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "chat_exports"
 OCTET = {"Content-Type": "application/octet-stream"}
 
-
-def zipped(folder: Path) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for f in sorted(folder.rglob("*")):
-            if f.is_file():
-                z.write(f, str(f.relative_to(folder)))
-    return buf.getvalue()
 
 
 def turn_ids(service, user):

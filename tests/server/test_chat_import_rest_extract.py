@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from core import Actor, scope_for
-from server_kit import auth
+from server_kit import auth, zipped
 from tests.fakes.upstreams import FakeUpstreams
 from tests.jobs.jobs_helpers import fact, facts
 
@@ -124,11 +124,3 @@ def test_a_damaged_zip_ends_the_stream_naming_the_file(host):
     err = stream(url, bytes(data), as_admin_for("jude", **STREAM))[-1]["error"]
     assert err["status"] == 422 and err["field"] == "path" and "conversations.json is damaged in the ZIP" in err["detail"], err
 
-
-def zipped(folder: Path) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for f in sorted(folder.rglob("*")):
-            if f.is_file():
-                z.write(f, str(f.relative_to(folder)))
-    return buf.getvalue()
