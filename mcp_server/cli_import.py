@@ -1,7 +1,9 @@
 """`amber import-chats PATH`: a person's history from ChatGPT, Claude.ai, Open WebUI or Claude Code.
 
 Opens the store itself (taking its lock), or with `--url` uploads the export to a running host
-(`POST /v1/import/chats`). A dry run reads the whole export and says what would come in.
+(`POST /v1/import/chats`) and follows the progress it streams. Either way bars on stderr count the
+upload, the conversations read and turns stored, then any extraction windows. A dry run reads the
+whole export and says what would come in.
 """
 
 from __future__ import annotations
@@ -58,21 +60,11 @@ def _local(args: argparse.Namespace, path: Path) -> dict[str, Any]:
     service = build_service(settings)
     try:
         scope = scope_for(Actor(args.user or settings.default_user or "local", client="import", via="cli"))
-        with tqdm(file=sys.stderr, dynamic_ncols=True, unit=" conv", desc="reading" if args.dry_run else "importing") as bar:
-            def progress(e: dict[str, Any]) -> None:
-                bar.update(e["conversations"] - bar.n)
-                bar.set_postfix(messages=e["messages"], stored=e["stored"], refresh=False)
-
+        with Bars(args.dry_run) as bars:
             report = import_turns(service, settings, scope, path, source=args.source, dry_run=args.dry_run,
-                                  openwebui_user=args.openwebui_user, extract=args.extract, progress=progress)
-        if args.extract and not args.dry_run:
-            with tqdm(file=sys.stderr, dynamic_ncols=True, unit=" window", desc="extracting") as bar:
-                def windows(e: dict[str, Any]) -> None:
-                    bar.total = max(e["of"], e["windows"])
-                    bar.update(e["windows"] - bar.n)
-                    bar.set_postfix(facts=e["facts"], refresh=False)
-
-                asyncio.run(extract_now(service, settings, scope.user_id, report, progress=windows))
+                                  openwebui_user=args.openwebui_user, extract=args.extract, progress=bars)
+            if args.extract and not args.dry_run:
+                asyncio.run(extract_now(service, settings, scope.user_id, report, progress=bars))
         return report
     finally:
         service.close()
@@ -105,15 +97,62 @@ def _remote(args: argparse.Namespace, path: Path) -> dict[str, Any]:
                     bar.update(len(chunk))
                     yield chunk
 
-        r = httpx.post(args.url.rstrip("/") + "/v1/import/chats", params=params, content=body(), headers=headers,
-                       timeout=httpx.Timeout(30.0, read=None))
-        if r.status_code >= 400:
-            try:
-                detail = r.json().get("detail") or r.text
-            except ValueError:
-                detail = r.text
-            raise InvalidInput("url", f"the host refused the import ({r.status_code}): {str(detail)[:500]}")
-        return r.json()
+        headers["Accept"] = "application/x-ndjson"  # the host's progress as it imports and extracts, then the report
+        with httpx.stream("POST", args.url.rstrip("/") + "/v1/import/chats", params=params, content=body(), headers=headers,
+                          timeout=httpx.Timeout(30.0, read=None)) as r:
+            if r.status_code >= 400:
+                r.read()
+                _refused(r.status_code, _detail(r))
+            with Bars(args.dry_run) as bars:
+                for line in r.iter_lines():
+                    item = json.loads(line) if line.strip() else {}
+                    if "progress" in item:
+                        bars(item["progress"])
+                    elif "error" in item:
+                        _refused(item["error"].get("status", 500), item["error"].get("detail"))
+                    elif "report" in item:
+                        return item["report"]
+        raise InvalidInput("url", "the host stopped answering before its report: run the same import again to go on")
+
+
+def _detail(r: Any) -> str:
+    try:
+        return r.json().get("detail") or r.text
+    except ValueError:
+        return r.text
+
+
+def _refused(status: int, detail: Any) -> None:
+    raise InvalidInput("url", f"the host refused the import ({status}): {str(detail)[:500]}")
+
+
+class Bars:
+    """Progress on stderr, from the import's own events (core/chat_import) or the same events
+    streamed by a host: conversations read and turns stored, then extraction windows."""
+
+    def __init__(self, dry_run: bool):
+        self.dry_run, self.turns, self.windows = dry_run, None, None
+
+    def __enter__(self) -> "Bars":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for bar in (self.turns, self.windows):
+            if bar is not None:
+                bar.close()
+
+    def __call__(self, e: dict[str, Any]) -> None:
+        if e.get("stage") == "extract":
+            if self.windows is None:
+                self.windows = tqdm(file=sys.stderr, dynamic_ncols=True, unit=" window", desc="extracting")
+            self.windows.total = max(e["of"], e["windows"])
+            self.windows.update(e["windows"] - self.windows.n)
+            self.windows.set_postfix(facts=e["facts"], refresh=False)
+        elif "conversations" in e:
+            if self.turns is None:
+                self.turns = tqdm(file=sys.stderr, dynamic_ncols=True, unit=" conv", desc="reading" if self.dry_run else "importing")
+            self.turns.update(e["conversations"] - self.turns.n)
+            self.turns.set_postfix(messages=e["messages"], stored=e["stored"], refresh=False)
 
 
 def summary(r: dict[str, Any]) -> str:

@@ -64,6 +64,7 @@ def test_through_a_running_host(amber, host, tmp_path):
     url, service = host
     r = amber(tmp_path, "import-chats", str(FIX / "claude_code"), "--url", url, "--key", KEYS["admin"], "--user", "coder")
     assert r.returncode == 0 and "4 turns stored" in r.stdout, r.stderr
+    assert "uploading" in r.stderr and "importing" in r.stderr and "stored=4" in r.stderr  # the host's progress, streamed
     assert {m.id for m in service.messages(scope_for(Actor("coder")))} >= {"claude-code:e1", "claude-code:e8"}
     r = amber(tmp_path, "import-chats", str(FIX / "claude"), "--url", url, "--key", KEYS["alice_ro"])
     assert r.returncode == 2 and "403" in r.stderr
@@ -114,6 +115,7 @@ def test_extract_now_through_a_running_host(amber, host, tmp_path):
                   "--extract", OPENAI_API_BASE=up.openai_base, OPENAI_API_KEY="sk-fake")
     assert r.returncode == 0, r.stderr
     assert "9 turns stored" in r.stdout and "extracted now: 1 facts added, 0 superseded, 0 for review, from 3 windows (3 LLM calls)" in r.stdout
+    assert "extracting" in r.stderr and "3/3" in r.stderr  # the host's extraction, window by window
     assert any(m.fact_key == "goal.trip" for m in service.list(scope_for(Actor("kim")), limit=50).items)
     r = amber(tmp_path, "import-chats", str(FIX / "claude"), "--url", url, "--key", KEYS["admin"], "--user", "kim")
     assert r.returncode == 0 and "queued for the next extraction job" in r.stdout, r.stdout
