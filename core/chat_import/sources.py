@@ -46,8 +46,7 @@ class Part:
     source: str  # chatgpt | claude | claude-projects | openwebui | openwebui-db | claude-code
 
 
-class _Damaged(InvalidInput):
-    """A file of the export that cannot be read whole: never taken for "not an export"."""
+DAMAGED = "is damaged in the ZIP"  # what a file of the export that cannot be read whole says: never "not an export"
 
 
 class _Member(io.BufferedIOBase):
@@ -60,7 +59,7 @@ class _Member(io.BufferedIOBase):
         self._raw, self._name = raw, name
 
     def _damaged(self, e: Exception) -> InvalidInput:
-        return _Damaged("path", f"{self._name} is damaged in the ZIP ({str(e)[:120]}); download the export again")
+        return InvalidInput("path", f"{self._name} {DAMAGED} ({str(e)[:120]}); download the export again")
 
     def readable(self) -> bool:
         return True
@@ -240,9 +239,11 @@ def detect(e: Entry) -> str | None:
                 value = first_element(f, name=e.name)
         else:
             return None
-    except _Damaged:
-        raise
-    except (ValueError, UnicodeDecodeError, RecursionError, InvalidInput):
+    except InvalidInput as x:
+        if DAMAGED in str(x):
+            raise
+        return None
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return kind_of(value)
 
