@@ -92,13 +92,19 @@ def erase_person(settings: Settings, user_id: str) -> dict[str, int]:
         service.close()
 
 
+def call_slots(settings: Settings, url: str | None) -> int:
+    """`chroma_call_slots`, or when unset what measured best: 4 for the embedded store, none for a
+    Chroma server (config.py says why)."""
+    return settings.chroma_call_slots if settings.chroma_call_slots is not None else (0 if url else 4)
+
+
 def build_store(settings: Settings, embedder_id: str, dim: int) -> ChromaStore | ShardedStore:
     """The embedded store, one Chroma server, or users sharded over several (`chroma_shards`)."""
     def chroma(url: str | None, files: Path | None = None) -> ChromaStore:
         return ChromaStore(data_dir=settings.data_dir if not url else None, chroma_url=url, tenant=settings.chroma_tenant,
                            database=settings.chroma_database, token=settings.chroma_token, embedder_id=embedder_id, dim=dim,
                            master_key=master_key(settings), index_pool=settings.chroma_index_pool, server_files=files,
-                           slots=settings.chroma_call_slots)
+                           slots=call_slots(settings, url))
 
     if not settings.chroma_shards:
         return chroma(settings.chroma_url, settings.chroma_data_path if settings.chroma_url else None)

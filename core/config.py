@@ -114,10 +114,11 @@ class Settings(BaseSettings):
     # needed; never more than a tenth of the process's open-file limit (core/store/index_pool.py)
     chroma_index_pool: int = Field(1_000, ge=1)
     # Chroma calls this host makes at once (per Chroma server); the rest wait their turn here, a
-    # person's write ahead of reads, background work last (core/store/gate.py). 0 (the default): no
-    # limit. Under a full mix on one busy Chroma, 4 halves remember and capture latency and costs
-    # recall about as much (bench/README.md, "Writes ahead of reads")
-    chroma_call_slots: int = Field(0, ge=0)
+    # person's write ahead of reads, background work last (core/store/gate.py); 0: no limit. Unset:
+    # 4 for the embedded store (remember under a full mix ~0.75x, recall unchanged) and 0 for a
+    # Chroma server, where 4 halves remember and capture latency but costs recall as much
+    # (bench/README.md, "Writes ahead of reads")
+    chroma_call_slots: int | None = Field(None, ge=0)
     ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
     recall_budget_tokens: int = 600
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset

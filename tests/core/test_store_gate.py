@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime, timezone
 
 import pytest
 
-from core import Actor, MemoryIn, Settings, build_service, scope_for
+from core import Actor, MemoryIn, Message, Settings, build_service, scope_for
 from core.store.gate import BACKGROUND, READING, WRITING, StoreGate, level, writing
 from core.store.reads_first import background_writes
 from core.testing import HashEmbedder
@@ -154,12 +155,42 @@ def test_a_services_writes_go_first_and_its_reads_and_background_captures_do_not
         run(Settings(data_dir=tmp_path / "data", embedding_model="hash"))
 
 
-def test_the_setting_sizes_the_gate_and_zero_turns_it_off(tmp_path):
-    for slots, expect in ((4, 4), (0, None), (None, None)):  # None: the default, no gate
-        given = {} if slots is None else {"chroma_call_slots": slots}
-        service = build_service(Settings(data_dir=tmp_path / f"d{slots}", embedding_model="hash", **given), embedder=HashEmbedder())
+def test_the_setting_sizes_the_gate_zero_turns_it_off_and_unset_it_is_4_embedded_none_on_a_server(tmp_path):
+    def slots_of(**given) -> int | None:
+        service = build_service(Settings(embedding_model="hash", **given), embedder=HashEmbedder())
         try:
-            assert (service.store.turns.slots if service.store.turns else None) == expect
             service.remember(scope_for(Actor("ana")), MemoryIn(content="a note"))
+            return service.store.turns.slots if service.store.turns else None
         finally:
             service.close()
+
+    assert slots_of(data_dir=tmp_path / "a", chroma_call_slots=6) == 6
+    assert slots_of(data_dir=tmp_path / "b", chroma_call_slots=0) is None
+    assert slots_of(data_dir=tmp_path / "c") == 4
+    with chroma_server(tmp_path / "chroma") as url:
+        assert slots_of(data_dir=tmp_path / "d", chroma_url=url) is None
+        assert slots_of(data_dir=tmp_path / "e", chroma_url=url, chroma_call_slots=4) == 4
+
+
+def test_a_rest_ingest_goes_first_and_the_hooks_captured_turns_last(tmp_path):
+    """A client waiting on its ingest: every Chroma call of it, the reads before the lock too; a
+    bulk one only its writes; the hook's captured turns, nobody waiting, last."""
+    service = build_service(Settings(data_dir=tmp_path / "data", embedding_model="hash"), embedder=HashEmbedder())
+    try:
+        gate = _Recorded(2)
+        service.store.turns = gate
+        service.store._cols.clear()
+        ana, at = scope_for(Actor("ana")), datetime(2026, 12, 1, tzinfo=timezone.utc)
+        service.store_turns(ana, [Message(id="u1", role="user", content="hello", session="s", created_at=at)])
+        assert gate.levels and set(gate.levels) == {WRITING}
+        gate.levels.clear()
+        # a bulk request (an import's batch) reads in turn with everybody; only its writes go first
+        many = [Message(id=f"b{i}", role="user", content=f"turn {i}", session="s", created_at=at) for i in range(20)]
+        service.store_turns(ana, many)
+        assert set(gate.levels) == {READING, WRITING}
+        gate.levels.clear()
+        with background_writes():
+            service.store_turns(ana, [Message(id="u2", role="user", content="again", session="s", created_at=at)])
+        assert gate.levels and set(gate.levels) == {BACKGROUND}
+    finally:
+        service.close()
