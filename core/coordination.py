@@ -37,6 +37,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -56,7 +57,7 @@ class Coordination(Protocol):
     def check_fence(self) -> None: ...
     def acquire_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> bool: ...
     def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None: ...
-    def lease_held(self, job: str, now: datetime) -> bool: ...
+    def leases_held(self, jobs: Sequence[str], now: datetime) -> set[str]: ...
     def release_lease(self, job: str, owner: str) -> None: ...
     def claim_slot(self, job: str, slot: str, owner: str, ttl: timedelta) -> bool: ...
     def status(self) -> dict[str, Any]: ...
@@ -88,8 +89,8 @@ class LocalCoordination:
     def renew_lease(self, job: str, owner: str, now: datetime, ttl: timedelta) -> None:
         registry.renew_lease(self.store, job, owner, now, ttl)
 
-    def lease_held(self, job: str, now: datetime) -> bool:
-        return registry.lease_held(self.store, job, now)
+    def leases_held(self, jobs: Sequence[str], now: datetime) -> set[str]:
+        return registry.leases_held(self.store, jobs, now)
 
     def release_lease(self, job: str, owner: str) -> None:
         registry.release_lease(self.store, job, owner)
@@ -309,8 +310,11 @@ class RedisCoordination:
         if not self._call("renewing a job lease", self._extend, keys=[self.key("lease", job)], args=[owner, ms]):
             log.warning("job %s: lease lost by %s while running", job, owner)
 
-    def lease_held(self, job: str, now: datetime) -> bool:
-        return bool(self._call("reading a job lease", self.r.exists, self.key("lease", job)))
+    def leases_held(self, jobs: Sequence[str], now: datetime) -> set[str]:
+        if not jobs:
+            return set()
+        held = self._call("reading job leases", self.r.mget, [self.key("lease", j) for j in jobs])
+        return {j for j, owner in zip(jobs, held) if owner is not None}
 
     def release_lease(self, job: str, owner: str) -> None:
         self._call("releasing a job lease", self._delete, keys=[self.key("lease", job)], args=[owner])

@@ -88,10 +88,10 @@ def renew_lease(store: RegistryStore, job: str, owner: str, now: datetime, ttl: 
             store.reg_put(f"lease:{job}", {**held, "expires_at": (now + ttl).isoformat()}, kind="lease")
 
 
-def lease_held(store: RegistryStore, job: str, now: datetime) -> bool:
-    """Someone holds the job's lease (unexpired), as far as a read can tell."""
-    held = store.reg_get(f"lease:{job}")
-    return bool(held) and datetime.fromisoformat(held["expires_at"]) > now
+def leases_held(store: RegistryStore, jobs: Sequence[str], now: datetime) -> set[str]:
+    """The jobs among `jobs` whose lease someone holds (unexpired), as far as one read can tell."""
+    found = store.reg_get_many([f"lease:{j}" for j in jobs])
+    return {j for j in jobs if (h := found.get(f"lease:{j}")) and datetime.fromisoformat(h["expires_at"]) > now}
 
 
 def release_lease(store: RegistryStore, job: str, owner: str) -> None:

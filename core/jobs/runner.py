@@ -95,7 +95,7 @@ async def arun_job(
     ttl = timedelta(minutes=settings.jobs_lease_minutes)
     leases = service.coordination  # in process, registry rows, or Redis with several hosts (core/coordination.py)
     lease = name if user is None else person_lease(name, user)
-    if not await asyncio.to_thread(_take_lease, leases, name, user, me, started, ttl):
+    if not await asyncio.to_thread(_take_lease, leases, name, lease, me, started, ttl):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
         await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
         emit({"stage": "skipped", "job": name, "reason": rec.reason})
@@ -135,28 +135,29 @@ def person_lease(job: str, user: str) -> str:
     return f"{job}:person:{user_hash(user)}"
 
 
-def _take_lease(leases: Any, job: str, user: str | None, me: str, now: datetime, ttl: timedelta) -> bool:
+def _take_lease(leases: Any, job: str, lease: str, me: str, now: datetime, ttl: timedelta) -> bool:
     """A run for everybody holds the job's lease; a run for one person (an import's extraction now,
-    the admin's "run now" for someone) holds that person's, and starts only while no run for
-    everybody does, so it never holds back everybody else's run however long it takes. A run for
-    everybody leaves out the people a run of their own holds (`_not_running_alone`): whichever of
-    the two takes its lease second sees the other's, so no person is worked on twice at once."""
-    if user is None:
-        return leases.acquire_lease(job, me, now, ttl)
-    if not leases.acquire_lease(person_lease(job, user), me, now, ttl):
+    the admin's "run now" for someone) holds that person's (`person_lease`), and starts only while
+    no run for everybody does, so it never holds back everybody else's run however long it takes.
+    A run for everybody leaves out the people a run of their own holds (`_not_running_alone`):
+    whichever of the two takes its lease second sees the other's, so no person is worked on twice
+    at once."""
+    if not leases.acquire_lease(lease, me, now, ttl):
         return False
-    if leases.lease_held(job, now):
-        leases.release_lease(person_lease(job, user), me)
+    if lease != job and leases.leases_held([job], now):
+        leases.release_lease(lease, me)
         return False
     return True
 
 
 def _not_running_alone(leases: Any, job: str, users: list[str], clock: Callable[[], datetime]) -> list[str]:
-    """Everybody but the people a run of their own is working on now: their next run takes them."""
-    alone = [u for u in users if leases.lease_held(person_lease(job, u), clock())]
+    """Everybody but the people a run of their own is working on now (their leases read at once):
+    their next run takes them."""
+    keys = {u: person_lease(job, u) for u in users}
+    alone = leases.leases_held(list(keys.values()), clock())
     if alone:
         log.info("job %s: %d person(s) left to the run each has of their own", job, len(alone))
-    return [u for u in users if u not in alone]
+    return [u for u in users if keys[u] not in alone]
 
 
 def _job_scope(user_id: str, job: str):
