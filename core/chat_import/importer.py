@@ -232,7 +232,7 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
                 more = [m for m in chunk if m.id in fresh_ids and m.id not in known.turns]
                 if not more:
                     continue
-                w = {**W.new_window(scope.user_id, more, now), "imported": True, "id": W.window_id(scope.user_id, f"{w['id']}\x1f{more[0].id}")}
+                w = W.following(scope.user_id, w["id"], more, now)
             if not dry_run:
                 planned.append(w)
                 known.add(w)

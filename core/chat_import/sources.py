@@ -53,34 +53,28 @@ class _Member(io.BufferedIOBase):
     """A file inside a ZIP that says it is damaged in words (InvalidInput naming it) where zipfile
     raises its own errors (a bad CRC, cut-off or corrupt compressed data), at whatever read finds it."""
 
-    DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError)
+    ERRORS = (zipfile.BadZipFile, zlib.error, EOFError)
 
     def __init__(self, raw: IO[bytes], name: str):
         self._raw, self._name = raw, name
 
-    def _damaged(self, e: Exception) -> InvalidInput:
-        return InvalidInput("path", f"{self._name} {DAMAGED} ({str(e)[:120]}); download the export again")
+    def _reading(self, read: Callable[[Any], bytes], n: int | None) -> bytes:
+        try:
+            return read(n)
+        except self.ERRORS as e:
+            raise InvalidInput("path", f"{self._name} {DAMAGED} ({str(e)[:120]}); download the export again") from None
 
     def readable(self) -> bool:
         return True
 
     def read(self, n: int | None = -1) -> bytes:
-        try:
-            return self._raw.read(n)
-        except self.DAMAGED as e:
-            raise self._damaged(e) from None
+        return self._reading(self._raw.read, n)
 
     def read1(self, n: int = -1) -> bytes:
-        try:
-            return self._raw.read1(n)
-        except self.DAMAGED as e:
-            raise self._damaged(e) from None
+        return self._reading(self._raw.read1, n)
 
     def peek(self, n: int = 1) -> bytes:  # lets line reads go a buffer at a time
-        try:
-            return self._raw.peek(n)  # type: ignore[attr-defined]
-        except self.DAMAGED as e:
-            raise self._damaged(e) from None
+        return self._reading(self._raw.peek, n)  # type: ignore[attr-defined]
 
     def close(self) -> None:
         self._raw.close()

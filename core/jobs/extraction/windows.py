@@ -165,10 +165,13 @@ def carried_over(w: dict[str, Any], arrived: Sequence[Message], still: Sequence[
     w = {**w, "unseen": list(still)}
     if not arrived:
         return None, w
-    todo = sorted(arrived, key=lambda m: (m.created_at, m.id))
-    follow = {**new_window(w["user_id"], todo, now), "imported": True}
-    follow["id"] = window_id(w["user_id"], f"{w['id']}\x1f{todo[0].id}")
-    return follow, w
+    return following(w["user_id"], w["id"], sorted(arrived, key=lambda m: (m.created_at, m.id)), now), w
+
+
+def following(user_id: str, earlier: str, turns: Sequence[Message], now: datetime) -> dict[str, Any]:
+    """An imported window for `turns` an earlier window (`earlier`) was run without; its id derives
+    from that window's and the first turn's, so planning it twice plans it once."""
+    return {**new_window(user_id, turns, now), "imported": True, "id": window_id(user_id, f"{earlier}\x1f{turns[0].id}")}
 
 
 def fact_signature(window: str, fact: str, fact_key: str | None) -> str:
