@@ -7,9 +7,9 @@ Chroma writes a collection's vector index to disk in place: the hnsw files, then
 the OOM killer, a power cut; Amber's own process when embedded, the server's otherwise) or a disk
 that fills in the middle of it leaves the id map cut short, and from then on every call on the
 collection fails ("Error constructing hnsw segment reader: ... Error deserializing pickle file"),
-reads included, so the person's memories are out of reach. Chroma's log no longer holds the vectors (it drops what the index has written), so the
-index cannot be rebuilt from Chroma alone; the records themselves (words, metadata) are intact in
-Chroma's SQLite file.
+reads included, so the person's memories are out of reach. Chroma's log no longer holds the
+vectors (it drops what the index has written), so the index cannot be rebuilt from Chroma alone;
+the records themselves (words, metadata) are intact in Chroma's SQLite file.
 
 So the store sets such an index aside (removes its folder): Chroma then starts that collection's
 index afresh from what remains of its log, and every record reads again at once. The collection is
