@@ -26,6 +26,17 @@ def newest(versions: list[Memory]) -> Memory | None:
     return max(versions, key=_newness, default=None)
 
 
+def ended_at(old: Memory, new: Memory, now: datetime) -> datetime:
+    """When `old`, retired by `new`, stopped holding: when `new` began (a value dated from the imported
+    turn that said it, a candidate approved later), unless that falls before `old` began or after
+    `now`; then `now`, when it was replaced. A write given no date begins now (WritePath.new): for
+    it this is `now`, as it always was."""
+    began = new.valid_from
+    if began is None or began > now or (old.valid_from is not None and began < old.valid_from):
+        return now
+    return began
+
+
 def duplicate_actives(memories: Iterable[Memory]) -> list[tuple[Memory, Memory]]:
     """(loser, winner) for every active keyed version that a newer active version of its key outranks."""
     newest: dict[tuple[str, str], Memory] = {}

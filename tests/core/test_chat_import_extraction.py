@@ -71,6 +71,9 @@ async def test_imported_values_form_a_chain_in_date_order(service, alice, tmp_pa
     assert (porto.content, porto.status, porto.valid_from) == ("Lives in Porto", Status.active, T2024)
     assert lisbon.superseded_by == porto.id and porto.supersedes == lisbon.id
     assert lisbon.valid_to == T2024 and porto.valid_to is None  # Lisbon held until the move, not until the import
+    # ended in the supersede itself: one event names both versions, no second write dates it afterwards
+    assert [(e.action, e.memory_ids) for e in service.events(alice, memory_id=lisbon.id)] == [
+        ("supersede", [lisbon.id, porto.id]), ("create", [lisbon.id])]
     # the cursor stays where live extraction left it
     assert registry.get_cursor(service.registry, "extract", "alice")["id"] == "live-1"
 

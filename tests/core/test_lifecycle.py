@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from core import Category, Immutable, InvalidInput, Kind, MemoryIn, MemoryPatch, NotFound, Status, scope_for, Actor
+from core.scope import memory_collection
 
 
 def test_keyed_fact_same_value_is_seen(service, alice, clock):
@@ -34,6 +35,38 @@ def test_keyed_fact_new_value_supersedes(service, alice, clock):
     active = service.list(alice).items
     assert [m.content for m in active] == ["I live in Shanghai"]
     assert all("Beijing" not in c.text for c in service.search(alice, "where do I live Beijing"))
+
+
+def supersede_dated(service, scope, clock, valid_from):
+    """Beijing from a day ago, replaced by Shanghai dated `valid_from`: (old as stored, new, writes, events)."""
+    old = service.remember(scope, MemoryIn(content="I live in Beijing", fact_key="profile.city", valid_from=clock.now() - timedelta(days=1))).memory
+    clock.advance(days=3)
+    rev, before = service.revision(memory_collection(scope)), {e.id for e in service.events(scope)}
+    new = service.supersede(scope, old.id, MemoryIn(content="I live in Shanghai", valid_from=valid_from)).memory
+    events = [e for e in service.events(scope) if e.id not in before]
+    return service.get(scope, old.id), new, service.revision(memory_collection(scope)) - rev, events
+
+
+def test_a_dated_new_value_ends_the_old_one_when_it_began_in_one_write(service, alice, clock):
+    moved = clock.now() + timedelta(days=1)  # between the old value's start and now
+    old, new, writes, events = supersede_dated(service, alice, clock, moved)
+    assert (new.valid_from, old.valid_to, old.superseded_by, old.status) == (moved, moved, new.id, Status.superseded)
+    assert writes == 1 and [(e.action, e.memory_ids) for e in events] == [("supersede", [old.id, new.id])]
+
+
+@pytest.mark.parametrize("days", [5, -3])  # after now, before the old value began
+def test_a_new_value_dated_outside_the_old_ones_time_ends_it_now(service, alice, clock, days):
+    start = clock.now()
+    old, new, writes, events = supersede_dated(service, alice, clock, start + timedelta(days=days))
+    assert new.valid_from == start + timedelta(days=days) and old.valid_to == clock.now() and old.superseded_by == new.id
+    assert writes == 1 and [e.action for e in events] == ["supersede"]
+
+
+def test_an_edited_wording_keeps_its_date_and_the_old_wording_ends_now(service, alice, clock):
+    old = service.remember(alice, MemoryIn(content="I live in Bejing", fact_key="profile.city", valid_from=clock.now() - timedelta(days=9))).memory
+    clock.advance(days=1)
+    new = service.update(alice, old.id, MemoryPatch(content="I live in Beijing"))
+    assert new.valid_from == old.valid_from and service.get(alice, old.id).valid_to == clock.now()
 
 
 def test_value_coming_back_keeps_the_chain(service, alice, clock):

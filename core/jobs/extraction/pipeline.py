@@ -304,16 +304,6 @@ def _as_history(service: Any, scope: Scope, fact: Fact, vec: list[float], head: 
     return records[0].id, "superseded"
 
 
-def _ends_when_replaced(service: Any, scope: Scope, memory_id: str, said_at: datetime) -> None:
-    """An imported value retires the one before it from when it was said, not from the import."""
-    with service.writes.lock(scope):
-        old = service.writes.get(scope, memory_id)
-        if old.kind == Kind.precious or old.valid_to == said_at or (old.valid_from is not None and old.valid_from > said_at):
-            return
-        service.writes.write(scope, [old.model_copy(update={"valid_to": said_at})])
-        service.writes.audit(scope, "history", [old.id], fact_key=old.fact_key)
-
-
 def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, said_at: datetime | None = None,
                own: bool = True) -> tuple[str | None, str]:
     if d.action == "drop":
@@ -340,10 +330,8 @@ def _carry_out(service: Any, scope: Scope, fact: Fact, d: Decision, tag: str, sa
         valid_from=said_at,  # a fact from an imported conversation holds from when it was said
     )
     try:
-        if d.action == "supersede":
+        if d.action == "supersede":  # the version it retires ends when this was said (MemoryService._supersede)
             r = service.supersede(scope, d.target_id, data)
-            if said_at is not None and r.action == "superseded" and r.previous is not None:
-                _ends_when_replaced(service, scope, r.previous.id, said_at)
         else:
             r = service.remember(scope, data)
     except InvalidInput as e:  # e.g. the holder was retired meanwhile: store as new rather than lose it
