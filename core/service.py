@@ -239,14 +239,14 @@ class MemoryService:
                 )
         return data
 
-    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime, vectors: dict[str, list[float]] | None = None, *, edit: bool = False) -> WriteResult:
+    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime, vectors: dict[str, list[float]] | None = None) -> WriteResult:
         if old.kind == Kind.precious:
             raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
         new = self.writes.new(scope, data, now, supersedes=old.id)
         # every active version of the key goes (a store from before atomic supersedes may hold two), ended as ended_at says
         twins = [m for m in keyed_actives(self, scope, old.fact_key, old.namespace) if m.id != old.id] if old.fact_key else []
         retired = [m.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "updated_at": now,
-                                        "valid_to": now if edit else ended_at(m, new, now)}) for m in (old, *twins)]
+                                        "valid_to": ended_at(m, new, now)}) for m in (old, *twins)]
         self.writes.write(scope, [new, *retired], embed=[new], vectors=vectors)  # one store call: no instant with two active
         self.writes.audit(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
         return WriteResult(action="superseded", memory=new, previous=retired[0])
@@ -270,7 +270,7 @@ class MemoryService:
             changes = self.redact.fields(patch).model_dump(exclude_unset=True)
             if mem.fact_key and changes.get("content") not in (None, mem.content):
                 base = MemoryIn(**{**as_input(mem), "content": changes.pop("content")})
-                result = self._supersede(scope, mem, base, self.clock.now(), edit=True)  # new wording, same date: the old ends now
+                result = self._supersede(scope, mem, base, self.clock.now())  # new wording, same date: the old ends now (ended_at)
                 if changes:
                     return self.update(scope, result.memory.id, MemoryPatch(**changes))
                 return result.memory

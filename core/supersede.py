@@ -28,11 +28,12 @@ def newest(versions: list[Memory]) -> Memory | None:
 
 def ended_at(old: Memory, new: Memory, now: datetime) -> datetime:
     """When `old`, retired by `new`, stopped holding: when `new` began (a value dated from the imported
-    turn that said it, a candidate approved later), unless that falls before `old` began or after
+    turn that said it, a candidate approved later), unless that is not after `old` began (an edit of
+    its wording keeps its date: the new wording does not end the old at its own start) or is after
     `now`; then `now`, when it was replaced. A write given no date begins now (WritePath.new): for
     it this is `now`, as it always was."""
     began = new.valid_from
-    if began is None or began > now or (old.valid_from is not None and began < old.valid_from):
+    if began is None or began > now or (old.valid_from is not None and began <= old.valid_from):
         return now
     return began
 
