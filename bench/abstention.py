@@ -30,6 +30,7 @@ The last line printed is one JSON object.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import math
@@ -40,6 +41,7 @@ import re
 import sys
 import tempfile
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -51,7 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from core import Actor, Kind, MemoryIn, Settings, build_embedder, build_service, fingerprints, scope_for  # noqa: E402
 from core.recall.config import RecallConfig  # noqa: E402
 from core.recall.fusion import Candidate  # noqa: E402
+from core.recall.background import memory_backgrounds  # noqa: E402
 from core.recall.relevance import Floor, admitted, is_cjk, select  # noqa: E402
+from core.scope import memory_collection  # noqa: E402
 import locomo_recall  # noqa: E402
 import madial_recall  # noqa: E402
 
@@ -97,16 +101,22 @@ def cached_vectors(embedder, path: Path | None) -> dict:
     return store
 
 
-def row_of(pool: list[Candidate], relevant: set[str], **meta) -> dict:
-    """One asked prompt: its candidates' evidence (source, similarity, coverage, is it an answer)."""
-    return {**meta, "items": [[c.source, round(c.dense, 4), round(c.lexical, 4), c.id in relevant] for c in pool]}
+def row_of(pool: list[Candidate], relevant: set[str], background: dict[str, float] | None = None, **meta) -> dict:
+    """One asked prompt: its candidates' evidence (source, similarity, coverage, is it an answer, a
+    memory's background similarity or None)."""
+    bg = background or {}
+    return {**meta, "items": [[c.source, round(c.dense, 4), round(c.lexical, 4), c.id in relevant,
+                               round(bg[c.id], 4) if c.id in bg else None] for c in pool]}
 
 
 def ask(svc, scope, query: str, cfg: RecallConfig, relevant: set[str] = frozenset(), **meta) -> dict:
-    """The candidates recall would weigh for this prompt: a wide search, less echoes and filler."""
+    """The candidates recall would weigh for this prompt: a wide search, less echoes and filler, with
+    the background of the memories among them as recall reads it (background.py)."""
     pool = svc.search(scope, query, config=cfg)
-    pool = select(pool, echo=frozenset(fingerprints([query])), query=query)
-    return row_of(pool[: cfg.top_k], relevant, cjk=is_cjk(query), **meta)
+    pool = select(pool, echo=frozenset(fingerprints([query])), query=query)[: cfg.top_k]
+    read = partial(svc.store.memory_embeddings, memory_collection(scope))
+    bg = memory_backgrounds(pool, {}, read, svc.recaller.background)
+    return row_of(pool, relevant, bg, cjk=is_cjk(query), query=query, **meta)
 
 
 def collect(args, embedder) -> list[dict]:
@@ -217,13 +227,18 @@ def collect(args, embedder) -> list[dict]:
 
 
 def candidates(row: dict) -> list[Candidate]:
-    return [Candidate(id=str(k), text="", source=s, created_at=EPOCH, dense=d, lexical=lx) for k, (s, d, lx, _) in enumerate(row["items"])]
+    return [Candidate(id=str(k), text="", source=it[0], created_at=EPOCH, dense=it[1], lexical=it[2]) for k, it in enumerate(row["items"])]
+
+
+def backgrounds(row: dict) -> dict[str, float]:
+    """The memories' background similarity by candidate id (features collected before it: none)."""
+    return {str(k): it[4] for k, it in enumerate(row["items"]) if len(it) > 4 and it[4] is not None}
 
 
 def outcome(row: dict, floor: Floor) -> tuple[bool, bool, float]:
     """(anything injected, an answer injected, share of the answers ranked that were injected)."""
     items = candidates(row)
-    kept = admitted(items, row["cjk"], floor, {"memory": row["n_mem"], "message": row["n_msg"]})
+    kept = admitted(items, row["cjk"], floor, {"memory": row["n_mem"], "message": row["n_msg"]}, backgrounds(row))
     got = {int(c.id) for c in kept}
     rel = [k for k, it in enumerate(row["items"]) if it[3]]
     hit = any(k in got for k in rel)
@@ -287,6 +302,9 @@ class Flat:
         held = np.array([r["n_mem"] if it[0] == "memory" else r["n_msg"] for _, it, r in items], dtype=float)
         self.decades = np.log10(np.maximum(1.0, held))
         self.cjk = np.array([bool(r["cjk"]) for _, _, r in items])
+        # dense - background, for a memory whose background is known (+inf: the margin does not apply)
+        self.margin = np.array([it[1] - it[4] if it[0] == "memory" and len(it) > 4 and it[4] is not None else np.inf
+                                for _, it, _ in items])
         self.n = len(rows)
         self.small = np.array([r["store"] in ("small-1", "small-10", "big") for r in rows])
 
@@ -295,9 +313,11 @@ class Flat:
         np = self.np
         one = np.where(self.mem, fl.memory, fl.message) + np.where(self.cjk, fl.cjk_offset, 0.0)  # a person holding one record
         words = (fl.lexical > 0) & (self.lex >= fl.lexical)
-        opens = (self.dense >= one + fl.per_decade * self.decades) | words  # the prompt is about the person
+        rise = fl.per_decade * self.decades
+        m = -np.inf if fl.margin is None else fl.margin  # a memory's margin over its background (Floor._near_everything)
+        opens = ((self.dense >= one + rise) & (self.margin >= m + rise)) | words  # the prompt is about the person
         any_ = np.bincount(self.row[opens], minlength=self.n) > 0
-        ok = ((self.dense >= one) | words) & any_[self.row]  # then each item on its own evidence
+        ok = (((self.dense >= one) & (self.margin >= m)) | words) & any_[self.row]  # then each item on its own evidence
         hit = np.bincount(self.row[ok & self.rel], minlength=self.n) > 0
         return any_, np.where(self.small, hit, any_)
 
@@ -354,6 +374,47 @@ def calibrate(rows: list[dict]) -> dict:
             whole.append((sum(fam_rate.values()), fl))
     chosen = min(whole, key=lambda x: x[0])[1] if whole else None
     return {"folds": folds, "families": fams, "chosen_on_all": dict(chosen.__dict__) if chosen else None}
+
+
+MARGINS = [-0.10, -0.09, -0.08, -0.07, -0.06, -0.05, -0.045, -0.04, -0.035, -0.03, -0.025, -0.02, -0.015, -0.01, -0.005, 0.0]
+
+
+def calibrate_margin(rows: list[dict], floor: Floor) -> dict:
+    """A memory's margin over its background (relevance.Floor.margin), chosen on real questions only:
+    on each half, the strictest margin that still serves every real question, store by store, that
+    the floor alone serves there. No prompt family is read to choose it, so every family is held out;
+    each pick is then reported on the other half, beside the floor alone."""
+    import numpy as np
+
+    flat = Flat(rows)
+    is_real = np.array([r["family"] == "real" for r in rows])
+    fam, stores = np.array([r["family"] for r in rows]), np.array([r["store"] for r in rows])
+    half = np.array([half_of(r) if r["family"] == "real" else "" for r in rows])
+    ranked = np.array([r["family"] != "real" or not flat.small[i] or any(it[3] for it in r["items"]) for i, r in enumerate(rows)])
+    store_names = sorted(set(stores[is_real]) - {"big"})
+    fams = sorted(set(fam) - {"real"})
+
+    def served_by_store(fl: Floor, halves: str) -> dict:
+        serve = flat.outcome(fl)[1]
+        return {st: int(serve[is_real & ranked & np.isin(half, list(halves)) & (stores == st)].sum()) for st in store_names}
+
+    def figures(fl: Floor, h: str) -> dict:
+        any_, serve = flat.outcome(fl)
+        fam_rate = {f: round(sum(mean(any_[(fam == f) & (stores == st)]) for st in store_names) / max(1, len(store_names)), 4) for f in fams}
+        return {"real_served": round(mean(serve[is_real & ranked & (half == h)]), 4), "families_injected": fam_rate,
+                "worst_family": max(fam_rate.items(), key=lambda x: x[1], default=("", 0.0))}
+
+    def pick(halves: str):
+        alone = served_by_store(floor, halves)
+        ok = [m for m in MARGINS if all(n >= alone[st] for st, n in served_by_store(dataclasses.replace(floor, margin=m), halves).items())]
+        return max(ok) if ok else None
+
+    folds = []
+    for h in "ab":
+        m = pick("b" if h == "a" else "a")
+        folds.append({"held_out_half": h, "margin": m, "with_margin": figures(dataclasses.replace(floor, margin=m), h),
+                      "floor_alone": figures(dataclasses.replace(floor, margin=None), h)})
+    return {"margin_folds": folds, "margin_chosen_on_all": pick("ab")}
 
 
 def check(rows: list[dict], fl: Floor) -> None:
@@ -419,9 +480,15 @@ def main() -> None:
         if args.features:
             args.features.write_text(json.dumps(rows))
     d = RecallConfig()
-    default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade)
+    default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade, d.floor_margin)
     check(rows, default)
-    result = {"bench": "abstention", "rows": len(rows), "default": report(rows, default), **calibrate(rows)}
+    alone = dataclasses.replace(default, margin=None)
+    result = {"bench": "abstention", "rows": len(rows), "default": report(rows, default), "floor_alone": report(rows, alone),
+              **calibrate(rows), **calibrate_margin(rows, alone)}
+    for f in result["margin_folds"]:
+        print(f"margin {f['margin']} chosen on the other half; half {f['held_out_half']}: real served {f['with_margin']['real_served']:.3f} "
+              f"(floor alone {f['floor_alone']['real_served']:.3f}), worst family {f['with_margin']['worst_family']} "
+              f"(floor alone {f['floor_alone']['worst_family']})", flush=True)
     for f in result["folds"]:
         print(f"held out {f['held_out_family']:>9} / half {f['held_out_half']}: injected {f['family_injected']:.3f}  "
               f"real served {f['real_served']:.3f}  {f['by_store']}  floor {f['floor']}", flush=True)
@@ -429,7 +496,7 @@ def main() -> None:
     result["worst_held_out_family"] = {"family": worst["held_out_family"], "injected": worst["family_injected"]}
     result["worst_held_out_real_served"] = min(f["real_served"] for f in result["folds"])
     print(f"chosen on every family and both halves: {result['chosen_on_all']}")
-    print(f"worst held-out family: {worst['held_out_family']} {worst['family_injected']:.3f}; "
+    print(f"floors alone, each family held out: worst {worst['held_out_family']} {worst['family_injected']:.3f}; "
           f"worst held-out real served {result['worst_held_out_real_served']:.3f}")
     for f, v in result["default"]["families"].items():
         print(f"default floor, {f:>9}: {v}")

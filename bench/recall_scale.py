@@ -7,7 +7,10 @@ warmed, and then, in the same run and on the same queries:
   boosts, dedup, budget, render);
 - `bare`: what a minimal vector memory does: embed the query, one Chroma top-k query on the
   same collection (no filter, no rendering);
-- `chroma_only`: the Chroma query alone, for reference.
+- `chroma_only`: the Chroma query alone, for reference;
+- `floor_alone`: `recall` without the relevance margin (RecallConfig.floor_margin None), so what
+  weighing memories against their background costs (a store read of the vectors of memories
+  recall has not weighed before, kept by the index after) is `margin_cost_p50`.
 Reported: p50/p95 in ms and the ratio amber/bare at p50 and p95.
 
     .venv/bin/python bench/recall_scale.py [--sizes 1000,10000] [--queries 200] [--smoke]
@@ -127,20 +130,20 @@ def main() -> None:
                 svc.import_(user, memories(size, rnd))
                 fill_s = time.perf_counter() - t
                 col = svc.store.client.get_collection(_mem_col(svc, user))  # the raw Chroma collection
-                cfg = svc.recall_config()
+                cfg, alone = svc.recall_config(), svc.recall_config(floor_margin=None)
                 for q in queries[:5]:  # warm: lexical index built, caches hot
                     svc.recall(user, q, config=cfg)
                     col.query(query_embeddings=[embedder.embed_query(q)], n_results=cfg.top_k)
                 rebuilds = svc.recaller.rebuilds
-                amber, bare, chroma_only = [], [], []
+                amber, bare, chroma_only, floor_alone = [], [], [], []
                 for i, q in enumerate(queries):
-                    # interleaved, alternating which goes first, so both see the same machine state;
+                    # interleaved, rotating which goes first, so all see the same machine state;
                     # recall's access bookkeeping runs in the background and is waited for, untimed
-                    for which in ((0, 1) if i % 2 else (1, 0)):
+                    for which in ((0, 1, 2), (1, 2, 0), (2, 0, 1))[i % 3]:
                         if which:
                             t = time.perf_counter()
-                            svc.recall(user, q, config=cfg)
-                            amber.append((time.perf_counter() - t) * 1000)
+                            svc.recall(user, q, config=cfg if which == 1 else alone)
+                            (amber if which == 1 else floor_alone).append((time.perf_counter() - t) * 1000)
                             svc.flush()
                         else:
                             t = time.perf_counter()
@@ -151,12 +154,13 @@ def main() -> None:
                             bare.append((end - t) * 1000)
                             chroma_only.append((end - t2) * 1000)
                 svc.flush()
-                row = {"amber": stats(amber), "bare": stats(bare), "chroma_only": stats(chroma_only),
+                row = {"amber": stats(amber), "bare": stats(bare), "chroma_only": stats(chroma_only), "floor_alone": stats(floor_alone),
+                       "margin_cost_p50": round(pct(amber, 50) / pct(floor_alone, 50), 2),
                        "ratio_p50": round(pct(amber, 50) / pct(bare, 50), 2), "ratio_p95": round(pct(amber, 95) / pct(bare, 95), 2),
                        "fill_s": round(fill_s, 1), "index_rebuilds_during_queries": svc.recaller.rebuilds - rebuilds}
                 result["sizes"][str(size)] = row
                 print(f"{size:>7} memories: amber {row['amber']}  bare {row['bare']}  chroma {row['chroma_only']}  "
-                      f"ratio p50 {row['ratio_p50']} p95 {row['ratio_p95']}", flush=True)
+                      f"ratio p50 {row['ratio_p50']} p95 {row['ratio_p95']}  floor alone {row['floor_alone']}", flush=True)
             finally:
                 svc.close()
     print(json.dumps(result))

@@ -27,7 +27,7 @@ class RecallConfig(BaseModel):
     # out (bench/locomo_folds.py, grid 5/10/20/60): every fold chose 10.
     rrf_k: int = 10
     # For a CJK query, a lexical arm is trusted in proportion to how much of the query its best hit
-    # covers, in full from this share up (pipeline.lexical_trust; 0 turns it off). Chosen on MADial
+    # covers, in full from this share up (fusion.lexical_trust; 0 turns it off). Chosen on MADial
     # zh split halves (bench/recall_folds.py, seed 32; grid 0, 0.05, 0.1, 0.2, 0.3): the tuning half
     # chose 0.05; held-out R@10 0.779 against dense 0.747 (0.30, the old value, shut the arm out:
     # 0.747). Spaced-script queries are never gated.
@@ -56,6 +56,11 @@ class RecallConfig(BaseModel):
     floor_lexical: float = 0.30
     floor_cjk_offset: float = 0.07
     floor_per_decade: float = 0.025
+    # ... and a memory must be at least this much closer to the prompt than to the nearest prompt
+    # about nobody (background.py; None: off). Chosen by bench/abstention.py on real questions only,
+    # in halves: the strictest margin that serves every real question the floors above serve on the
+    # tuning half (-0.04 on one half, -0.035 on the other, -0.04 on all); no prompt family is read.
+    floor_margin: float | None = -0.04
     # Similarities are on each embedder's own scale: the floors hold for this one only. With any
     # other embedder recall does not abstain, until floors measured for it are set with its id here.
     floor_embedder: str = "local:multilingual-e5-small-q4"

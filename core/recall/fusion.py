@@ -137,3 +137,19 @@ def dedup(items: Sequence[Candidate], threshold: float = 0.85, limit: int | None
         kept.append(c)
         seen.append(toks)
     return kept
+
+
+def lexical_trust(weights: dict[str, float], rankings: dict[str, list[str]], cover: dict[str, float], full: float) -> dict[str, float]:
+    """Arm weights for a CJK query. Chinese is indexed as character pairs, and a long message
+    shares common pairs (我们, 什么, 时候) with almost any record: a lexical arm whose best hit covers
+    little of the query is ranking by chance overlap, so it speaks with weight in proportion to that
+    coverage, in full from `full` up. (Spaced scripts need no such care: after stop words, an
+    English word shared by chance is rare, and the lexical arm helps even at low coverage.) Pure."""
+    if full <= 0:
+        return weights
+    out = dict(weights)
+    for arm in ("mem_lexical", "msg_lexical"):
+        ids = rankings.get(arm)
+        if ids:
+            out[arm] = weights.get(arm, 1.0) * min(1.0, max(cover.get(i, 0.0) for i in ids) / full)
+    return out

@@ -14,6 +14,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from functools import partial
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable, Collection, Iterable, Iterator, NamedTuple, Sequence, TypeVar
@@ -25,11 +26,12 @@ from ..ports import LLM, Embedder, Reranker
 from ..scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .config import RecallConfig
 from .catch_up import CatchUp, caught_up, log_built, stamped_after
-from .fusion import Candidate, dedup, fuse
+from .fusion import Candidate, dedup, fuse, lexical_trust
 from .lexical import BM25Index
 from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
 from .query import dense_query, lexical_query
 from .compress import compress
+from .background import Background, memory_backgrounds
 from .relevance import Floor, admitted, is_cjk, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import in_slots, reorder
@@ -75,6 +77,7 @@ class _MemIndex:
     # id -> what `MemoryService.list` filters and sorts active memories by, so a page costs one read
     # of its own records instead of every record the person has (bench/README.md, "big user")
     listing: dict[str, ListEntry] = field(default_factory=dict)
+    background: dict[str, float] = field(default_factory=dict)  # id -> background similarity (background.py)
     # namespaces -> (rev, valid from, valid until, ids): building the set costs ~15 ms at 100k records
     _allowed: dict[tuple[str, ...], tuple[int, float, float, set[str]]] = field(default_factory=dict)
 
@@ -84,6 +87,7 @@ class _MemIndex:
         self.cands.pop(memory_id, None)
         self.meta.pop(memory_id, None)
         self.listing.pop(memory_id, None)
+        self.background.pop(memory_id, None)
 
     def allowed(self, namespaces: tuple[str, ...], now_ts: float) -> set[str]:
         """Ids readable in these namespaces and not past their TTL; cached until the next write or
@@ -96,22 +100,6 @@ class _MemIndex:
         until = min((exp for i, (ns, exp) in self.meta.items() if exp > now_ts), default=float("inf"))
         self._allowed[namespaces] = (rev, now_ts, until, ids)
         return ids
-
-
-def lexical_trust(weights: dict[str, float], rankings: dict[str, list[str]], cover: dict[str, float], full: float) -> dict[str, float]:
-    """Arm weights for a CJK query. Chinese is indexed as character pairs, and a long message
-    shares common pairs (我们, 什么, 时候) with almost any record: a lexical arm whose best hit covers
-    little of the query is ranking by chance overlap, so it speaks with weight in proportion to that
-    coverage, in full from `full` up. (Spaced scripts need no such care: after stop words, an
-    English word shared by chance is rare, and the lexical arm helps even at low coverage.) Pure."""
-    if full <= 0:
-        return weights
-    out = dict(weights)
-    for arm in ("mem_lexical", "msg_lexical"):
-        ids = rankings.get(arm)
-        if ids:
-            out[arm] = weights.get(arm, 1.0) * min(1.0, max(cover.get(i, 0.0) for i in ids) / full)
-    return out
 
 
 @dataclass
@@ -145,6 +133,8 @@ class Recaller(CatchUp):
         self.compressor = compressor  # a cheap LLM, used when RecallConfig.compress is on
         # the destination policy (core/destinations.py): which items the rerank and compression models may read
         self.destinations: DestinationPolicy | None = None
+        # prompts about nobody, for the relevance margin: embedded ahead when the floors are this embedder's
+        self.background = Background(embedder, ahead=getattr(embedder, "id", None) == RecallConfig().floor_embedder)
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed
         self._mem: dict[str, _MemIndex] = {}
@@ -243,6 +233,7 @@ class Recaller(CatchUp):
         if m.status != Status.active:
             idx.drop(m.id)
             return
+        idx.background.pop(m.id, None)  # its words, so its vector, may have changed
         text = " ".join([m.title or "", *m.aliases, m.content])
         idx.bm25.add(m.id, text)
         idx.cands[m.id] = memory_candidate(m)
@@ -534,14 +525,16 @@ class Recaller(CatchUp):
         pool = select(pool, echo=frozenset(echo), query=query)
         if destination is not None and self.destinations is not None:  # only what may go to that model is packed
             pool = self.destinations.admit(pool, destination)
-        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade)
+        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade, cfg.floor_margin)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()
         # Each item on its own evidence: one that clears the floor brings no weaker one in with it.
         # A reranker may promote any item of its pool, so then the whole pool is weighed.
         reranking = cfg.rerank and self.reranker is not None
         weighed = pool if reranking else pool[: cfg.top_k]
-        kept = {c.id for c in admitted(weighed, is_cjk(query), floor, self._held(scope))}
+        idx, col = self._mem.get(memory_collection(scope)), memory_collection(scope)
+        bg = memory_backgrounds(weighed, idx.background, partial(self.store.memory_embeddings, col), self.background) if floor.margin is not None and idx else {}
+        kept = {c.id for c in admitted(weighed, is_cjk(query), floor, self._held(scope), bg)}
         considered, abstained = len(pool), not kept and not floor.off
         pool = [c for c in pool if c.id in kept or c.pinned]  # pinned facts go everywhere: the person asked for that
         staged = reranking or (cfg.compress and self.compressor is not None)

@@ -64,13 +64,18 @@ class Floor:
     for every tenfold more: the most similar of 3 000 unrelated records is closer to a prompt than
     the one record of someone who told Amber a single thing. The embedder scores CJK text higher
     across the board, so a CJK query's similarity floors are raised by `cjk_offset`. All zero:
-    never abstain."""
+    never abstain.
+
+    `margin`: a memory close in meaning must also be at least this much closer to the prompt than
+    to the prompt about nobody nearest it (its background, background.py), plus `per_decade` for
+    every tenfold more memories; None, or a memory whose background is unknown: the floor alone."""
 
     memory: float = 0.0
     message: float = 0.0
     lexical: float = 0.0
     cjk_offset: float = 0.0
     per_decade: float = 0.0
+    margin: float | None = None
 
     @property
     def off(self) -> bool:
@@ -83,11 +88,18 @@ class Floor:
             return math.inf
         return base + self.per_decade * math.log10(max(1, held)) + (self.cjk_offset if cjk else 0.0)
 
-    def passes(self, c: Candidate, cjk: bool = False, held: int = 1) -> bool:
-        """Whether the item's own evidence clears the floor for a person holding `held` records of its kind."""
-        if c.dense >= self.dense_floor(c.source, held, cjk):
+    def passes(self, c: Candidate, cjk: bool = False, held: int = 1, background: float | None = None) -> bool:
+        """Whether the item's own evidence clears the floor for a person holding `held` records of its
+        kind (`background`: a memory's, when known)."""
+        if c.dense >= self.dense_floor(c.source, held, cjk) and not self._near_everything(c, held, background):
             return True
         return self.lexical > 0 and c.lexical >= self.lexical
+
+    def _near_everything(self, c: Candidate, held: int, background: float | None) -> bool:
+        """A memory about as close to prompts about nobody as to this one: its similarity is its own."""
+        if self.margin is None or background is None or c.source != "memory":
+            return False
+        return c.dense - background < self.margin + self.per_decade * math.log10(max(1, held))
 
 
 def is_cjk(text: str) -> bool:
@@ -97,9 +109,11 @@ def is_cjk(text: str) -> bool:
     return cjk > 0 and cjk >= len(_WORD.findall(_CJK.sub(" ", text)))
 
 
-def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int]) -> list[Candidate]:
+def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int],
+             background: Mapping[str, float] | None = None) -> list[Candidate]:
     """The items worth injecting, in the order given (`held`: how many records of each kind,
-    "memory" and "message", the person holds). Pinned facts are the caller's to add.
+    "memory" and "message", the person holds; `background`: memories' background similarity by id,
+    where known). Pinned facts are the caller's to add.
 
     Two questions, each with its floor. Is the prompt about the person at all? Only if some item
     clears the floor for as many records as they hold (it rises with them: among thousands, one lies
@@ -110,9 +124,10 @@ def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[
     memory at all is decided by the first alone (bench/README.md, "Two floors")."""
     if floor.off:
         return list(items)
-    if not any(floor.passes(c, cjk, held.get(c.source, 1)) for c in items):
+    bg = background or {}
+    if not any(floor.passes(c, cjk, held.get(c.source, 1), bg.get(c.id)) for c in items):
         return []
-    return [c for c in items if floor.passes(c, cjk)]
+    return [c for c in items if floor.passes(c, cjk, 1, bg.get(c.id))]
 
 
 def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:

@@ -115,3 +115,39 @@ def test_a_person_with_one_memory_gets_it_for_a_direct_question(tmp_path, memory
         assert svc.recall(me, "Explain the difference between TCP and UDP.").items == []
     finally:
         svc.close()
+
+
+@pytest.mark.parametrize("memory, question, small_talk", [
+    ("My favourite singer is Adele.", "Which singer do I like most?",
+     ["Tell me a pun about bread.", "Hi, how was your day?", "Say something cheerful.", "What's a good riddle?"]),
+    ("我每周四晚上去游泳。", "我平时做什么运动？", ["Hello! How are you doing?", "What's your favourite animal?"]),
+])
+def test_a_memory_near_everything_stays_out_of_small_talk(tmp_path, memory, question, small_talk):
+    """Some memories sit as close to any small talk as a person's one memory sits to its question
+    (~0.77-0.79 here, over the 0.77 floor): judged against the prompts about nobody nearest them
+    (recall/background.py), they stay out of small talk and still answer their question. With the
+    margin off they would be injected into every one of these prompts."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=build_embedder("local"))
+    try:
+        me = scope_for(Actor("near-everything", client="tests"))
+        svc.remember(me, MemoryIn(content=memory))
+        assert [c.text for c in svc.recall(me, question).items] == [memory]
+        assert [p for p in small_talk if svc.recall(me, p).items] == []
+        alone = svc.recall_config(floor_margin=None)
+        assert [p for p in small_talk if svc.recall(me, p, config=alone).items] == small_talk
+    finally:
+        svc.close()
+
+
+def test_the_margin_needs_the_memorys_stored_vector(tmp_path):
+    """A memory whose vector the store cannot read has no background: the similarity floor alone
+    judges it, as before the margin, and recall still answers."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=build_embedder("local"))
+    try:
+        me = scope_for(Actor("no-vector", client="tests"))
+        svc.remember(me, MemoryIn(content="My favourite singer is Adele."))
+        svc.recaller.store.memory_embeddings = lambda col, ids: {}
+        assert svc.recall(me, "Which singer do I like most?").items
+        assert svc.recall(me, "Tell me a pun about bread.").items  # over the floor, and nothing to weigh it against
+    finally:
+        svc.close()

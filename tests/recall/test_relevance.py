@@ -90,7 +90,7 @@ def test_select_keeps_order_and_only_drops(texts, shown):
 
 
 def test_a_cjk_query_trusts_a_lexical_arm_only_as_far_as_its_best_hit_covers_the_query():
-    from core.recall.pipeline import lexical_trust
+    from core.recall.fusion import lexical_trust
     from core.recall.relevance import is_cjk
 
     w = {"mem_dense": 1.0, "mem_lexical": 0.5, "msg_dense": 0.8, "msg_lexical": 1.0}
@@ -105,3 +105,26 @@ def test_an_earlier_asking_of_the_same_question_is_not_injected():
              turn("q2", "What is my favourite passport cover colour?"), turn("s1", "My passport number is P-99812345")]
     kept = [c.id for c in select(items, query="what is my passport number?")]
     assert kept == ["a1", "q2", "s1"]  # a different question stays: it may be what the user means
+
+
+def test_a_memory_needs_its_margin_over_its_background():
+    """Floor.margin: a memory over the similarity floor also needs to be `margin` closer to the
+    prompt than to its background (+ per_decade for every tenfold more memories); a turn, a memory
+    with no known background and the lexical route do not."""
+    from core.recall.fusion import Candidate
+    from core.recall.relevance import Floor, admitted
+
+    t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    near = Candidate(id="m1", text="", source="memory", created_at=t, dense=0.78)
+    far = Candidate(id="m2", text="", source="memory", created_at=t, dense=0.86)
+    turn = Candidate(id="t1", text="", source="message", created_at=t, dense=0.82)
+    floor = Floor(memory=0.77, message=0.81, lexical=0.3, per_decade=0.02, margin=-0.04)
+    bg = {"m1": 0.83, "m2": 0.84}
+    assert admitted([near], False, floor, {"memory": 1}, bg) == []  # 0.78 - 0.83 = -0.05 < -0.04
+    assert admitted([near], False, floor, {"memory": 1}, {}) == [near]  # no background known: the floor alone
+    assert admitted([far], False, floor, {"memory": 1}, bg) == [far]  # +0.02
+    assert admitted([far], False, floor, {"memory": 10000}, bg) == []  # needs -0.04 + 4 x 0.02 = +0.04 (dense floor 0.85: met)
+    assert admitted([turn, near], False, floor, {"message": 1, "memory": 1}, bg) == [turn]
+    lexical = Candidate(id="m1", text="", source="memory", created_at=t, dense=0.78, lexical=0.5)
+    assert admitted([lexical], False, floor, {"memory": 1}, bg) == [lexical]
+    assert admitted([near], False, Floor(memory=0.77, message=0.81, lexical=0.3), {"memory": 1}, bg) == [near]  # margin None: off
