@@ -151,3 +151,26 @@ def test_the_margin_needs_the_memorys_stored_vector(tmp_path):
         assert svc.recall(me, "Tell me a pun about bread.").items  # over the floor, and nothing to weigh it against
     finally:
         svc.close()
+
+
+def test_a_memorys_background_is_read_once_and_again_when_it_changes(service, alice):
+    """Recall reads the stored vector of a memory it weighs for the first time, and its index keeps
+    the background: the next recall reads nothing, an edit of the memory reads it once more."""
+    from core import MemoryPatch
+
+    mem = service.remember(alice, MemoryIn(content="My cat is called Miso and she sleeps on the radiator")).memory
+    reads: list[list[str]] = []
+    store = service.recaller.store
+    real = store.memory_embeddings
+    store.memory_embeddings = lambda col, ids: (reads.append(list(ids)), real(col, ids))[1]
+    cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=0.01, floor_message=0.01, floor_lexical=0.3, floor_margin=-1.0)
+    try:
+        assert service.recall(alice, "What is my cat called?", config=cfg).items
+        assert reads == [[mem.id]]
+        service.recall(alice, "Where does my cat sleep?", config=cfg)
+        assert reads == [[mem.id]]
+        service.update(alice, mem.id, MemoryPatch(content="My cat is called Miso and she sleeps on the sofa"))
+        service.recall(alice, "Where does my cat sleep?", config=cfg)
+        assert reads == [[mem.id], [mem.id]]
+    finally:
+        store.memory_embeddings = real
