@@ -53,9 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from core import Actor, Kind, MemoryIn, Settings, build_embedder, build_service, fingerprints, scope_for  # noqa: E402
 from core.recall.config import RecallConfig  # noqa: E402
 from core.recall.fusion import Candidate  # noqa: E402
-from core.recall.background import memory_backgrounds  # noqa: E402
+from core.recall.background import backgrounds  # noqa: E402
 from core.recall.relevance import Floor, admitted, is_cjk, select  # noqa: E402
-from core.scope import memory_collection  # noqa: E402
+from core.scope import memory_collection, message_collection  # noqa: E402
 import locomo_recall  # noqa: E402
 import madial_recall  # noqa: E402
 
@@ -103,7 +103,7 @@ def cached_vectors(embedder, path: Path | None) -> dict:
 
 def row_of(pool: list[Candidate], relevant: set[str], background: dict[str, float] | None = None, **meta) -> dict:
     """One asked prompt: its candidates' evidence (source, similarity, coverage, is it an answer, a
-    memory's background similarity or None)."""
+    background similarity or None)."""
     bg = background or {}
     return {**meta, "items": [[c.source, round(c.dense, 4), round(c.lexical, 4), c.id in relevant,
                                round(bg[c.id], 4) if c.id in bg else None] for c in pool]}
@@ -111,11 +111,12 @@ def row_of(pool: list[Candidate], relevant: set[str], background: dict[str, floa
 
 def ask(svc, scope, query: str, cfg: RecallConfig, relevant: set[str] = frozenset(), **meta) -> dict:
     """The candidates recall would weigh for this prompt: a wide search, less echoes and filler, with
-    the background of the memories among them as recall reads it (background.py)."""
+    the background of the memories and turns among them as recall reads it (background.py)."""
     pool = svc.search(scope, query, config=cfg)
     pool = select(pool, echo=frozenset(fingerprints([query])), query=query)[: cfg.top_k]
-    read = partial(svc.store.memory_embeddings, memory_collection(scope))
-    bg = memory_backgrounds(pool, {}, read, svc.recaller.background)
+    bg: dict[str, float] = {}
+    for source, col in (("memory", memory_collection(scope)), ("message", message_collection(scope))):
+        bg.update(backgrounds(pool, source, {}, partial(svc.store.memory_embeddings, col), svc.recaller.background))
     return row_of(pool, relevant, bg, cjk=is_cjk(query), query=query, **meta)
 
 
@@ -230,15 +231,15 @@ def candidates(row: dict) -> list[Candidate]:
     return [Candidate(id=str(k), text="", source=it[0], created_at=EPOCH, dense=it[1], lexical=it[2]) for k, it in enumerate(row["items"])]
 
 
-def backgrounds(row: dict) -> dict[str, float]:
-    """The memories' background similarity by candidate id (features collected before it: none)."""
+def row_backgrounds(row: dict) -> dict[str, float]:
+    """Background similarity by candidate id (features collected before it: none)."""
     return {str(k): it[4] for k, it in enumerate(row["items"]) if len(it) > 4 and it[4] is not None}
 
 
 def outcome(row: dict, floor: Floor) -> tuple[bool, bool, float]:
     """(anything injected, an answer injected, share of the answers ranked that were injected)."""
     items = candidates(row)
-    kept = admitted(items, row["cjk"], floor, {"memory": row["n_mem"], "message": row["n_msg"]}, backgrounds(row))
+    kept = admitted(items, row["cjk"], floor, {"memory": row["n_mem"], "message": row["n_msg"]}, row_backgrounds(row))
     got = {int(c.id) for c in kept}
     rel = [k for k, it in enumerate(row["items"]) if it[3]]
     hit = any(k in got for k in rel)
@@ -302,9 +303,11 @@ class Flat:
         held = np.array([r["n_mem"] if it[0] == "memory" else r["n_msg"] for _, it, r in items], dtype=float)
         self.decades = np.log10(np.maximum(1.0, held))
         self.cjk = np.array([bool(r["cjk"]) for _, _, r in items])
-        # dense - background, for a memory whose background is known (+inf: the margin does not apply)
-        self.margin = np.array([it[1] - it[4] if it[0] == "memory" and len(it) > 4 and it[4] is not None else np.inf
-                                for _, it, _ in items])
+        # dense - background where the background is known: a memory's margin (+inf: none to apply),
+        # and any record's distinctness (-inf: none)
+        over = np.array([it[1] - it[4] if len(it) > 4 and it[4] is not None else np.nan for _, it, _ in items])
+        self.margin = np.where(self.mem & ~np.isnan(over), over, np.inf)
+        self.distinct = np.where(np.isnan(over), -np.inf, over)
         self.n = len(rows)
         self.small = np.array([r["store"] in ("small-1", "small-10", "big") for r in rows])
 
@@ -315,9 +318,10 @@ class Flat:
         words = (fl.lexical > 0) & (self.lex >= fl.lexical)
         rise = fl.per_decade * self.decades
         m = -np.inf if fl.margin is None else fl.margin  # a memory's margin over its background (Floor._near_everything)
-        opens = ((self.dense >= one + rise) & (self.margin >= m + rise)) | words  # the prompt is about the person
+        alone = self.distinct >= (np.inf if fl.distinct is None else fl.distinct)  # Floor.distinct
+        opens = ((self.dense >= one + rise) & (self.margin >= m + rise)) | words | alone  # the prompt is about the person
         any_ = np.bincount(self.row[opens], minlength=self.n) > 0
-        ok = (((self.dense >= one) & (self.margin >= m)) | words) & any_[self.row]  # then each item on its own evidence
+        ok = (((self.dense >= one) & (self.margin >= m)) | words | alone) & any_[self.row]  # then each item on its own evidence
         hit = np.bincount(self.row[ok & self.rel], minlength=self.n) > 0
         return any_, np.where(self.small, hit, any_)
 
@@ -376,6 +380,8 @@ def calibrate(rows: list[dict]) -> dict:
     return {"folds": folds, "families": fams, "chosen_on_all": dict(chosen.__dict__) if chosen else None}
 
 
+DISTINCTS = [0.1, 0.08, 0.07, 0.06, 0.055, 0.05, 0.045, 0.04, 0.035, 0.03, 0.025, 0.02, 0.015, 0.01]
+DISTINCT_ADDS = 0.0025  # unrelated prompts injected that Floor.distinct may add, on the families it is chosen on
 MARGINS = [-0.10, -0.09, -0.08, -0.07, -0.06, -0.05, -0.045, -0.04, -0.035, -0.03, -0.025, -0.02, -0.015, -0.01, -0.005, 0.0]
 
 
@@ -383,7 +389,8 @@ def calibrate_margin(rows: list[dict], floor: Floor) -> dict:
     """A memory's margin over its background (relevance.Floor.margin), chosen on real questions only:
     on each half, the strictest margin that still serves every real question, store by store, that
     the floor alone serves there. No prompt family is read to choose it, so every family is held out;
-    each pick is then reported on the other half, beside the floor alone."""
+    each pick is then reported on the other half, beside the floor alone. Then Floor.distinct, chosen
+    on prompt families only, each family left out in turn (below), so every real question is held out."""
     import numpy as np
 
     flat = Flat(rows)
@@ -414,7 +421,29 @@ def calibrate_margin(rows: list[dict], floor: Floor) -> dict:
         m = pick("b" if h == "a" else "a")
         folds.append({"held_out_half": h, "margin": m, "with_margin": figures(dataclasses.replace(floor, margin=m), h),
                       "floor_alone": figures(dataclasses.replace(floor, margin=None), h)})
-    return {"margin_folds": folds, "margin_chosen_on_all": pick("ab")}
+    margin = pick("ab")
+
+    # Floor.distinct, with that margin: for each family left out, the loosest threshold that adds at
+    # most DISTINCT_ADDS of unrelated prompts injected on the other five; no real question is read.
+    with_margin = dataclasses.replace(floor, margin=margin)
+    injected = {d: flat.outcome(dataclasses.replace(with_margin, distinct=d))[0] for d in [None, *DISTINCTS]}
+
+    def unrelated(d, keep) -> float:
+        return sum(mean(injected[d][(fam == f) & (stores == st)]) for f in keep for st in store_names) / max(1, len(keep) * len(store_names))
+
+    def loosest(keep) -> float | None:
+        ok = [d for d in DISTINCTS if unrelated(d, keep) - unrelated(None, keep) <= DISTINCT_ADDS]
+        return min(ok) if ok else None
+
+    distinct_folds = []
+    for f in fams:
+        d = loosest([g for g in fams if g != f])
+        fl = dataclasses.replace(with_margin, distinct=d)
+        distinct_folds.append({"held_out_family": f, "distinct": d, "family_injected": round(unrelated(d, [f]), 4),
+                               "without": round(unrelated(None, [f]), 4),
+                               "real_served": {h: figures(fl, h)["real_served"] for h in "ab"},
+                               "real_served_without": {h: figures(with_margin, h)["real_served"] for h in "ab"}})
+    return {"margin_folds": folds, "margin_chosen_on_all": margin, "distinct_folds": distinct_folds, "distinct_chosen_on_all": loosest(fams)}
 
 
 def check(rows: list[dict], fl: Floor) -> None:
@@ -480,15 +509,18 @@ def main() -> None:
         if args.features:
             args.features.write_text(json.dumps(rows))
     d = RecallConfig()
-    default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade, d.floor_margin)
+    default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade, d.floor_margin, d.floor_distinct)
     check(rows, default)
-    alone = dataclasses.replace(default, margin=None)
+    alone = dataclasses.replace(default, margin=None, distinct=None)
     result = {"bench": "abstention", "rows": len(rows), "default": report(rows, default), "floor_alone": report(rows, alone),
               **calibrate(rows), **calibrate_margin(rows, alone)}
     for f in result["margin_folds"]:
         print(f"margin {f['margin']} chosen on the other half; half {f['held_out_half']}: real served {f['with_margin']['real_served']:.3f} "
               f"(floor alone {f['floor_alone']['real_served']:.3f}), worst family {f['with_margin']['worst_family']} "
               f"(floor alone {f['floor_alone']['worst_family']})", flush=True)
+    for f in result["distinct_folds"]:
+        print(f"distinct {f['distinct']} chosen without {f['held_out_family']}: it gets {f['family_injected']:.3f} (without the route "
+              f"{f['without']:.3f}); real served {f['real_served']} (without {f['real_served_without']})", flush=True)
     for f in result["folds"]:
         print(f"held out {f['held_out_family']:>9} / half {f['held_out_half']}: injected {f['family_injected']:.3f}  "
               f"real served {f['real_served']:.3f}  {f['by_store']}  floor {f['floor']}", flush=True)

@@ -8,12 +8,15 @@ warmed, and then, in the same run and on the same queries:
 - `bare`: what a minimal vector memory does: embed the query, one Chroma top-k query on the
   same collection (no filter, no rendering);
 - `chroma_only`: the Chroma query alone, for reference;
-- `floor_alone`: `recall` without the relevance margin (RecallConfig.floor_margin None), so what
-  weighing memories against their background costs (a store read of the vectors of memories
+- `floor_alone`: `recall` without weighing records against their background (RecallConfig
+  floor_margin and floor_distinct None), so what that costs (a store read of the vectors of records
   recall has not weighed before, kept by the index after) is `margin_cost_p50`.
 Reported: p50/p95 in ms and the ratio amber/bare at p50 and p95.
 
-    .venv/bin/python bench/recall_scale.py [--sizes 1000,10000] [--queries 200] [--smoke]
+    .venv/bin/python bench/recall_scale.py [--sizes 1000,10000] [--queries 200] [--turns] [--smoke]
+
+`--turns` fills the store with captured turns (the same texts, said by the user in sessions of ten)
+instead of memories.
 
 100k is accepted (`--sizes 1000,10000,100000`) but embedding 100k texts takes ~30 min here.
 The last line printed is one JSON object with the results.
@@ -35,7 +38,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core import Actor, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from core import Actor, Message, Settings, build_embedder, build_service, scope_for  # noqa: E402
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -112,6 +115,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--turns", action="store_true", help="captured turns instead of memories")
     ap.add_argument("--smoke", action="store_true", help="60 memories, 10 queries: checks that the bench runs")
     args = ap.parse_args()
     if args.smoke:
@@ -120,17 +124,24 @@ def main() -> None:
     embedder = build_embedder("local")
     embedder.cache_size = 0  # every query pays its embedding, in both arms: the cache would hide it
     queries = [fill(rnd.choice(QUERIES_ZH if rnd.random() < 0.2 else QUERIES_EN), rnd) for _ in range(args.queries)]
-    result: dict = {"bench": "recall_scale", "embedder": embedder.id, "cores": os.cpu_count(), "queries": len(queries), "sizes": {}}
+    result: dict = {"bench": "recall_scale", "records": "turns" if args.turns else "memories", "embedder": embedder.id, "cores": os.cpu_count(), "queries": len(queries), "sizes": {}}
     for size in [int(s) for s in args.sizes.split(",")]:
         with tempfile.TemporaryDirectory(prefix="amber-scale-") as tmp:
             svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
             try:
                 user = scope_for(Actor(user_id="scale", via="bench"))
                 t = time.perf_counter()
-                svc.import_(user, memories(size, rnd))
+                if args.turns:
+                    texts = [m["content"] for m in memories(size, rnd)]
+                    msgs = [Message(id=f"t{k}", role="user", content=t, session=f"s{k // 10}", created_at=T0 + timedelta(minutes=37 * k))
+                            for k, t in enumerate(texts)]
+                    for start in range(0, len(msgs), 500):
+                        svc.store_turns(user, msgs[start : start + 500])
+                else:
+                    svc.import_(user, memories(size, rnd))
                 fill_s = time.perf_counter() - t
-                col = svc.store.client.get_collection(_mem_col(svc, user))  # the raw Chroma collection
-                cfg, alone = svc.recall_config(), svc.recall_config(floor_margin=None)
+                col = svc.store.client.get_collection(_col(user, args.turns))  # the raw Chroma collection
+                cfg, alone = svc.recall_config(), svc.recall_config(floor_margin=None, floor_distinct=None)
                 for q in queries[:5]:  # warm: lexical index built, caches hot
                     svc.recall(user, q, config=cfg)
                     col.query(query_embeddings=[embedder.embed_query(q)], n_results=cfg.top_k)
@@ -159,17 +170,17 @@ def main() -> None:
                        "ratio_p50": round(pct(amber, 50) / pct(bare, 50), 2), "ratio_p95": round(pct(amber, 95) / pct(bare, 95), 2),
                        "fill_s": round(fill_s, 1), "index_rebuilds_during_queries": svc.recaller.rebuilds - rebuilds}
                 result["sizes"][str(size)] = row
-                print(f"{size:>7} memories: amber {row['amber']}  bare {row['bare']}  chroma {row['chroma_only']}  "
+                print(f"{size:>7} {result['records']}: amber {row['amber']}  bare {row['bare']}  chroma {row['chroma_only']}  "
                       f"ratio p50 {row['ratio_p50']} p95 {row['ratio_p95']}  floor alone {row['floor_alone']}", flush=True)
             finally:
                 svc.close()
     print(json.dumps(result))
 
 
-def _mem_col(svc, user) -> str:
-    from core.scope import memory_collection
+def _col(user, turns: bool) -> str:
+    from core.scope import memory_collection, message_collection
 
-    return memory_collection(user)
+    return message_collection(user) if turns else memory_collection(user)
 
 
 if __name__ == "__main__":

@@ -73,12 +73,13 @@ class Background:
         return dict(zip(ids, sims.max(axis=1).astype(float).tolist()))
 
 
-def memory_backgrounds(items: Sequence[Candidate], known: dict[str, float], read: Callable[[list[str]], Mapping[str, Sequence[float]]],
-                       background: Background) -> dict[str, float]:
-    """The background of each memory among `items` that the dense arm found: from `known` (the
-    person's recall index keeps them, filled here), the rest from their stored vectors (`read`, one
-    store call). A memory whose vector the store cannot read has none: the floor alone judges it."""
-    ids = [c.id for c in items if c.source == "memory" and c.dense > 0]
+def backgrounds(items: Sequence[Candidate], source: str, known: dict[str, float],
+                read: Callable[[list[str]], Mapping[str, Sequence[float]]], background: Background) -> dict[str, float]:
+    """The background of each record of `source` ("memory" or "message") among `items` that the
+    dense arm found: from `known` (the person's recall index keeps them, filled here), the rest from
+    their stored vectors (`read`, one store call). A record whose vector the store cannot read has
+    none: the similarity floor alone judges it."""
+    ids = [c.id for c in items if c.source == source and c.dense > 0]
     missing = [i for i in ids if i not in known]
     if missing:
         known.update(background.of(read(missing)))

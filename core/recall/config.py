@@ -61,6 +61,11 @@ class RecallConfig(BaseModel):
     # in halves: the strictest margin that serves every real question the floors above serve on the
     # tuning half (-0.04 on one half, -0.035 on the other, -0.04 on all); no prompt family is read.
     floor_margin: float | None = -0.04
+    # A memory or turn this much closer to the prompt than to its background is evidence on its own,
+    # whatever the floors above say (None: off). Chosen by bench/abstention.py, leaving each prompt
+    # family out: the loosest that adds at most 0.25 points of unrelated prompts injected on the other
+    # five families (0.025-0.035 by fold, 0.03 on all); no real question is read to choose it.
+    floor_distinct: float | None = 0.03
     # Similarities are on each embedder's own scale: the floors hold for this one only. With any
     # other embedder recall does not abstain, until floors measured for it are set with its id here.
     floor_embedder: str = "local:multilingual-e5-small-q4"

@@ -31,7 +31,7 @@ from .lexical import BM25Index
 from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
 from .query import dense_query, lexical_query
 from .compress import compress
-from .background import Background, memory_backgrounds
+from .background import Background, backgrounds
 from .relevance import Floor, admitted, is_cjk, select
 from .render import estimate_tokens, fit_budget, render
 from .rerank import in_slots, reorder
@@ -509,6 +509,15 @@ class Recaller(CatchUp):
             ids = [h for h in self.store.nearest_ids(col, qvec, k, memory_where(scope)) if h[0] in allowed]
         return ids
 
+    def _backgrounds(self, scope: Scope, items: Sequence[Candidate]) -> dict[str, float]:
+        """Background similarity (background.py) of the memories and turns among `items`, kept by the person's indexes."""
+        out: dict[str, float] = {}
+        for source, col, idx in (("memory", memory_collection(scope), self._mem.get(memory_collection(scope))),
+                                 ("message", message_collection(scope), self._msg.get(message_collection(scope)))):
+            if idx is not None:
+                out.update(backgrounds(items, source, idx.background, partial(self.store.memory_embeddings, col), self.background))
+        return out
+
     def _held(self, scope: Scope) -> dict[str, int]:
         """How many memories and captured turns the person holds, from the indexes the search just
         used (never a store read): the relevance floor rises with them (relevance.Floor)."""
@@ -525,15 +534,15 @@ class Recaller(CatchUp):
         pool = select(pool, echo=frozenset(echo), query=query)
         if destination is not None and self.destinations is not None:  # only what may go to that model is packed
             pool = self.destinations.admit(pool, destination)
-        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade, cfg.floor_margin)
+        floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade,
+                      cfg.floor_margin, cfg.floor_distinct)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()
         # Each item on its own evidence: one that clears the floor brings no weaker one in with it.
         # A reranker may promote any item of its pool, so then the whole pool is weighed.
         reranking = cfg.rerank and self.reranker is not None
         weighed = pool if reranking else pool[: cfg.top_k]
-        idx, col = self._mem.get(memory_collection(scope)), memory_collection(scope)
-        bg = memory_backgrounds(weighed, idx.background, partial(self.store.memory_embeddings, col), self.background) if floor.margin is not None and idx else {}
+        bg = self._backgrounds(scope, weighed) if floor.weighs_background else {}
         kept = {c.id for c in admitted(weighed, is_cjk(query), floor, self._held(scope), bg)}
         considered, abstained = len(pool), not kept and not floor.off
         pool = [c for c in pool if c.id in kept or c.pinned]  # pinned facts go everywhere: the person asked for that

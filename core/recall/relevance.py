@@ -68,7 +68,9 @@ class Floor:
 
     `margin`: a memory close in meaning must also be at least this much closer to the prompt than
     to the prompt about nobody nearest it (its background, background.py), plus `per_decade` for
-    every tenfold more memories; None, or a memory whose background is unknown: the floor alone."""
+    every tenfold more memories; None, or a memory whose background is unknown: the floor alone.
+    `distinct`: a memory or turn this much closer to the prompt than to its background is evidence
+    on its own, however many records the person holds (None: no such route)."""
 
     memory: float = 0.0
     message: float = 0.0
@@ -76,6 +78,11 @@ class Floor:
     cjk_offset: float = 0.0
     per_decade: float = 0.0
     margin: float | None = None
+    distinct: float | None = None
+
+    @property
+    def weighs_background(self) -> bool:
+        return not self.off and (self.margin is not None or self.distinct is not None)
 
     @property
     def off(self) -> bool:
@@ -92,6 +99,8 @@ class Floor:
         """Whether the item's own evidence clears the floor for a person holding `held` records of its
         kind (`background`: a memory's, when known)."""
         if c.dense >= self.dense_floor(c.source, held, cjk) and not self._near_everything(c, held, background):
+            return True
+        if self.distinct is not None and background is not None and c.dense > 0 and c.dense - background >= self.distinct:
             return True
         return self.lexical > 0 and c.lexical >= self.lexical
 

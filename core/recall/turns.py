@@ -145,6 +145,7 @@ class TurnIndex:
     # them while a capture appends (a dict read beside a writer can fail "changed size")
     order: list[str] = field(default_factory=list)
     times: array = field(default_factory=lambda: array("d"))
+    background: dict[str, float] = field(default_factory=dict)  # id -> background similarity (background.py)
 
     def since(self, ts: float) -> set[str]:
         """The turns from `ts` on, read without the writers' lock."""

@@ -128,3 +128,19 @@ def test_a_memory_needs_its_margin_over_its_background():
     lexical = Candidate(id="m1", text="", source="memory", created_at=t, dense=0.78, lexical=0.5)
     assert admitted([lexical], False, floor, {"memory": 1}, bg) == [lexical]
     assert admitted([near], False, Floor(memory=0.77, message=0.81, lexical=0.3), {"memory": 1}, bg) == [near]  # margin None: off
+
+
+def test_a_record_distinct_from_its_background_is_evidence_on_its_own():
+    """Floor.distinct: a memory or a turn at least this much closer to the prompt than to its
+    background opens the block and is injected, under a floor raised by a big store; without a known
+    background, or with the route off, the floors decide as before."""
+    from core.recall.fusion import Candidate
+    from core.recall.relevance import Floor, admitted
+
+    t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    turn = Candidate(id="t1", text="", source="message", created_at=t, dense=0.84)  # floor for 500 turns: 0.81 + 2.7 x 0.025 = 0.877
+    floor = Floor(memory=0.77, message=0.81, lexical=0.3, per_decade=0.025, margin=-0.04, distinct=0.03)
+    assert admitted([turn], False, floor, {"message": 500}, {"t1": 0.80}) == [turn]  # 0.04 over its background
+    assert admitted([turn], False, floor, {"message": 500}, {"t1": 0.82}) == []  # 0.02: not distinct enough
+    assert admitted([turn], False, floor, {"message": 500}, {}) == []
+    assert admitted([turn], False, Floor(memory=0.77, message=0.81, lexical=0.3, per_decade=0.025), {"message": 500}, {"t1": 0.80}) == []
