@@ -6,7 +6,8 @@ The topology of deploy/README.md, started piece by piece on 127.0.0.1 (tests/kit
    chat turns each, then one big user with `--big` memories.
 2. A warm pass with one host listed, then with both (a user's first recall builds their lexical
    index on their home host), then a wait until Chroma is idle. `single_client`: the mix from one
-   client. Then `--rounds` of ONE host listed, TWO hosts listed (same Chroma, same data), each
+   client. Then `--rounds` of ONE host listed, TWO hosts listed (same Chroma, same data; the order
+   alternates by round, and `two_vs_one_by_round` gives each round's ratio), each
    scenario `--seconds` long: `--clients` closed-loop clients through `core.RemoteMemory` (the
    real client's routing). Mix: recall 70 %, search 10 %, remember 10 %, capture 5 %, list 5 %
    (`--writes` 0.15 = remember + capture). `uniform`: ops for random small users; `hot`:
@@ -378,19 +379,32 @@ async def run(args) -> None:
         acc = {k: {"ms": defaultdict(list), "errors": Counter(), "seconds": 0.0, "cpu": Counter()}
                for k in [(1, "single_client")] + [(n, s) for n in clients for s in scenarios]}
 
+        per_round: list[dict] = []  # each round's ops/s by "hosts/scenario"
+
         async def measure(n: int, s: str, seed: int, a: argparse.Namespace) -> None:
             before = {k: cpu_s(p) for k, p in procs.items()} | {"bench_client": time.process_time()}
+            ops_before = sum(map(len, acc[(n, s)]["ms"].values()))
             await closed_loop(clients[n], users, big if s == "hot" else None, a, seed, acc[(n, s)])
             after = {k: cpu_s(p) for k, p in procs.items()} | {"bench_client": time.process_time()}
             acc[(n, s)]["cpu"].update({k: after[k] - before[k] for k in after})
-            print(f"{n} host(s), {s}: {sum(map(len, acc[(n, s)]['ms'].values()))} ops so far", flush=True)
+            ops = sum(map(len, acc[(n, s)]["ms"].values()))
+            if per_round and s != "single_client":
+                per_round[-1][f"{n}/{s}"] = round((ops - ops_before) / a.seconds, 1)
+            print(f"{n} host(s), {s}: {ops} ops so far", flush=True)
 
         # the same mix from one client, one host listed: each op's latency without queueing
         await measure(1, "single_client", 1, argparse.Namespace(**{**vars(args), "clients": 1, "seconds": min(args.seconds, 15)}))
+        # the order of one and two hosts alternates by round: the users' memories and logs grow with
+        # every remember and capture through a run (several times what the fill gave them), so
+        # whichever went second would be measured on a bigger store each time
         for rnd_no in range(args.rounds):
-            for n in clients:
+            per_round.append({})
+            for n in (list(clients) if rnd_no % 2 == 0 else list(clients)[::-1]):
                 for s in scenarios:
                     await measure(n, s, rnd_no * 100 + n * 10 + len(s), args)
+        res["rounds"] = per_round
+        if 2 in clients:  # two hosts / one host, round by round (the same minutes of the run)
+            res["two_vs_one_by_round"] = {s: [round(r["2/" + s] / r["1/" + s], 2) for r in per_round if r.get("1/" + s)] for s in scenarios}
         if sharding:
             res["shards"] = await shard_phase(args, shards, sharding, redis_url, users, big, measure, acc, snapshot)
         for mem in clients.values():
