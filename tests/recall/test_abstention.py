@@ -174,3 +174,17 @@ def test_a_memorys_background_is_read_once_and_again_when_it_changes(service, al
         assert reads == [[mem.id], [mem.id]]
     finally:
         store.memory_embeddings = real
+
+
+def test_recall_answers_when_backgrounds_cannot_be_had(service, alice, caplog):
+    """The prompts about nobody cannot be embedded (a worker down) or a vector read fails: recall
+    answers on the floors alone and says why in the log."""
+    service.remember(alice, MemoryIn(content="My cat is called Miso and she sleeps on the radiator"))
+    cfg = service.recall_config(floor_embedder="hash:v1", floor_memory=0.01, floor_message=0.01, floor_lexical=0.3, floor_margin=-1.0)
+
+    def down() -> None:
+        raise RuntimeError("embedding worker down")
+
+    service.recaller.background.matrix = down
+    assert service.recall(alice, "What is my cat called?", config=cfg).items
+    assert "recall without backgrounds: embedding worker down" in caplog.text
