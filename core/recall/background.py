@@ -1,16 +1,18 @@
-"""How close a memory sits to prompts about nobody: its background similarity.
+"""How close a record sits to prompts about nobody: its background similarity.
 
-An embedder places some texts near everything. "I love music and dancing" is at cosine ~0.8 from
-"Tell me a joke" and from "What sport do I play?" alike, while "My manager is Priyanka" sits at
-~0.77 from any small talk. One similarity floor for all memories lets the first kind into small talk
-and keeps the second out of real questions. So a memory's similarity to a prompt is also compared
-with its similarity to the prompts about nobody nearest it (`background_prompts.txt`, beside this
-file: small talk, how-to, trivia, coding, maths, writing, in English and Chinese, written for
-Amber and checked to repeat none of bench/prompts/families/): relevance.Floor.margin says how much
-of a margin a memory needs (bench/README.md, "A memory's background").
+An embedder places some texts near everything. "My favourite singer is Adele" sits at 0.77-0.78
+from "Tell me a pun about bread" and "What's a good riddle?" (its own question, "Which singer do I
+like most?", at 0.87), while another person's only memory may sit at 0.77 from the question it
+answers. One similarity floor for every record lets the first kind into small talk or keeps the
+second out of real questions. So a record's similarity to a prompt is also compared with its
+similarity to the prompt about nobody nearest it (`background_prompts.txt`, beside this file: small
+talk, how-to, trivia, coding, maths and writing, in English and Chinese, written for Amber and
+checked to repeat none of bench/prompts/families/). relevance.Floor says what it does with it: a
+memory needs a margin over its background (`margin`), and a memory or turn far enough over it is
+evidence on its own (`distinct`) (bench/README.md, "A memory's background").
 
-The prompts are embedded once per process, as queries, by the embedder recall uses; a memory's
-background comes from its stored vector and is kept by the recall index until the memory changes.
+The prompts are embedded once per process, as queries, by the embedder recall uses; a record's
+background comes from its stored vector and is kept by the person's recall index until it changes.
 """
 
 from __future__ import annotations

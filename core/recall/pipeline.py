@@ -14,9 +14,9 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from functools import partial
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Callable, Collection, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 from ..errors import EmbedderUnavailable, StoreUnavailable
@@ -133,7 +133,7 @@ class Recaller(CatchUp):
         self.compressor = compressor  # a cheap LLM, used when RecallConfig.compress is on
         # the destination policy (core/destinations.py): which items the rerank and compression models may read
         self.destinations: DestinationPolicy | None = None
-        # prompts about nobody, for the relevance margin: embedded ahead when the floors are this embedder's
+        # prompts about nobody, for the floor's margin and distinct route: embedded ahead when the floors are this embedder's
         self.background = Background(embedder, ahead=getattr(embedder, "id", None) == RecallConfig().floor_embedder)
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed

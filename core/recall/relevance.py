@@ -97,7 +97,7 @@ class Floor:
 
     def passes(self, c: Candidate, cjk: bool = False, held: int = 1, background: float | None = None) -> bool:
         """Whether the item's own evidence clears the floor for a person holding `held` records of its
-        kind (`background`: a memory's, when known)."""
+        kind (`background`: the record's, when known)."""
         if c.dense >= self.dense_floor(c.source, held, cjk) and not self._near_everything(c, held, background):
             return True
         if self.distinct is not None and background is not None and c.dense > 0 and c.dense - background >= self.distinct:
@@ -121,8 +121,8 @@ def is_cjk(text: str) -> bool:
 def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int],
              background: Mapping[str, float] | None = None) -> list[Candidate]:
     """The items worth injecting, in the order given (`held`: how many records of each kind,
-    "memory" and "message", the person holds; `background`: memories' background similarity by id,
-    where known). Pinned facts are the caller's to add.
+    "memory" and "message", the person holds; `background`: the records' background similarity by
+    id, where known). Pinned facts are the caller's to add.
 
     Two questions, each with its floor. Is the prompt about the person at all? Only if some item
     clears the floor for as many records as they hold (it rises with them: among thousands, one lies
