@@ -57,7 +57,7 @@ class RecallConfig(BaseModel):
     floor_cjk_offset: float = 0.07
     floor_per_decade: float = 0.025
     # ... and a memory must be at least this much closer to the prompt than to the nearest prompt
-    # about nobody (background.py; None: off). Chosen by bench/abstention.py on real questions only,
+    # about nobody (background.py; negative: it may be that much further; None: off). Chosen by bench/abstention.py on real questions only,
     # in halves: the strictest margin that serves every real question the floors above serve on the
     # tuning half (-0.04 on one half, -0.035 on the other, -0.04 on all); no prompt family is read.
     floor_margin: float | None = -0.04
