@@ -41,7 +41,6 @@ import re
 import sys
 import tempfile
 from datetime import datetime, timezone
-from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -53,9 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from core import Actor, Kind, MemoryIn, Settings, build_embedder, build_service, fingerprints, scope_for  # noqa: E402
 from core.recall.config import RecallConfig  # noqa: E402
 from core.recall.fusion import Candidate  # noqa: E402
-from core.recall.background import backgrounds  # noqa: E402
 from core.recall.relevance import Floor, admitted, is_cjk, select  # noqa: E402
-from core.scope import memory_collection, message_collection  # noqa: E402
 import locomo_recall  # noqa: E402
 import madial_recall  # noqa: E402
 
@@ -114,10 +111,7 @@ def ask(svc, scope, query: str, cfg: RecallConfig, relevant: set[str] = frozense
     the background of the memories and turns among them as recall reads it (background.py)."""
     pool = svc.search(scope, query, config=cfg)
     pool = select(pool, echo=frozenset(fingerprints([query])), query=query)[: cfg.top_k]
-    bg: dict[str, float] = {}
-    for source, col in (("memory", memory_collection(scope)), ("message", message_collection(scope))):
-        bg.update(backgrounds(pool, source, {}, partial(svc.store.memory_embeddings, col), svc.recaller.background))
-    return row_of(pool, relevant, bg, cjk=is_cjk(query), query=query, **meta)
+    return row_of(pool, relevant, svc.recaller.backgrounds_of(scope, pool), cjk=is_cjk(query), query=query, **meta)
 
 
 def collect(args, embedder) -> list[dict]:

@@ -133,8 +133,8 @@ def main() -> None:
                 t = time.perf_counter()
                 if args.turns:
                     texts = [m["content"] for m in memories(size, rnd)]
-                    msgs = [Message(id=f"t{k}", role="user", content=t, session=f"s{k // 10}", created_at=T0 + timedelta(minutes=37 * k))
-                            for k, t in enumerate(texts)]
+                    msgs = [Message(id=f"t{k}", role="user", content=text, session=f"s{k // 10}", created_at=T0 + timedelta(minutes=37 * k))
+                            for k, text in enumerate(texts)]
                     for start in range(0, len(msgs), 500):
                         svc.store_turns(user, msgs[start : start + 500])
                 else:

@@ -379,29 +379,28 @@ async def run(args) -> None:
         acc = {k: {"ms": defaultdict(list), "errors": Counter(), "seconds": 0.0, "cpu": Counter()}
                for k in [(1, "single_client")] + [(n, s) for n in clients for s in scenarios]}
 
-        per_round: list[dict] = []  # each round's ops/s by "hosts/scenario"
-
-        async def measure(n: int, s: str, seed: int, a: argparse.Namespace) -> None:
+        async def measure(n: int, s: str, seed: int, a: argparse.Namespace) -> float:
+            """Run one scenario; its ops/s this time."""
             before = {k: cpu_s(p) for k, p in procs.items()} | {"bench_client": time.process_time()}
             ops_before = sum(map(len, acc[(n, s)]["ms"].values()))
             await closed_loop(clients[n], users, big if s == "hot" else None, a, seed, acc[(n, s)])
             after = {k: cpu_s(p) for k, p in procs.items()} | {"bench_client": time.process_time()}
             acc[(n, s)]["cpu"].update({k: after[k] - before[k] for k in after})
             ops = sum(map(len, acc[(n, s)]["ms"].values()))
-            if per_round and s != "single_client":
-                per_round[-1][f"{n}/{s}"] = round((ops - ops_before) / a.seconds, 1)
             print(f"{n} host(s), {s}: {ops} ops so far", flush=True)
+            return round((ops - ops_before) / a.seconds, 1)
 
         # the same mix from one client, one host listed: each op's latency without queueing
         await measure(1, "single_client", 1, argparse.Namespace(**{**vars(args), "clients": 1, "seconds": min(args.seconds, 15)}))
         # the order of one and two hosts alternates by round: the users' memories and logs grow with
         # every remember and capture through a run (several times what the fill gave them), so
         # whichever went second would be measured on a bigger store each time
+        per_round: list[dict] = []  # each round's ops/s by "hosts/scenario"
         for rnd_no in range(args.rounds):
             per_round.append({})
             for n in (list(clients) if rnd_no % 2 == 0 else list(clients)[::-1]):
                 for s in scenarios:
-                    await measure(n, s, rnd_no * 100 + n * 10 + len(s), args)
+                    per_round[-1][f"{n}/{s}"] = await measure(n, s, rnd_no * 100 + n * 10 + len(s), args)
         res["rounds"] = per_round
         if 2 in clients:  # two hosts / one host, round by round (the same minutes of the run)
             res["two_vs_one_by_round"] = {s: [round(r["2/" + s] / r["1/" + s], 2) for r in per_round if r.get("1/" + s)] for s in scenarios}

@@ -509,7 +509,7 @@ class Recaller(CatchUp):
             ids = [h for h in self.store.nearest_ids(col, qvec, k, memory_where(scope)) if h[0] in allowed]
         return ids
 
-    def _backgrounds(self, scope: Scope, items: Sequence[Candidate]) -> dict[str, float]:
+    def backgrounds_of(self, scope: Scope, items: Sequence[Candidate]) -> dict[str, float]:
         """Background similarity (background.py) of the memories and turns among `items`, kept by the person's indexes."""
         out: dict[str, float] = {}
         try:
@@ -545,7 +545,7 @@ class Recaller(CatchUp):
         # A reranker may promote any item of its pool, so then the whole pool is weighed.
         reranking = cfg.rerank and self.reranker is not None
         weighed = pool if reranking else pool[: cfg.top_k]
-        bg = self._backgrounds(scope, weighed) if floor.weighs_background else {}
+        bg = self.backgrounds_of(scope, weighed) if floor.weighs_background else {}
         kept = {c.id for c in admitted(weighed, is_cjk(query), floor, self._held(scope), bg)}
         considered, abstained = len(pool), not kept and not floor.off
         pool = [c for c in pool if c.id in kept or c.pinned]  # pinned facts go everywhere: the person asked for that
