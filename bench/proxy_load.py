@@ -187,6 +187,19 @@ def hook_lines(log: str) -> list[tuple[float, str, float, str]]:
     return out
 
 
+def slowest(hooks: list[tuple[float, str, float, str]], n: int = 8) -> list[list]:
+    """The `n` slowest pre-calls: [seconds since the first, the user's turn index, ms, note]."""
+    if not hooks:
+        return []
+    start = min(h[0] for h in hooks)
+    seen: dict[str, int] = {}
+    rows = []
+    for at, user, ms, note in sorted(hooks):
+        rows.append([round(at - start, 1), seen.get(user, 0), ms, note])
+        seen[user] = seen.get(user, 0) + 1
+    return sorted(rows, key=lambda r: -r[2])[:n]
+
+
 def journal_empty(p: Proxy) -> bool:
     d = p.workdir / "data" / "spool"
     return not d.is_dir() or not any(x for x in d.iterdir() if x.name != "quarantine.ndjson")
@@ -306,6 +319,9 @@ def main() -> None:
         "big_users": args.big_users, "big_items": args.big_items, "embedder": args.embedder,
         "latency_ms": {"plain": sp, "amber": sa, "added": added},
         "hook_precall_ms": hook_ms,
+        # the tail, to tell a burst from a slow path: seconds since the first pre-call, the turn's
+        # index in its user's turns (0: the first), ms and the hook's note
+        "hook_precall_slowest": slowest(hooks),
         "engine_query_ms": summary(probe.ms) if probe is not None else None,
         "precall_p50_over_engine_p50": round(hook_ms["p50"] / summary(probe.ms)["p50"], 2) if probe is not None and probe.ms else None,
         "paste": {"kb": args.paste_kb, "ms": round(load.paste.get("ms", float("nan")), 1)},

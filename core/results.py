@@ -133,6 +133,9 @@ class WhyShown(BaseModel):
     lexical: float = Field(description="the share of the query's word weight it covers")
     arms: list[str] = Field(description="the retrieval arms that found it")
     fact_key: bool = Field(False, description="a keyed fact")
+    verdict: str = Field("", description="the relevance floor's verdict: close, distinct, words, pinned or no_floor let it "
+                                        "in; near_everything or below_floor kept it out (core/recall/relevance.py VERDICTS)")
+    background: float | None = Field(None, description="its similarity to the nearest prompt about nobody, where known")
     text: str | None = Field(None, description="its words as stored now (None once gone)")
     gone: bool = Field(False, description="forgotten or deleted for good since")
     status: str | None = Field(None, description="set when it is no longer current: superseded, deleted, archived")
@@ -147,3 +150,5 @@ class WhyRequest(BaseModel):
     abstained: bool = Field(description="nothing cleared the relevance floor (only pinned facts then)")
     tokens: int
     items: list[WhyShown]
+    left_out: list[WhyShown] = Field(default_factory=list, description="the best few items weighed and kept out by the "
+                                                                       "relevance floor, each with the verdict that kept it out")

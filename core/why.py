@@ -6,8 +6,11 @@ temporary requests never name one, so they leave none. It is kept by the service
 recalled, per user, so the in-process hook and a remote host answer it alike.
 
 What a record holds: the request id, when, and per injected item its handle, id, source, kind,
-date, client, fused score, dense similarity, lexical coverage and the arms that found it; how many
-candidates were weighed and whether recall abstained. It holds no words, not even the query: the
+date, client, fused score, dense similarity, lexical coverage, the arms that found it, the
+relevance floor's verdict (which evidence let it in: core/recall/relevance.py VERDICTS) and its
+background (its similarity to the nearest prompt about nobody); how many candidates were weighed,
+whether recall abstained, and the best few weighed items the floor kept out, each with the verdict
+that kept it out ("why did it not use what I told it about X?"). It holds no words, not even the query: the
 items' words are read from the store when someone asks, so a forget (which erases them there)
 covers the why record too, and an erased person's records are dropped with them (`drop_user`).
 Nothing of it is written to disk, so encryption has nothing to cover.
@@ -23,7 +26,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .recall.fusion import Candidate
 from .recall.render import handle_of
@@ -43,6 +46,8 @@ class WhyItem:
     lexical: float
     arms: tuple[str, ...]
     fact_key: bool = False  # a keyed fact (a correction supersedes it by its key)
+    verdict: str = ""  # the relevance floor's (relevance.VERDICTS); "" in records kept before there was one
+    background: float | None = None  # its similarity to the nearest prompt about nobody, where known
 
 
 @dataclass(frozen=True)
@@ -53,12 +58,19 @@ class WhyRecord:
     considered: int
     abstained: bool
     tokens: int
+    left_out: tuple[WhyItem, ...] = ()  # weighed, kept out by the floor, best first (at most LEFT_OUT)
 
 
-def why_items(items: Sequence[Candidate]) -> tuple[WhyItem, ...]:
+LEFT_OUT = 5  # weighed items kept out, per record
+
+
+def why_items(items: Sequence[Candidate], verdicts: Mapping[str, str] | None = None,
+              backgrounds: Mapping[str, float] | None = None) -> tuple[WhyItem, ...]:
+    said, bg = verdicts or {}, backgrounds or {}
     return tuple(WhyItem(handle=handle_of(c.id), id=c.id, source=c.source, kind=c.kind, created_at=c.created_at, client=c.client,
                          score=round(c.score, 5), dense=round(c.dense, 4), lexical=round(c.lexical, 4), arms=tuple(c.arms),
-                         fact_key=c.keyed) for c in items)
+                         fact_key=c.keyed, verdict=said.get(c.id, ""),
+                         background=round(bg[c.id], 4) if c.id in bg else None) for c in items)
 
 
 class WhyLog:
@@ -76,8 +88,10 @@ class WhyLog:
         return len(self._order)
 
     def keep(self, user: str, request: str, items: Sequence[Candidate], *, at: datetime, considered: int = 0,
-             abstained: bool = False, tokens: int = 0) -> WhyRecord:
-        record = WhyRecord(request=request, at=at, items=why_items(items), considered=considered, abstained=abstained, tokens=tokens)
+             abstained: bool = False, tokens: int = 0, left_out: Sequence[Candidate] = (),
+             verdicts: Mapping[str, str] | None = None, backgrounds: Mapping[str, float] | None = None) -> WhyRecord:
+        record = WhyRecord(request=request, at=at, items=why_items(items, verdicts, backgrounds), considered=considered,
+                           abstained=abstained, tokens=tokens, left_out=why_items(left_out[:LEFT_OUT], verdicts, backgrounds))
         with self._lock:
             self._expire(at)
             mine = self._users.setdefault(user, OrderedDict())
@@ -148,38 +162,36 @@ def report(records: Sequence[WhyRecord], memories: dict[str, Any], turns: dict[s
     """Records as a person reads them: each item with its words as stored now (`memories` and
     `turns`: id -> record still held), or `"gone": true` when it was forgotten or deleted since,
     and its status when it is no longer current (superseded, deleted)."""
-    out = []
-    for r in records:
-        items = []
-        for it in r.items:
-            d = asdict(it)
-            d["arms"] = list(it.arms)
-            held = memories.get(it.id) if it.source == "memory" else turns.get(it.id)
-            if held is None or not getattr(held, "content", ""):  # forgotten (its words erased) or deleted for good
-                d["gone"] = True
-            else:
-                d["text"] = held.content
-                status = getattr(getattr(held, "status", None), "value", None)
-                if status and status != "active":
-                    d["status"] = status
-            items.append(d)
-        out.append(WhyRequest(request=r.request, at=r.at, considered=r.considered, abstained=r.abstained, tokens=r.tokens,
-                              items=[WhyShown.model_validate(d) for d in items]))
-    return out
+    def shown(it: WhyItem) -> WhyShown:
+        d = asdict(it)
+        d["arms"] = list(it.arms)
+        held = memories.get(it.id) if it.source == "memory" else turns.get(it.id)
+        if held is None or not getattr(held, "content", ""):  # forgotten (its words erased) or deleted for good
+            d["gone"] = True
+        else:
+            d["text"] = held.content
+            status = getattr(getattr(held, "status", None), "value", None)
+            if status and status != "active":
+                d["status"] = status
+        return WhyShown.model_validate(d)
+
+    return [WhyRequest(request=r.request, at=r.at, considered=r.considered, abstained=r.abstained, tokens=r.tokens,
+                       items=[shown(it) for it in r.items], left_out=[shown(it) for it in r.left_out]) for r in records]
 
 
 def keep_why(service: Any, scope: Any, request: str, result: Any) -> None:
     """Keep a recall's why record for `scope`'s person under `request` (the service calls this)."""
     why_log(service).keep(scope.user_id, str(request)[:200], result.items, at=service.clock.now(),
                           considered=getattr(result, "considered", 0), abstained=getattr(result, "abstained", False),
-                          tokens=getattr(result, "tokens", 0))
+                          tokens=getattr(result, "tokens", 0), left_out=getattr(result, "left_out", ()),
+                          verdicts=getattr(result, "verdicts", None), backgrounds=getattr(result, "backgrounds", None))
 
 
 def why_report(service: Any, scope: Any, last: int = 1, request: str | None = None) -> list[WhyRequest]:
     """The person's newest why records with each item's words as stored now (see `report`)."""
     records = why_log(service).last(scope.user_id, max(1, min(int(last), 20)), now=service.clock.now(), request=request)
-    mem_ids = sorted({i.id for r in records for i in r.items if i.source == "memory"})
-    turn_ids = sorted({i.id for r in records for i in r.items if i.source != "memory"})
+    mem_ids = sorted({i.id for r in records for i in (*r.items, *r.left_out) if i.source == "memory"})
+    turn_ids = sorted({i.id for r in records for i in (*r.items, *r.left_out) if i.source != "memory"})
     memories = {m.id: m for m in service.reads.memories_by_id(scope, mem_ids)} if mem_ids else {}
     turns = dict(service.reads.turns_by_id(scope, turn_ids)) if turn_ids else {}
     return report(records, memories, turns)

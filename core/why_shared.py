@@ -26,17 +26,21 @@ log = logging.getLogger("amber.why")
 
 
 def _dump(r: WhyRecord) -> str:
-    items = [{**it.__dict__, "created_at": it.created_at.isoformat(), "arms": list(it.arms)} for it in r.items]
+    def items(its: tuple[WhyItem, ...]) -> list[dict]:
+        return [{**it.__dict__, "created_at": it.created_at.isoformat(), "arms": list(it.arms)} for it in its]
+
     return json.dumps({"request": r.request, "at": r.at.isoformat(), "considered": r.considered, "abstained": r.abstained,
-                       "tokens": r.tokens, "items": items}, separators=(",", ":"))
+                       "tokens": r.tokens, "items": items(r.items), "left_out": items(r.left_out)}, separators=(",", ":"))
 
 
 def _load(raw: bytes | str) -> WhyRecord:
     d = json.loads(raw)
-    items = tuple(WhyItem(**{**it, "created_at": datetime.fromisoformat(it["created_at"]), "arms": tuple(it["arms"])})
-                  for it in d["items"])
-    return WhyRecord(request=d["request"], at=datetime.fromisoformat(d["at"]), items=items, considered=d["considered"],
-                     abstained=d["abstained"], tokens=d["tokens"])
+
+    def items(its: list[dict]) -> tuple[WhyItem, ...]:  # records kept by an older host lack the newer fields
+        return tuple(WhyItem(**{**it, "created_at": datetime.fromisoformat(it["created_at"]), "arms": tuple(it["arms"])}) for it in its)
+
+    return WhyRecord(request=d["request"], at=datetime.fromisoformat(d["at"]), items=items(d["items"]), considered=d["considered"],
+                     abstained=d["abstained"], tokens=d["tokens"], left_out=items(d.get("left_out", [])))
 
 
 class SharedWhyLog:
@@ -73,8 +77,9 @@ class SharedWhyLog:
         self._down = True
 
     def keep(self, user: str, request: str, items: Sequence[Candidate], *, at: datetime, considered: int = 0,
-             abstained: bool = False, tokens: int = 0) -> WhyRecord:
-        record = self.local.keep(user, request, items, at=at, considered=considered, abstained=abstained, tokens=tokens)
+             abstained: bool = False, tokens: int = 0, **why: Any) -> WhyRecord:
+        """As `WhyLog.keep` (`why`: its left_out, verdicts and backgrounds)."""
+        record = self.local.keep(user, request, items, at=at, considered=considered, abstained=abstained, tokens=tokens, **why)
         key = self._key(user)
         try:
             with self.r.pipeline() as p:

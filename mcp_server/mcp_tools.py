@@ -150,8 +150,9 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
     ) -> dict[str, Any]:
         """What Amber injected into the user's recent chat requests, and why: per item its handle
         (#12345, as the memory block shows it), kind, date, client, scores and the retrieval arms
-        that found it, and its words as stored now ("gone" once forgotten). Use when the user asks
-        why the assistant knew or assumed something, or which memory a handle names."""
+        that found it, what let it in, and its words as stored now ("gone" once forgotten); and the
+        items weighed but left out, with what kept each out. Use when the user asks why the
+        assistant knew, assumed or forgot something, or which memory a handle names."""
         return {"requests": [r.model_dump(mode="json") for r in await _call(port_for_request().why(last=last))]}
 
     @mcp.tool(title="Search memories and past turns", annotations=READ_ONLY, structured_output=True)

@@ -83,8 +83,10 @@ async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
 async def why(p: Port, last: Annotated[int, Query(ge=1, le=20)] = 1,
               request_id: Annotated[str | None, Query(alias="request", max_length=200)] = None) -> dict:
     """Newest first: per request its id, time, how many candidates were weighed and whether recall
-    abstained; per injected item its handle, id, kind, date, client, scores and arms, and its words
-    as stored now ("gone" when forgotten since). Kept only for requests that named themselves."""
+    abstained; per injected item its handle, id, kind, date, client, scores, arms, the relevance
+    floor's verdict and its background, and its words as stored now ("gone" when forgotten since);
+    `left_out`: the best few items weighed and kept out, each with the verdict that kept it out.
+    Kept only for requests that named themselves."""
     return {"requests": await p.why(last=last, request=request_id)}
 
 

@@ -30,11 +30,10 @@ from .fusion import Candidate, dedup, fuse, lexical_trust
 from .lexical import BM25Index
 from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
 from .query import dense_query, lexical_query
-from .compress import compress
 from .background import Background, backgrounds
-from .relevance import Floor, admitted, is_cjk, select
+from .relevance import PASSING, Floor, is_cjk, select, verdicts
 from .render import estimate_tokens, fit_budget, render
-from .rerank import in_slots, reorder
+from .refine import Refines
 from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
@@ -111,9 +110,14 @@ class RecallResult:
     # because nothing cleared the relevance floor (only pinned facts then)
     considered: int = 0
     abstained: bool = False
+    # per weighed item id: the floor's verdict (relevance.VERDICTS) and its background, where known;
+    # and the weighed items the floor kept out, best first
+    verdicts: dict[str, str] = field(default_factory=dict)
+    backgrounds: dict[str, float] = field(default_factory=dict)
+    left_out: list[Candidate] = field(default_factory=list)
 
 
-class Recaller(CatchUp):
+class Recaller(CatchUp, Refines):
     def __init__(
         self,
         store,
@@ -546,52 +550,18 @@ class Recaller(CatchUp):
         reranking = cfg.rerank and self.reranker is not None
         weighed = pool if reranking else pool[: cfg.top_k]
         bg = self.backgrounds_of(scope, weighed) if floor.weighs_background else {}
-        kept = {c.id for c in admitted(weighed, is_cjk(query), floor, self._held(scope), bg)}
+        said = verdicts(weighed, is_cjk(query), floor, self._held(scope), bg)
+        kept = {i for i, v in said.items() if v in PASSING}
         considered, abstained = len(pool), not kept and not floor.off
+        left_out = [c for c in weighed if c.id not in kept and not c.pinned]
+        said.update({c.id: "pinned" for c in pool if c.pinned and c.id not in kept})
         pool = [c for c in pool if c.id in kept or c.pinned]  # pinned facts go everywhere: the person asked for that
         staged = reranking or (cfg.compress and self.compressor is not None)
         items = self.refine_sync(query, pool, cfg) if staged else pool[: cfg.top_k]
         result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
-        result.considered, result.abstained = considered, abstained
+        result.considered, result.abstained, result.verdicts, result.backgrounds = considered, abstained, said, bg
+        result.left_out = left_out
         return result
-
-    async def refine(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
-        """The optional stages, each under its own timeout; a failed or late stage keeps what it was given."""
-        if cfg.rerank and self.reranker is not None and items:
-            sent = self._sendable(self.reranker, items)
-            try:
-                if sent:
-                    scores = await asyncio.wait_for(self.reranker.rerank(query, [c.text for c in sent]), cfg.rerank_timeout_s)
-                    items = in_slots(items, reorder(sent, scores))
-            except Exception as e:  # includes TimeoutError: the fused order stands
-                log.info("rerank skipped, keeping fused order: %s", type(e).__name__)
-        items = items[: cfg.top_k]
-        if cfg.compress and self.compressor is not None and items:
-            sent = self._sendable(self.compressor, items)
-            try:
-                if sent:
-                    short = {c.id: c for c in await asyncio.wait_for(compress(self.compressor, query, sent, cfg.compress_max_chars),
-                                                                     cfg.compress_timeout_s)}
-                    went = {c.id for c in sent}
-                    items = [short[c.id] if c.id in short else c for c in items if c.id not in went or c.id in short]
-            except Exception as e:
-                log.info("compression skipped, keeping items as stored: %s", type(e).__name__)
-        return items
-
-    def _sendable(self, model: object, items: list[Candidate]) -> list[Candidate]:
-        """The items this stage's model may read: none if it receives no memory, host-only ones only if it runs here."""
-        policy = self.destinations
-        return list(items) if policy is None else policy.admit(items, str(getattr(model, "model", "") or ""))
-
-    def refine_sync(self, query: str, items: list[Candidate], cfg: RecallConfig) -> list[Candidate]:
-        """`refine` for the synchronous service: on one event loop of the recaller's own, kept in a
-        daemon thread for its lifetime (not a new loop and thread per recall)."""
-        with self._refine_guard:
-            if self._refine_loop is None:
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="amber-refine", daemon=True).start()
-                self._refine_loop = loop
-        return asyncio.run_coroutine_threadsafe(self.refine(query, items, cfg), self._refine_loop).result()
 
 
 def build_result(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens) -> RecallResult:

@@ -98,17 +98,37 @@ class Floor:
     def passes(self, c: Candidate, cjk: bool = False, held: int = 1, background: float | None = None) -> bool:
         """Whether the item's own evidence clears the floor for a person holding `held` records of its
         kind (`background`: the record's, when known)."""
-        if c.dense >= self.dense_floor(c.source, held, cjk) and not self._near_everything(c, held, background):
-            return True
+        return self.verdict(c, cjk, held, background) in PASSING
+
+    def verdict(self, c: Candidate, cjk: bool = False, held: int = 1, background: float | None = None) -> str:
+        """Which evidence clears the floor (`passes`), or why none does; one of VERDICTS."""
+        close = c.dense >= self.dense_floor(c.source, held, cjk)
+        if close and not self._near_everything(c, held, background):
+            return "close"
         if self.distinct is not None and background is not None and c.dense > 0 and c.dense - background >= self.distinct:
-            return True
-        return self.lexical > 0 and c.lexical >= self.lexical
+            return "distinct"
+        if self.lexical > 0 and c.lexical >= self.lexical:
+            return "words"
+        return "near_everything" if close else "below_floor"
 
     def _near_everything(self, c: Candidate, held: int, background: float | None) -> bool:
         """A memory about as close to prompts about nobody as to this one: its similarity is its own."""
         if self.margin is None or background is None or c.source != "memory":
             return False
         return c.dense - background < self.margin + self.per_decade * math.log10(max(1, held))
+
+
+# What a why record (core/why.py) says of an item weighed for injection.
+VERDICTS = {
+    "close": "close in meaning: its similarity clears the floor",
+    "distinct": "much closer to the prompt than to prompts about nobody",
+    "words": "it shares the prompt's rare words",
+    "pinned": "pinned: it goes with every request",
+    "no_floor": "no relevance floor is set: every item goes in",
+    "near_everything": "close, but as close to prompts about nobody: its similarity is its own",
+    "below_floor": "not close enough in meaning or words",
+}
+PASSING = frozenset({"close", "distinct", "words", "no_floor"})
 
 
 def is_cjk(text: str) -> bool:
@@ -131,12 +151,22 @@ def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[
     score: a weak one stays out of a block a strong one opened. Neither floor is new (both are
     `Floor`'s, chosen by bench/abstention.py's leave-one-family-out folds), and whether a prompt gets
     memory at all is decided by the first alone (bench/README.md, "Two floors")."""
+    said = verdicts(items, cjk, floor, held, background)
+    return [c for c in items if said[c.id] in PASSING]
+
+
+def verdicts(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int],
+             background: Mapping[str, float] | None = None) -> dict[str, str]:
+    """`admitted`'s decision per item id, one of VERDICTS: when no item clears the floor for what
+    the person holds (the prompt is not about them), each item's verdict at that floor; otherwise
+    each item's own, at the floor for one record."""
     if floor.off:
-        return list(items)
+        return {c.id: "no_floor" for c in items}
     bg = background or {}
-    if not any(floor.passes(c, cjk, held.get(c.source, 1), bg.get(c.id)) for c in items):
-        return []
-    return [c for c in items if floor.passes(c, cjk, 1, bg.get(c.id))]
+    at_size = {c.id: floor.verdict(c, cjk, held.get(c.source, 1), bg.get(c.id)) for c in items}
+    if not any(v in PASSING for v in at_size.values()):
+        return at_size
+    return {c.id: floor.verdict(c, cjk, 1, bg.get(c.id)) for c in items}
 
 
 def covered_by(message: Candidate, fact: Candidate, share: float = 0.8) -> bool:

@@ -1,17 +1,31 @@
 // Amber admin page: Recent recalls — for each chat request that named itself (a proxy request in
 // mode on, an ordinary Open WebUI chat, a Claude Code prompt), what recall injected and why: each
-// item's handle, words, score, evidence and the arms that found it, or that recall abstained.
+// item's handle, words, score, evidence and the arms that found it, or that recall abstained; and the
+// best few items weighed and kept out, with the relevance floor's reason.
 // Forget erases what a memory states; Correct replaces it (a keyed fact keeps its key). Text nodes only.
 "use strict";
 
 (function () {
   const { $, el, clear, when, api, badge, views, attempt, notice } = window.Amber;
 
+  // the relevance floor's verdicts (core/recall/relevance.py VERDICTS), as a person reads them
+  const VERDICT = {
+    close: "close in meaning",
+    distinct: "closer to this prompt than to prompts about nobody",
+    words: "shares the prompt's rare words",
+    pinned: "pinned",
+    no_floor: "no relevance floor",
+    near_everything: "as close to prompts about nobody",
+    below_floor: "not close enough",
+  };
+
   function why(it) {
     const parts = ["score " + Number(it.score).toFixed(4)];
     if (it.dense) parts.push("meaning " + Number(it.dense).toFixed(2));
+    if (it.background !== null && it.background !== undefined) parts.push("background " + Number(it.background).toFixed(2));
     if (it.lexical) parts.push("words " + Number(it.lexical).toFixed(2));
     if (it.arms && it.arms.length) parts.push("found by " + it.arms.join(", "));
+    if (it.verdict) parts.push(VERDICT[it.verdict] || it.verdict);
     return parts.join(" · ");
   }
 
@@ -62,11 +76,17 @@
       const items = el("ul", { class: "list" });
       for (const it of r.items) items.appendChild(itemRow(it));
       if (!r.items.length) items.appendChild(el("li", { class: "empty" }, r.abstained ? "Nothing was relevant enough: recall abstained." : "Nothing injected."));
+      let out = null;
+      if (r.left_out && r.left_out.length) {
+        out = el("ul", { class: "list left-out" });
+        for (const it of r.left_out) out.appendChild(itemRow(it));
+        out = el("details", { class: "left-out" }, el("summary", {}, "Weighed and left out (" + r.left_out.length + ")"), out);
+      }
       list.appendChild(el("li", { class: "card recall", dataset: { request: r.request } },
         el("div", { class: "meta" }, el("span", { class: "when" }, when(r.at)), el("span", {}, r.request),
           el("span", {}, r.considered + " weighed · " + r.items.length + " injected · " + r.tokens + " tokens"),
           r.abstained ? badge("abstained", "status-candidate") : null),
-        items));
+        items, out));
     }
   }
 

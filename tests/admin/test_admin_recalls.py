@@ -4,12 +4,16 @@ which retire the item so no later recall injects it."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+
 import httpx
 import pytest
-from admin_kit import KEYS, XSS_IMG, auth, login
+from admin_kit import AMBER, KEYS, XSS_IMG, auth, login, server_env
 from playwright.sync_api import expect
 
 from core import handle_of
+from tests.kit.servers import free_port, stop_process, wait_answering
 
 pytestmark = pytest.mark.e2e
 
@@ -46,3 +50,44 @@ def test_recent_recalls_explain_and_correct_what_was_injected(host, page_for):
     text = post("/v1/recall", {"query": "Recalls test: where do I live, and my ferret Pip?"}).json()["text"]
     assert "Ningbo" not in text and "Pip" not in text and "Hangzhou" in text
     assert page.evaluate("window.__pwned") is None and not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
+
+
+@pytest.fixture(scope="module")
+def calibrated_host(tmp_path_factory):
+    """`amber serve` with the bundled embedder, whose relevance floors are calibrated (the other
+    tests' hash embedder never abstains, so nothing is ever left out there)."""
+    tmp = tmp_path_factory.mktemp("admin-left-out")
+    port = free_port()
+    env = {**server_env(tmp), "AMBER_EMBEDDING_MODEL": "local"}
+    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_answering(f"{url}/health", proc, what="amber serve", timeout=120, log=lambda: proc.stderr.read() if proc.stderr else "")
+        yield url
+    finally:
+        stop_process(proc, timeout=30)
+
+
+def test_recent_recalls_show_what_was_weighed_and_left_out_and_why(calibrated_host, page_for):
+    url = calibrated_host
+    post = lambda path, body: httpx.post(f"{url}{path}", json=body, headers=auth("alice"), timeout=60)  # noqa: E731
+    singer = post("/v1/memories", {"content": "My favourite singer is Adele."}).json()["memory"]
+    post("/v1/recall", {"query": "Tell me a pun about bread.", "why": "left-out-1"}).raise_for_status()
+    post("/v1/recall", {"query": "Which singer do I like most?", "why": "used-1"}).raise_for_status()
+
+    page, watch = page_for()
+    login(page, url, KEYS["alice"])
+    page.click("button[data-view=recalls]")
+    small_talk = page.locator("li.recall[data-request=left-out-1]")
+    expect(small_talk).to_contain_text("recall abstained")
+    small_talk.locator("details.left-out summary").click()
+    row = small_talk.locator(f"details.left-out li[data-handle='{handle_of(singer['id'])}']")
+    expect(row).to_contain_text("My favourite singer is Adele.")
+    expect(row).to_contain_text(re.compile("as close to prompts about nobody|not close enough"))
+    expect(row).to_contain_text("background")
+    used = page.locator("li.recall[data-request=used-1]")
+    expect(used.locator(f"li[data-handle='{handle_of(singer['id'])}']")).to_contain_text(
+        re.compile("close in meaning|closer to this prompt than to prompts about nobody"))
+    expect(used.locator("details.left-out")).to_have_count(0)
+    assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)

@@ -139,6 +139,29 @@ def test_a_memory_near_everything_stays_out_of_small_talk(tmp_path, memory, ques
         svc.close()
 
 
+def test_the_why_record_says_which_evidence_let_a_memory_in_and_what_kept_one_out(tmp_path):
+    """A person who asks why a memory was or was not used reads the floor's verdict and the memory's
+    background in the why record (GET /v1/why, memory_why): no words kept, read again when asked."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=build_embedder("local"))
+    try:
+        me = scope_for(Actor("asks-why", client="tests"))
+        singer = svc.remember(me, MemoryIn(content="My favourite singer is Adele.")).memory
+        svc.recall(me, "Which singer do I like most?", why="asked")
+        svc.recall(me, "Tell me a pun about bread.", why="small-talk")
+        small, asked = svc.why(me, last=2)
+        [used] = asked.items
+        assert used.id == singer.id and used.verdict in ("close", "distinct") and used.background is not None
+        assert used.dense - used.background > -0.04  # what let it in: closer to the question than to its background
+        assert asked.left_out == [] and small.abstained and small.items == []
+        [kept_out] = small.left_out
+        assert (kept_out.id, kept_out.text) == (singer.id, singer.content)
+        assert kept_out.verdict in ("near_everything", "below_floor") and kept_out.background is not None
+        svc.forget(me, "favourite singer")  # the words are read when asked: a forget covers the record
+        assert svc.why(me, request="small-talk")[0].left_out[0].gone
+    finally:
+        svc.close()
+
+
 def test_the_margin_needs_the_memorys_stored_vector(tmp_path):
     """A memory whose vector the store cannot read has no background: the similarity floor alone
     judges it, as before the margin, and recall still answers."""

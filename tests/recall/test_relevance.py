@@ -144,3 +144,23 @@ def test_a_record_distinct_from_its_background_is_evidence_on_its_own():
     assert admitted([turn], False, floor, {"message": 500}, {"t1": 0.82}) == []  # 0.02: not distinct enough
     assert admitted([turn], False, floor, {"message": 500}, {}) == []
     assert admitted([turn], False, Floor(memory=0.77, message=0.81, lexical=0.3, per_decade=0.025), {"message": 500}, {"t1": 0.80}) == []
+
+
+def test_each_weighed_item_gets_the_verdict_that_let_it_in_or_kept_it_out():
+    from core.recall.relevance import PASSING, VERDICTS, verdicts
+
+    floor = Floor(memory=0.79, message=0.82, lexical=0.3, margin=-0.04, distinct=0.03)
+    close = fact("m1", "plays the cello", dense=0.85, lexical=0.0)
+    generic = fact("m2", "likes sunny days", dense=0.80, lexical=0.0)  # over 0.79, but its background is 0.86
+    distinct = turn("t1", "Priyanka moved me to payments", dense=0.75, lexical=0.0)  # 0.05 over its background
+    words = turn("t2", "my sister Inès", dense=0.5, lexical=0.6)
+    weak = fact("m3", "likes jazz", dense=0.6, lexical=0.0)
+    bg = {"m1": 0.70, "m2": 0.86, "t1": 0.70, "t2": 0.9, "m3": 0.65}
+    said = verdicts([close, generic, distinct, words, weak], False, floor, {"memory": 1, "message": 1}, bg)
+    assert said == {"m1": "close", "m2": "near_everything", "t1": "distinct", "t2": "words", "m3": "below_floor"}
+    assert set(said.values()) <= set(VERDICTS) and {v for v in said.values() if v in PASSING} == {"close", "distinct", "words"}
+    # what admitted keeps is exactly what the verdicts let in
+    assert [c.id for c in admitted([close, generic, distinct, words, weak], False, floor, {"memory": 1, "message": 1}, bg)] == ["m1", "t1", "t2"]
+    # no item clears the floor for what the person holds: each says why at that floor
+    assert verdicts([generic, weak], False, floor, {"memory": 10_000}, bg) == {"m2": "near_everything", "m3": "below_floor"}
+    assert verdicts([weak], False, Floor(), {}) == {"m3": "no_floor"}

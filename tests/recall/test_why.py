@@ -68,3 +68,29 @@ def test_the_log_is_bounded_per_person_in_total_and_in_time():
     assert len(log) == 5 and [r.request for r in log.last("ana", 10, now=T0)] == ["r9"]
     assert log.last("u3", 1, now=T0 + timedelta(hours=2)) == [] and len(log) == 0  # expired
     assert "words never kept" not in repr(log._users)
+
+
+def test_a_shared_why_record_keeps_its_verdicts_and_left_out_items_and_older_entries_still_load():
+    """Records travel between hosts as JSON in Redis (core/why_shared.py): the floor's verdicts,
+    backgrounds and left-out items survive the trip, and an entry kept by a host from before they
+    existed still reads."""
+    import json
+
+    from core.why_shared import _dump, _load
+
+    used = Candidate(id="m1", text="tea", source="memory", created_at=T0, kind="fact", score=0.5, dense=0.86, arms=["mem_dense"])
+    out = Candidate(id="m2", text="sunny days", source="memory", created_at=T0, kind="fact", score=0.2, dense=0.8)
+    record = WhyLog().keep("ann", "r1", [used], at=T0, considered=2, left_out=[out],
+                           verdicts={"m1": "close", "m2": "near_everything"}, backgrounds={"m1": 0.71234567, "m2": 0.86})
+    assert record.items[0].verdict == "close" and record.items[0].background == 0.7123
+    assert [(i.id, i.verdict, i.background) for i in record.left_out] == [("m2", "near_everything", 0.86)]
+    assert _load(_dump(record)) == record
+    old = json.loads(_dump(record))
+    del old["left_out"]
+    for it in old["items"]:
+        del it["verdict"], it["background"]
+    again = _load(json.dumps(old))
+    assert again.left_out == () and again.items[0].verdict == "" and again.items[0].background is None
+    many = [Candidate(id=f"x{i}", text="-", source="message", created_at=T0, kind="user") for i in range(9)]
+    from core.why import LEFT_OUT
+    assert [i.id for i in WhyLog().keep("ann", "r2", [], at=T0, left_out=many).left_out] == [f"x{i}" for i in range(LEFT_OUT)]
