@@ -4,6 +4,12 @@ Ranked R@k says whether search found the evidence; what the model receives is `M
 at the default preset and budget: only items that cleared the relevance floor, fitted to the token
 budget. Every recall bench reports both (issue 32). Evidence counts as injected when the evidence
 record itself is in the block, or a memory made from it (its source ids name the evidence).
+
+Evidence that does not reach the block is counted by where it was lost, from the recall's own
+verdicts (`RecallResult.verdicts`, core/recall/relevance.py): never weighed (ranking, or the echo,
+filler and covered-turn rules, left it out of the items weighed), kept out by the relevance floor
+(`below_floor`, `near_everything`), or admitted and then cut by the token budget (`budget`); as
+shares averaged over questions like `injected_R`, so the four and `injected_R` add up to 1.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ class Injected:
         self.recall: list[float] = []
         self.tokens: list[int] = []
         self.abstained: list[bool] = []
+        self.lost = {"not_weighed": 0.0, "below_floor": 0.0, "near_everything": 0.0, "budget": 0.0}  # summed per-question shares
 
     def ask(self, svc, scope, query: str, evidence: Iterable[str], to_bench: Callable[[str], str | None] = lambda i: i) -> None:
         ev = set(evidence)
@@ -30,6 +37,10 @@ class Injected:
         for c in r.items:
             got |= {to_bench(c.id), *(to_bench(s) for s in c.sources)}
         self.recall.append(len(ev & got) / len(ev) if ev else 0.0)
+        said = {to_bench(i): v for i, v in r.verdicts.items()}
+        for e in ev - got:  # each question's lost shares add up to 1 - its injected share
+            v = said.get(e)
+            self.lost["not_weighed" if v is None else v if v in self.lost else "budget"] += 1 / len(ev)
         self.tokens.append(r.tokens)
         self.abstained.append(not r.items)
 
@@ -40,4 +51,5 @@ class Injected:
             "tokens_median": statistics.median(self.tokens) if self.tokens else 0,
             "tokens_mean": round(sum(self.tokens) / n, 1),
             "abstained": round(sum(self.abstained) / n, 4),
+            "evidence_lost": {k: round(v / n, 4) for k, v in self.lost.items()},
         }
