@@ -174,7 +174,8 @@ class Load:
                 time.sleep(rng.uniform(0.5, 1.5) * self.args.think)
 
 
-PRECALL = re.compile(r"^(\S+ \S+) INFO amber\.litellm: amber pre-call \S+ user=(\w+) .* (\d+)ms( \((.*)\))?$")
+PRECALL = re.compile(r"^(\S+ \S+) INFO amber\.litellm: amber pre-call \S+ user=(\w+) (.*) (\d+)ms( \((.*)\))?$")
+STAGE = re.compile(r"\b(correct|recall|boot)=(\d+)ms")
 
 
 def hook_lines(log: str) -> list[tuple[float, str, float, str]]:
@@ -183,7 +184,8 @@ def hook_lines(log: str) -> list[tuple[float, str, float, str]]:
         m = PRECALL.match(line)
         if m:
             at = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
-            out.append((at, m.group(2), float(m.group(3)), m.group(5) or ""))
+            stages = " ".join(f"{k}={v}" for k, v in STAGE.findall(m.group(3)))  # where the time went
+            out.append((at, m.group(2), float(m.group(4)), " ".join(x for x in (stages, m.group(6) or "") if x)))
     return out
 
 

@@ -100,9 +100,12 @@ class AmberMemory(CustomLogger):
             sends = policy.receives_memory(model, deployments)
             # "that's wrong, I moved to Hangzhou", "forget #48213": carried out now, before this turn's recall
             note = ""
+            stages: dict[str, float] = {}  # where the time went, for the log line (ms)
             if mode in ("on", "write"):
                 said = query or request.last_user_text(data, kind)
+                at = time.perf_counter()
                 note, why = await self._correct(memory, actor, said, settings.recall_timeout_s)
+                stages["correct"] = (time.perf_counter() - at) * 1000
                 note = note if mode == "on" and sends else ""
             if not sends:
                 query, why = "", why or f"model {model} receives no memory (destination policy)"
@@ -121,8 +124,10 @@ class AmberMemory(CustomLogger):
                     # the group's name only: where the deployments behind it decide otherwise (a group named
                     # "local" over ollama/*), it is asked for everything and the check below does the rest
                     by_name = policy.on_host(model) == policy.on_host(model, deployments) and policy.receives_memory(model)
+                    at = time.perf_counter()
                     result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named, destination=model if by_name else None),
                                                     timeout=settings.recall_timeout_s)
+                    stages["recall"] = (time.perf_counter() - at) * 1000
                     kept = policy.admit(result.items, model, deployments)
                     patch = (result.text or "") if len(kept) == len(result.items) else render_recall(kept)
                     items, tokens = len(kept), result.tokens
@@ -137,15 +142,18 @@ class AmberMemory(CustomLogger):
             if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read") and sends:
                 # a model off the host gets the boot pack without what stays on the host (pinned health facts...)
                 off_host = None if policy.on_host(model, deployments) else policy
+                at = time.perf_counter()
                 boot = await self._boot_pack(memory, actor, settings.recall_timeout_s, off_host)
+                stages["boot"] = (time.perf_counter() - at) * 1000
             target = CacheTarget(
                 claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
             )
             planned = request.apply(data, kind, patch, target, boot_pack=boot)
             log.info(
-                "amber pre-call %s %s mode=%s memories=%d tokens=%d anchors=%s marks=%d %.0fms%s",
-                kind, describe(actor), mode, items, tokens, ",".join(planned.anchors) or "-",
-                planned.marks_total, (time.perf_counter() - started) * 1000, f" ({why})" if why else "",
+                "amber pre-call %s %s mode=%s memories=%d tokens=%d anchors=%s marks=%d %s%.0fms%s",
+                kind, describe(actor), mode, items, tokens, ",".join(planned.anchors) or "-", planned.marks_total,
+                "".join(f"{k}={v:.0f}ms " for k, v in stages.items()), (time.perf_counter() - started) * 1000,
+                f" ({why})" if why else "",
             )
             return data
         except Exception as e:  # fail open: request.apply writes only once a plan exists, so data is as sent
