@@ -71,19 +71,25 @@ def seed(url: str) -> dict[str, dict]:
     return mem
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory):
-    """`amber serve` as a real subprocess on 127.0.0.1 with keys; yields (base_url, seeded memories)."""
-    tmp = tmp_path_factory.mktemp("admin-host")
+@contextlib.contextmanager
+def served(env: dict[str, str], timeout: float = 90) -> Iterator[str]:
+    """`amber serve` as a real subprocess on 127.0.0.1 with `env` (server_env); yields its base URL."""
     port = free_port()
-    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=server_env(tmp),
+    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_answering(f"{url}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.stderr else "")
-        yield url, seed(url)
+        wait_answering(f"{url}/health", proc, what="amber serve", timeout=timeout, log=lambda: proc.stderr.read() if proc.stderr else "")
+        yield url
     finally:
         stop_process(proc, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    """`amber serve` with keys (server_env); yields (base_url, seeded memories)."""
+    with served(server_env(tmp_path_factory.mktemp("admin-host"))) as url:
+        yield url, seed(url)
 
 
 @pytest.fixture(scope="module")

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import zipfile
 from pathlib import Path
 
 import httpx
 import pytest
-from admin_kit import AMBER, KEYS, auth, login, server_env
+from admin_kit import KEYS, auth, login, served, server_env
 from playwright.sync_api import expect
 
 from tests.fakes.upstreams import FakeUpstreams
 from tests.jobs.jobs_helpers import fact, facts
-from tests.kit.servers import free_port, stop_process, wait_answering
 
 pytestmark = pytest.mark.e2e
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "chat_exports"
@@ -210,15 +208,8 @@ def model_host(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("admin-model-host")
     with FakeUpstreams() as up:
         env = {**server_env(tmp), "AMBER_LLM_MODEL": "openai/gpt-4o-mini", "OPENAI_API_BASE": up.openai_base, "OPENAI_API_KEY": "sk-fake"}
-        port = free_port()
-        proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_answering(f"{url}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.stderr else "")
+        with served(env) as url:
             yield url, up
-        finally:
-            stop_process(proc, timeout=30)
 
 
 def test_extract_facts_now_shows_them_in_the_report(model_host, page_for, tmp_path):

@@ -5,15 +5,13 @@ which retire the item so no later recall injects it."""
 from __future__ import annotations
 
 import re
-import subprocess
 
 import httpx
 import pytest
-from admin_kit import AMBER, KEYS, XSS_IMG, auth, login, server_env
+from admin_kit import KEYS, XSS_IMG, auth, login, served, server_env
 from playwright.sync_api import expect
 
 from core import handle_of
-from tests.kit.servers import free_port, stop_process, wait_answering
 
 pytestmark = pytest.mark.e2e
 
@@ -56,17 +54,8 @@ def test_recent_recalls_explain_and_correct_what_was_injected(host, page_for):
 def calibrated_host(tmp_path_factory):
     """`amber serve` with the bundled embedder, whose relevance floors are calibrated (the other
     tests' hash embedder never abstains, so nothing is ever left out there)."""
-    tmp = tmp_path_factory.mktemp("admin-left-out")
-    port = free_port()
-    env = {**server_env(tmp), "AMBER_EMBEDDING_MODEL": "local"}
-    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_answering(f"{url}/health", proc, what="amber serve", timeout=120, log=lambda: proc.stderr.read() if proc.stderr else "")
+    with served({**server_env(tmp_path_factory.mktemp("admin-left-out")), "AMBER_EMBEDDING_MODEL": "local"}, timeout=120) as url:
         yield url
-    finally:
-        stop_process(proc, timeout=30)
 
 
 def test_recent_recalls_show_what_was_weighed_and_left_out_and_why(calibrated_host, page_for):

@@ -8,16 +8,14 @@ with Redis in tests/core/test_coordination.py)."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 
 import httpx
 import pytest
-from admin_kit import AMBER, KEYS, auth, login, server_env
+from admin_kit import KEYS, auth, login, served, server_env
 from playwright.sync_api import expect
 
 from core import InvalidInput
 from litellm_hooks.spool import Spool
-from tests.kit.servers import free_port, stop_process, wait_answering
 
 pytestmark = pytest.mark.e2e
 
@@ -34,15 +32,8 @@ def host_with_a_set_aside_turn(tmp_path_factory):
 
     asyncio.run(spool.drain_once(refuse))
     assert (tmp / "data" / "spool" / "quarantine.ndjson").exists()
-    port = free_port()
-    proc = subprocess.Popen([AMBER, "serve", "--port", str(port), "--no-jobs"], env=server_env(tmp),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_answering(f"{url}/health", proc, what="amber serve", timeout=90, log=lambda: proc.stderr.read() if proc.stderr else "")
+    with served(server_env(tmp)) as url:
         yield url
-    finally:
-        stop_process(proc, timeout=30)
 
 
 def test_maintenance_shows_turns_set_aside_to_an_admin(host_with_a_set_aside_turn, page_for):
