@@ -254,6 +254,8 @@ def main() -> None:
     ap.add_argument("--big-users", type=int, default=2, help="users that start with --big-items stored turns")
     ap.add_argument("--big-items", type=int, default=10000)
     ap.add_argument("--embedder", default="local")
+    ap.add_argument("--amber-set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting of the Amber proxy, as its environment variable without AMBER_ (e.g. EMBED_QUERY_WORKERS=2)")
     ap.add_argument("--preload-batch", type=int, default=250, help="stored turns per request while preloading")
     args = ap.parse_args()
 
@@ -264,7 +266,8 @@ def main() -> None:
                      "api_keys": [{"name": "admin", "secret": ADMIN, "scopes": ["memory:read", "memory:write", "memory:admin"]}]}
         for d in ("amber", "plain"):
             (work / d).mkdir()
-        amber = Proxy(proxy_config(up, amber=amber_cfg), work / "amber", env={"AMBER_EMBEDDING_MODEL": args.embedder})
+        settings = {f"AMBER_{k.upper()}": v for k, v in (x.split("=", 1) for x in args.amber_set)}
+        amber = Proxy(proxy_config(up, amber=amber_cfg), work / "amber", env={"AMBER_EMBEDDING_MODEL": args.embedder, **settings})
         plain = Proxy(proxy_config(up, callback=False), work / "plain")
         # a loaded 2-core machine took over the kit's 120 s to start the plain proxy
         start_together((amber, {"timeout": 600}), (plain, {"wait_memory": False, "timeout": 600}))
