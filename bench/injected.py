@@ -39,8 +39,14 @@ class Injected:
         self.recall.append(len(ev & got) / len(ev) if ev else 0.0)
         said = {to_bench(i): v for i, v in r.verdicts.items()}
         for e in ev - got:  # each question's lost shares add up to 1 - its injected share
-            v = said.get(e)
-            self.lost["not_weighed" if v is None else v if v in self.lost else "budget"] += 1 / len(ev)
+            verdict = said.get(e)
+            if verdict is None:
+                where = "not_weighed"
+            elif verdict in ("below_floor", "near_everything"):  # the floor kept it out
+                where = verdict
+            else:  # admitted, then cut by the budget
+                where = "budget"
+            self.lost[where] += 1 / len(ev)
         self.tokens.append(r.tokens)
         self.abstained.append(not r.items)
 

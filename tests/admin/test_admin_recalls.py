@@ -8,12 +8,20 @@ import re
 
 import httpx
 import pytest
-from admin_kit import KEYS, XSS_IMG, auth, login, served, server_env
+from admin_kit import KEYS, XSS_IMG, auth, login, remember, served, server_env
 from playwright.sync_api import expect
 
 from core import handle_of
 
 pytestmark = pytest.mark.e2e
+
+
+def open_recalls(page_for, url: str):
+    """Alice's admin page on its Recent recalls view; (page, watch)."""
+    page, watch = page_for()
+    login(page, url, KEYS["alice"])
+    page.click("button[data-view=recalls]")
+    return page, watch
 
 
 def test_recent_recalls_explain_and_correct_what_was_injected(host, page_for):
@@ -24,9 +32,7 @@ def test_recent_recalls_explain_and_correct_what_was_injected(host, page_for):
     post("/v1/recall", {"query": "Recalls test: where do I live, and my ferret Pip?", "why": "admin-test-1"}).raise_for_status()
     post("/v1/recall", {"query": "Explain quantum tunnelling in one line", "why": "admin-test-2"}).raise_for_status()
 
-    page, watch = page_for()
-    login(page, url, KEYS["alice"])
-    page.click("button[data-view=recalls]")
+    page, watch = open_recalls(page_for, url)
     req = page.locator("li.recall[data-request=admin-test-1]")
     expect(req.locator(f"li[data-handle='{handle_of(city['id'])}']")).to_contain_text("I live in Ningbo")
     expect(req.locator(f"li[data-handle='{handle_of(city['id'])}']")).to_contain_text("found by")
@@ -60,14 +66,11 @@ def calibrated_host(tmp_path_factory):
 
 def test_recent_recalls_show_what_was_weighed_and_left_out_and_why(calibrated_host, page_for):
     url = calibrated_host
-    post = lambda path, body: httpx.post(f"{url}{path}", json=body, headers=auth("alice"), timeout=60)  # noqa: E731
-    singer = post("/v1/memories", {"content": "My favourite singer is Adele."}).json()["memory"]
-    post("/v1/recall", {"query": "Tell me a pun about bread.", "why": "left-out-1"}).raise_for_status()
-    post("/v1/recall", {"query": "Which singer do I like most?", "why": "used-1"}).raise_for_status()
+    singer = remember(url, "alice", "My favourite singer is Adele.")
+    for query, request in (("Tell me a pun about bread.", "left-out-1"), ("Which singer do I like most?", "used-1")):
+        httpx.post(f"{url}/v1/recall", json={"query": query, "why": request}, headers=auth("alice"), timeout=60).raise_for_status()
 
-    page, watch = page_for()
-    login(page, url, KEYS["alice"])
-    page.click("button[data-view=recalls]")
+    page, watch = open_recalls(page_for, url)
     small_talk = page.locator("li.recall[data-request=left-out-1]")
     expect(small_talk).to_contain_text("recall abstained")
     small_talk.locator("details.left-out summary").click()
