@@ -19,7 +19,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Awaitable, Sequence
 
 from .correction import Correction, Shown, might_correct
 from .correction_model import classifier_for, combine
@@ -69,10 +69,11 @@ _RECALL = RecallConfig()
 async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     """Find and carry out the correction `text` makes to what was just injected, if any.
 
-    Where the port runs the service in this process (`LocalMemory`: the hook in local mode, a
-    host's REST recall) with the local embedder, the turn's query vector is taken while the why
-    records are read, and the classifier (core/correction_model.py) gives its opinion beside the
-    grammar. The text embedded is the one recall embeds for this turn (its default `dense_query`),
+    A correction refers to something Amber showed: with nothing injected lately (a new person's
+    first turns) there is nothing to correct, and the turn is neither embedded nor weighed. Where
+    the port runs the service in this process (`LocalMemory`: the hook in local mode, a host's REST
+    recall) with the local embedder, the turn's query vector is then taken, and the classifier
+    (core/correction_model.py) gives its opinion beside the grammar. The text embedded is the one recall embeds for this turn (its default `dense_query`),
     so recall finds the vector in the embedder's cache: the correction adds a dot product, not an
     embedding. Elsewhere (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the
     embedder failing) the grammar decides alone. A turn with no marker and no handle stops at
@@ -80,24 +81,20 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     supersede (acting on such turns was measured and not adopted: bench/correction_open.py)."""
     if not might_correct(text):
         return None
+    shown = shown_items(await port.why(last=20), text)
+    if not shown:
+        return None
     embedder = getattr(getattr(port, "service", None), "embedder", None)
     model = classifier_for(embedder)
-    vector = None
+    score = None
     if model is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
-        vector = asyncio.ensure_future(asyncio.to_thread(embedder.embed_query, query))
-    try:  # the why records are read while the turn is embedded
-        records = await port.why(last=20)
-    except BaseException:
-        if vector is not None:
-            vector.cancel()
-        raise
-    score = await _score(model, vector) if vector is not None else None
-    found = combine(text, shown_items(records, text), score, model)
+        score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
+    found = combine(text, shown, score, model)
     return await carry_out(port, found) if found is not None else None
 
 
-async def _score(model: Any, vector: "asyncio.Future[list[float]]") -> float | None:
+async def _score(model: Any, vector: Awaitable[list[float]]) -> float | None:
     try:
         return model.score(await vector)
     except Exception as e:  # no vector this turn (the embedder busy or down): the grammar alone

@@ -427,11 +427,6 @@ class Recaller(CatchUp, Refines):
             on -= {"msg_dense", "msg_lexical"}
         mcol = memory_collection(scope)
         now_ts = now.timestamp()
-        # one query vector serves both dense arms; skipped entirely when no dense arm is on. It is
-        # computed (in the embedder's worker process) while the lexical arms run here.
-        qfut: Future | None = None
-        if on & {"mem_dense", "msg_dense"}:
-            qfut = self._query_pool.submit(self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
         lex_q = lexical_query(query)
         rankings: dict[str, list[str]] = {}
         cands: dict[str, Candidate] = {}
@@ -443,6 +438,15 @@ class Recaller(CatchUp, Refines):
         # both revisions in one registry read: with hosts sharing a store, that read was a third of
         # Chroma's requests in the uniform mix (bench/README.md, "What a second host adds")
         revs = self.revisions([mcol, gcol] if turns else [mcol]) if self.revisions is not None else {}
+        # one query vector serves both dense arms; skipped entirely when no dense arm is on. It is
+        # computed (in the embedder's worker process) while the indexes are read and the lexical
+        # arms run here. Collections never written (a new person's first turn) wait until their
+        # indexes say whether there is anything to compare it with: usually nothing, and then no
+        # query queues for the embedder at all.
+        embed = bool(on & {"mem_dense", "msg_dense"})
+        qfut: Future | None = None
+        if embed and any(revs.get(c, 1) for c in ([mcol, gcol] if turns else [mcol])):
+            qfut = self._query_pool.submit(self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
         midx = self._mem_index(mcol, revs.get(mcol))
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)
         gidx = self._msg_index_soon(gcol, revs[gcol] if gcol in revs else self.revision(gcol)) if turns else None
@@ -460,6 +464,8 @@ class Recaller(CatchUp, Refines):
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
 
+        if embed and qfut is None and (allowed and "mem_dense" in on or gidx is not None and gidx.msgs and "msg_dense" in on):
+            qfut = self._query_pool.submit(self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
         qvec = None
         if qfut is not None:
             try:

@@ -138,6 +138,15 @@ def test_a_turn_without_a_marker_is_neither_embedded_nor_read_however_sure_the_c
     assert sure.reads == 0 and sure.service.embedder.asked == []
 
 
+def test_with_nothing_shown_lately_a_marked_turn_is_read_for_but_not_embedded(stub_model):
+    """A new person's "that's wrong, ..." refers to nothing Amber showed: no query for the embedder
+    (a burst of new people's first turns queued behind such embeddings), and no correction."""
+    sure = CountingPort(VectorOf([30.0, 0.0]))
+    sure.records = []
+    assert asyncio.run(correcting.correct_in_turn(sure, HIT)) is None
+    assert sure.reads == 1 and sure.service.embedder.asked == []
+
+
 def test_the_grammar_decides_when_the_embedder_fails_or_is_another(stub_model):
     broken = VectorOf(error=RuntimeError("worker down"))
     assert asyncio.run(correcting.correct_in_turn(FakePort(broken), HIT)).target == HOME

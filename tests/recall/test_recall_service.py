@@ -201,6 +201,33 @@ def test_recall_goes_on_lexically_while_the_query_embedder_is_down(tmp_path, ali
         svc.close()
 
 
+def test_a_new_person_s_first_recall_embeds_nothing_and_their_next_one_does(tmp_path, alice, bob):
+    """Nothing stored, nothing to compare a query vector with: a new person's first turn queues no
+    query for the embedder (a burst of new people's first turns was the proxy's slowest tail). Once
+    they hold something, recall embeds the query again and finds it by meaning alone."""
+
+    class Counting(HashEmbedder):
+        queries: list[str] = []
+
+        def embed_query(self, text):
+            self.queries.append(text)
+            return super().embed_query(text)
+
+    emb = Counting()
+    svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=emb, clock=FixedClock(T0))
+    try:
+        r = svc.recall(alice, "which bicycle do I ride")
+        assert (r.items, r.text, emb.queries) == ([], "", [])
+        svc.remember(bob, MemoryIn(content="My bicycle is a green Gazelle"))  # someone else's: still nothing of alice's
+        assert svc.recall(alice, "which bicycle do I ride").items == [] and emb.queries == []
+        svc.remember(alice, MemoryIn(content="I ride a green Gazelle to work"))
+        hits = svc.search(alice, "bike commute")  # no shared word: only the dense arm can find it
+        assert [(h.text, h.arms) for h in hits] == [("I ride a green Gazelle to work", ("mem_dense",))]
+        assert emb.queries == ["bike commute"]
+    finally:
+        svc.close()
+
+
 def test_the_operator_s_budget_applies_to_the_configured_preset_on_every_path(tmp_path, monkeypatch):
     """The hook in local mode recalls through `service.recall` without a config; REST and MCP through
     `recall_config`: both get the configured preset with the operator's budget, if one was set."""
