@@ -79,11 +79,18 @@ class Revisions:
             self._read.revs.clear()
 
     def get_many(self, cols: Sequence[str]) -> dict[str, int]:
-        """`get` of several collections, in one registry read when shared."""
+        """`get` of several collections, in one registry read when shared; with one owner, one read of
+        those not yet counted here (a person's first recall since the host started)."""
         if self._shared:
             found = self._registry.reg_get_many([f"rev:{c}" for c in cols])
             self._revs.update({c: int(found.get(f"rev:{c}") or 0) for c in cols})
-        return {c: self._revs[c] if self._shared else self.get(c) for c in cols}
+            return {c: self._revs[c] for c in cols}
+        held = getattr(self._read, "revs", None) or {}
+        unread = [c for c in cols if c not in self._revs and c not in held]
+        if len(unread) > 1:
+            found = self._registry.reg_get_many([f"rev:{c}" for c in unread])
+            self._revs.update({c: int(found.get(f"rev:{c}") or 0) for c in unread})
+        return {c: self.get(c) for c in cols}
 
     def stamp(self, col: str) -> int:
         """The revision the next write will publish: the caller holds the user's lock until it has

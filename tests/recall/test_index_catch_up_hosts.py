@@ -143,6 +143,26 @@ def test_a_search_reads_both_revisions_in_one_registry_read_and_still_sees_the_o
     assert two.recaller.catch_ups >= 2  # each index followed one's write without a rebuild
 
 
+def test_an_embedded_store_reads_a_person_s_revisions_once_in_one_read(tmp_path, person):
+    """One owner counts revisions in process: a person's first recall since the start reads both of
+    theirs from the registry in one read, and no recall after it reads any."""
+    svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=FixedClock())
+    try:
+        svc.remember(person, MemoryIn(content="The flowerpot is on the porch"))
+        svc.close()
+        svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=FixedClock())
+        reads: list[list[str]] = []
+        store = svc.recaller.store
+        get, get_many = store.reg_get, store.reg_get_many
+        store.reg_get = lambda key: reads.append([key]) or get(key)
+        store.reg_get_many = lambda keys: reads.append(list(keys)) or get_many(reads[-1])
+        for _ in range(3):
+            assert [h.text for h in svc.search(person, "flowerpot porch")] == ["The flowerpot is on the porch"]
+        assert [sorted(r) for r in reads] == [sorted(f"rev:{c}" for c in (memory_collection(person), message_collection(person)))]
+    finally:
+        svc.close()
+
+
 def test_a_change_the_stamps_cannot_say_rebuilds(hosts, person):
     one, two = hosts
     one.remember(person, MemoryIn(content="Alice keeps bees on the roof"))
