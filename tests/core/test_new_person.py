@@ -88,6 +88,7 @@ async def test_a_new_persons_first_capture_waits_for_another_persons_recall_in_f
 async def test_a_write_somebody_waits_for_does_not_wait_for_recalls(hosted):
     service, embedder = hosted
     bob = port(service, "bob")
+    await bob.ingest([turn("bob", "the garden needs a new fence")])  # something to compare with: bob's recall embeds
     waited = READS_FIRST.waited
     recall = asyncio.ensure_future(bob.recall("hold: anything about the garden"))
     while not embedder.holding.is_set():

@@ -70,8 +70,10 @@ async def test_the_drainer_stores_a_new_persons_turn_after_another_persons_recal
     host.memory = memory = HookMemory(local_ports(service, settings))
     ann, bob = Actor("ann", client="chatbox", via="litellm"), Actor("bob", client="chatbox", via="litellm")
     order: list[str] = []
-    waited = READS_FIRST.waited
     try:
+        await memory.port_for(bob).remember(MemoryIn(content="My sister's wedding is in June"))  # so bob's recall embeds
+        waited = READS_FIRST.waited
+
         async def recall() -> None:
             await memory.recall(bob, "hold: when is my sister's wedding")
             order.append("bob's recall answered")
