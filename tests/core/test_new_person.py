@@ -67,8 +67,7 @@ async def test_a_new_persons_first_capture_waits_for_another_persons_recall_in_f
         order.append("bob's recall answered")
 
     async def capture() -> None:
-        while not embedder.holding.is_set():  # bob's recall is in flight
-            await asyncio.sleep(0.01)
+        await embedder.held()  # bob's recall is in flight
         with background_writes():  # as the hook's capture drainer stores turns
             await port(service, "ann").ingest([turn("ann", "I plan to grow tomatoes")])
         order.append("ann's turn stored")
@@ -91,8 +90,7 @@ async def test_a_write_somebody_waits_for_does_not_wait_for_recalls(hosted):
     await bob.ingest([turn("bob", "the garden needs a new fence")])  # something to compare with: bob's recall embeds
     waited = READS_FIRST.waited
     recall = asyncio.ensure_future(bob.recall("hold: anything about the garden"))
-    while not embedder.holding.is_set():
-        await asyncio.sleep(0.01)
+    await embedder.held()
     await port(service, "ann").ingest([turn("ann", "I plan to grow tomatoes")])  # a REST ingest: the client waits
     assert not recall.done() and READS_FIRST.waited == waited
     assert service.has_message(scope_for(Actor("ann")), "ann-1")

@@ -79,8 +79,7 @@ async def test_the_drainer_stores_a_new_persons_turn_after_another_persons_recal
             order.append("bob's recall answered")
 
         async def drain() -> None:
-            while not embedder.holding.is_set():
-                await asyncio.sleep(0.01)
+            await embedder.held()
             await host._store_entries("ann", [journal("ann", "lt_9_u", "I plan to grow tomatoes")])
             order.append("ann's turn stored")
 
