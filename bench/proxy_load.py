@@ -269,6 +269,9 @@ def main() -> None:
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--amber-set", action="append", default=[], metavar="NAME=VALUE",
                     help="a setting of the Amber proxy, as its environment variable without AMBER_ (e.g. EMBED_QUERY_WORKERS=2)")
+    ap.add_argument("--restart", action="store_true",
+                    help="each person chats once, then the Amber proxy is stopped and started again on the same data "
+                         "before the load: what returning people feel after a restart")
     ap.add_argument("--preload-batch", type=int, default=250, help="stored turns per request while preloading")
     args = ap.parse_args()
 
@@ -280,6 +283,8 @@ def main() -> None:
         for d in ("amber", "plain"):
             (work / d).mkdir()
         settings = {f"AMBER_{k.upper()}": v for k, v in (x.split("=", 1) for x in args.amber_set)}
+        if args.restart:  # whose indexes are held is noted every 2 s, so the stop below finds it noted
+            settings.setdefault("AMBER_RECALL_WARM_SAVE_S", "2")
         amber = Proxy(proxy_config(up, amber=amber_cfg), work / "amber", env={"AMBER_EMBEDDING_MODEL": args.embedder, **settings})
         plain = Proxy(proxy_config(up, callback=False), work / "plain")
         # a loaded 2-core machine took over the kit's 120 s to start the plain proxy
@@ -291,6 +296,19 @@ def main() -> None:
             if args.big_users:
                 print(f"preloaded {args.big_users} users x {args.big_items} turns in {preload_s:.0f}s", file=sys.stderr)
                 assert wait_for(lambda: journal_empty(amber), timeout=600)
+            if args.restart:
+                t = time.perf_counter()
+                with httpx.Client(timeout=300) as http:
+                    for u in range(args.users):
+                        http.post(amber.base + "/v1/chat/completions", headers=amber.headers, json={
+                            "model": "gpt-4o-mini", "user": f"user{u}", "messages": [{"role": "user", "content": "Good morning!"}]
+                        }).raise_for_status()
+                time.sleep(5)
+                amber.stop()
+                amber.start(timeout=600)
+                rss_amber.stop()
+                rss_amber = RSS(amber.proc.pid)
+                print(f"each person chatted once, the proxy restarted: {time.perf_counter() - t:.0f}s", file=sys.stderr)
             load = Load(args)
             probe = None
             if args.embedder == "local":
@@ -321,6 +339,7 @@ def main() -> None:
                 sent_total += len(texts)
                 lost += sum(1 for t in texts if t not in have and not any(t[:2000] in h for h in have))
             hooks = hook_lines(amber.log())
+            ahead = re.findall(r"recall indexes built ahead at start: (\d+) of (\d+) in ([\d.]+)s", amber.log())
             timeouts = [h for h in hooks if "timed out" in h[3]]
             paste_user = user_hash(load.paste.get("user", "user0"))
             paste_from = load.paste.get("sent_at", 0.0)
@@ -339,13 +358,15 @@ def main() -> None:
     result = {
         "bench": "proxy_load",
         "users": args.users, "turns_per_user": 2 * half, "think_s": args.think, "upstream_latency_s": args.upstream_latency,
-        "big_users": args.big_users, "big_items": args.big_items, "embedder": args.embedder,
+        "big_users": args.big_users, "big_items": args.big_items, "embedder": args.embedder, "restart": args.restart,
         "latency_ms": {"plain": sp, "amber": sa, "added": added},
         "hook_precall_ms": hook_ms,
         # the tail, to tell a burst from a slow path: seconds since the first pre-call, the turn's
         # index in its user's turns (0: the first), ms and the hook's note
         "hook_precall_slowest": slowest(hooks),
         "hook_precall_after_first_ms": summary(after_first(hooks)),
+        # after --restart: indexes built ahead at the start [built, listed, seconds] (none: a tree without it)
+        "built_ahead": [float(x) for x in ahead[-1]] if ahead else None,
         "engine_query_ms": summary(probe.ms) if probe is not None else None,
         "precall_p50_over_engine_p50": round(hook_ms["p50"] / summary(probe.ms)["p50"], 2) if probe is not None and probe.ms else None,
         "paste": {"kb": args.paste_kb, "ms": round(load.paste.get("ms", float("nan")), 1)},

@@ -12,6 +12,7 @@ from .config import Settings
 from .coordination import RedisCoordination, coordination_for
 from .destinations import DestinationPolicy
 from .why import use_why_log
+from .recall import warm_start
 from .errors import InvalidInput
 from .ports import Clock, Embedder
 from .redact import Redactor
@@ -185,4 +186,10 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         from .why_shared import SharedWhyLog
 
         use_why_log(service, SharedWhyLog.from_url(settings.redis_url))
+    if settings.recall_warm_start and not settings.chroma_url and not settings.chroma_shards:
+        # an embedded store (one owner, its own data directory): the people it served before it
+        # stopped get their recall indexes built again while it serves (core/recall/warm_start.py)
+        service.recaller.warm_file = Path(settings.data_dir) / warm_start.FILE
+        service.recaller.warming = warm_start.restore(service.recaller, service.recaller.warm_file)
+        warm_start.keep_saving(service.recaller, service.recaller.warm_file, settings.recall_warm_save_s)
     return service

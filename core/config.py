@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     # people whose indexes a host keeps (~27 KB for a person with 5 memories and 10 turns; their
     # turns count against the limit above too); past it, those used least recently are dropped
     recall_index_max_people: int = Field(10_000, ge=1)
+    # an embedded store: on stopping, note whose recall indexes the host held (hashed ids, in the
+    # data directory); on starting, build them again while serving, so those people's first turns
+    # are not cold (core/recall/warm_start.py)
+    recall_warm_start: bool = True
+    recall_warm_save_s: float = Field(60.0, gt=0)  # how often that note is brought up to date
     # embedded Chroma: the vector indexes it keeps in memory (~2.6 MB each, two per person active);
     # past it, those used least recently are read back or rebuilt from Chroma's log when next
     # needed; never more than a tenth of the process's open-file limit (core/store/index_pool.py)

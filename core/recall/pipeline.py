@@ -17,6 +17,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
+from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 from ..errors import EmbedderUnavailable, StoreUnavailable
@@ -34,6 +35,7 @@ from .background import Background, backgrounds
 from .relevance import PASSING, Floor, is_cjk, select, verdicts
 from .render import estimate_tokens, fit_budget, render
 from .refine import Refines
+from . import warm_start
 from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
@@ -158,13 +160,34 @@ class Recaller(CatchUp, Refines):
         self.index_max_people = 10_000  # Settings.recall_index_max_people
         self._used: dict[str, float] = {}  # col -> when its index (memories or turns) last served
         self._closed = False
+        self.warm_file: Path | None = None  # whose indexes to build again at the next start (warm_start.py)
+        self.warming: threading.Thread | None = None  # building them at this start
+
+    closed = property(lambda self: self._closed)
 
     def close(self) -> None:
         """Stop building: a turn index being built gives up at its next page or chunk, queued builds
         never start. A build of 200 000 turns takes a minute, and the interpreter waits for the pool's
-        threads at exit, so stopping the host waited for it."""
+        threads at exit, so stopping the host waited for it. First, whose indexes it held is noted for the next start."""
+        if self.warm_file is not None and not self._closed:
+            warm_start.save_quietly(self, self.warm_file)
         self._closed = True
+        if self.warming is not None:  # it stops at its next page: the store must outlive its reads
+            self.warming.join(timeout=10)
         self._index_pool.shutdown(wait=False, cancel_futures=True)  # query embeddings are short: their pool stays
+
+    def serving(self) -> list[tuple[str, str]]:
+        """("memories" | "turns", collection) of every index held here, most recently used first."""
+        with self._lock:
+            held = [("memories", c) for c in self._mem] + [("turns", c) for c in self._msg]
+            return sorted(held, key=lambda e: -self._used.get(e[1], 0.0))
+
+    def rebuild(self, kind: str, col: str) -> None:
+        """Build (or bring up to date) one index on the caller's thread, as a recall would."""
+        if kind == "turns":
+            self._msg_index(col)
+        else:
+            self._mem_index(col)
 
     def _unless_closed(self, items: Iterable[T]) -> Iterator[T]:
         for item in items:
