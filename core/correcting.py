@@ -73,9 +73,9 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     first turns) there is nothing to correct, and the turn is neither embedded nor weighed. Where
     the port runs the service in this process (`LocalMemory`: the hook in local mode, a host's REST
     recall) with the local embedder, the turn's query vector is then taken, and the classifier
-    (core/correction_model.py) gives its opinion beside the grammar. The text embedded is the one recall embeds for this turn (its default `dense_query`),
-    so recall finds the vector in the embedder's cache: the correction adds a dot product, not an
-    embedding. Elsewhere (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the
+    (core/correction_model.py) gives its opinion beside the grammar. The text embedded is the one
+    recall embeds for this turn (its default `dense_query`), so recall finds the vector in the
+    embedder's cache: the correction adds a dot product, not an embedding. Elsewhere (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the
     embedder failing) the grammar decides alone. A turn with no marker and no handle stops at
     `might_correct` before anything is read or embedded: a plain new statement is extraction's to
     supersede (acting on such turns was measured and not adopted: bench/correction_open.py)."""

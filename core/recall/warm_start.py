@@ -47,7 +47,10 @@ def save(recaller: Any, path: Path) -> int:
 
 
 def save_quietly(recaller: Any, path: Path) -> bool:
-    """`save`, and on failure a log line: the next start is then cold, nothing else."""
+    """`save`, and on failure a log line: the next start is then cold, nothing else. Not while the
+    start's own builds go on: the file still holds the whole list, which a partial one would cut."""
+    if recaller.warming is not None and recaller.warming.is_alive():
+        return False
     try:
         save(recaller, path)
         return True

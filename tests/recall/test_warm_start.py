@@ -119,3 +119,32 @@ def test_with_warm_start_off_no_list_is_kept(tmp_path):
     finally:
         svc.close()
     assert not (tmp_path / "data" / warm_start.FILE).exists()
+
+
+def test_a_stop_while_the_start_s_builds_go_on_keeps_the_whole_list(tmp_path):
+    """Stopped again before it had built everyone, a host must not write down only those it got to."""
+    import threading
+
+    ann, bob = scope_for(Actor("ann")), scope_for(Actor("bob"))
+    path = tmp_path / warm_start.FILE
+    whole = [["turns", message_collection(ann)], ["turns", message_collection(bob)]]
+    path.write_text(json.dumps({"version": 1, "serving": whole}))
+
+    class Starting:  # a recaller whose start-up builds are under way, ann's done
+        def __init__(self):
+            self.go = threading.Event()
+            self.warming = threading.Thread(target=self.go.wait)
+            self.warming.start()
+
+        def serving(self):
+            return [("turns", message_collection(ann))]
+
+    r = Starting()
+    try:
+        assert warm_start.save_quietly(r, path) is False
+        assert json.loads(path.read_text())["serving"] == whole
+    finally:
+        r.go.set()
+        r.warming.join()
+    assert warm_start.save_quietly(r, path) is True  # once they are done, what it holds is the list
+    assert json.loads(path.read_text())["serving"] == [["turns", message_collection(ann)]]
