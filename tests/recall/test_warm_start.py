@@ -14,6 +14,7 @@ from core import Actor, MemoryIn, Message, Role, Settings, build_service, scope_
 from core.recall import warm_start
 from core.scope import memory_collection, message_collection
 from core.testing import FixedClock, HashEmbedder
+from tests.hook.harness import wait_for
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -30,15 +31,6 @@ def store_some(svc, person, word: str) -> None:
 
 def held(svc) -> set[str]:
     return {col for _, col in svc.recaller.serving()}
-
-
-def wait_until(fn, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if fn():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_the_people_a_host_served_find_their_indexes_built_after_a_restart(tmp_path):
@@ -60,7 +52,7 @@ def test_the_people_a_host_served_find_their_indexes_built_after_a_restart(tmp_p
     svc = open_service(tmp_path / "data")
     try:
         want = {memory_collection(ann), message_collection(ann), memory_collection(cy), message_collection(cy)}
-        assert wait_until(lambda: held(svc) >= want), held(svc)  # built with nobody asking
+        assert wait_for(lambda: held(svc) >= want), held(svc)  # built with nobody asking
         assert not held(svc) & {memory_collection(bob), message_collection(bob)}
         built = svc.recaller.rebuilds
         assert "bicycle" in svc.recall(ann, "where is my bicycle").text
@@ -87,7 +79,7 @@ def test_a_person_written_to_after_the_list_was_saved_is_brought_up_to_date(tmp_
     assert memory_collection(ann) in (tmp_path / "data" / warm_start.FILE).read_text()  # that start left the list as it was
     svc = open_service(tmp_path / "data")
     try:
-        assert wait_until(lambda: memory_collection(ann) in held(svc))
+        assert wait_for(lambda: memory_collection(ann) in held(svc))
         assert "kayak" in svc.recall(ann, "kayak roof rack").text
     finally:
         svc.close()
