@@ -460,16 +460,16 @@ class Recaller(CatchUp, Refines):
         gcol, turns = message_collection(scope), bool(on & {"msg_dense", "msg_lexical"})
         # both revisions in one registry read: with hosts sharing a store, that read was a third of
         # Chroma's requests in the uniform mix (bench/README.md, "What a second host adds")
-        revs = self.revisions([mcol, gcol] if turns else [mcol]) if self.revisions is not None else {}
+        cols = [mcol, gcol] if turns else [mcol]
+        revs = self.revisions(cols) if self.revisions is not None else {}
         # one query vector serves both dense arms; skipped entirely when no dense arm is on. It is
         # computed (in the embedder's worker process) while the indexes are read and the lexical
         # arms run here. Collections never written (a new person's first turn) wait until their
         # indexes say whether there is anything to compare it with: usually nothing, and then no
         # query queues for the embedder at all.
         embed = bool(on & {"mem_dense", "msg_dense"})
-        qfut: Future | None = None
-        if embed and any(revs.get(c, 1) for c in ([mcol, gcol] if turns else [mcol])):
-            qfut = self._query_pool.submit(self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
+        ask = partial(self._query_pool.submit, self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
+        qfut: Future | None = ask() if embed and any(revs.get(c, 1) for c in cols) else None
         midx = self._mem_index(mcol, revs.get(mcol))
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)
         gidx = self._msg_index_soon(gcol, revs[gcol] if gcol in revs else self.revision(gcol)) if turns else None
@@ -488,7 +488,7 @@ class Recaller(CatchUp, Refines):
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
 
         if embed and qfut is None and (allowed and "mem_dense" in on or gidx is not None and gidx.msgs and "msg_dense" in on):
-            qfut = self._query_pool.submit(self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
+            qfut = ask()
         qvec = None
         if qfut is not None:
             try:

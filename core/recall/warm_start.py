@@ -34,25 +34,26 @@ KINDS = ("memories", "turns")
 _NAME = re.compile(r"^amber_(?:mem|msg)_[0-9a-f]{24}$")
 
 
-def save(recaller: Any, path: Path) -> int:
-    """Write whose indexes `recaller` holds to `path` (atomically): how many were written. A host
-    with no data directory of its own (its store a Chroma server, nothing local) keeps no file."""
+def save(recaller: Any, path: Path, held: list[tuple[str, str]] | None = None) -> int:
+    """Write whose indexes `recaller` holds (`held`, if the caller has just read it) to `path`
+    (atomically): how many were written. A host with no data directory of its own (its store a
+    Chroma server, nothing local) keeps no file."""
     if not path.parent.is_dir():
         return 0
-    held = recaller.serving()
+    held = recaller.serving() if held is None else held
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps({"version": 1, "serving": [list(e) for e in held]}), encoding="utf-8")
     os.replace(tmp, path)
     return len(held)
 
 
-def save_quietly(recaller: Any, path: Path) -> bool:
+def save_quietly(recaller: Any, path: Path, held: list[tuple[str, str]] | None = None) -> bool:
     """`save`, and on failure a log line: the next start is then cold, nothing else. Not while the
     start's own builds go on: the file still holds the whole list, which a partial one would cut."""
     if recaller.warming is not None and recaller.warming.is_alive():
         return False
     try:
-        save(recaller, path)
+        save(recaller, path, held)
         return True
     except OSError as e:
         log.warning("could not note whose recall indexes to build at the next start: %s", e)
@@ -103,7 +104,7 @@ def keep_saving(recaller: Any, path: Path, every_s: float) -> threading.Thread:
         while not recaller.closed:
             time.sleep(every_s)
             held = recaller.serving()
-            if held != last and not recaller.closed and save_quietly(recaller, path):  # else the next round tries again
+            if held != last and not recaller.closed and save_quietly(recaller, path, held):  # else the next round tries again
                 last = held
 
     thread = threading.Thread(target=run, name="amber-warm-list", daemon=True)
