@@ -30,18 +30,22 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 from core.correction import Shown, find_correction, near_correction  # noqa: E402
+from core.update import find_update  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
 from correction_open import combine_open  # noqa: E402  (the experiment, beside this file)
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
 import correction_heldout as fresh  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh2 as fresh2  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh3 as fresh3  # noqa: E402  (all held out: counted, never listed)
+import correction_fresh4 as fresh4  # noqa: E402  (written blind before the update frames ran: counted, never listed)
 
 FRESH = fresh.FRESH
 FRESH2 = fresh2.FRESH2
 FRESH3 = fresh3.FRESH3
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3)
-ROUNDS = {"r1-4": 1, "r5": 5}  # tune and held-out by round
+FRESH4 = fresh4.FRESH4
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4)
+PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
+ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6}  # tune and held-out by round (six: look-alikes for the update frames)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
 
@@ -61,6 +65,8 @@ def cases_of(name: str, rnd: int | None = None) -> tuple[list[Case], list[Case]]
         return fresh2.CORRECTIONS, fresh2.LOOK_ALIKES
     if name == FRESH3:
         return fresh3.CORRECTIONS, fresh3.LOOK_ALIKES + fresh3.ORDINARY
+    if name == FRESH4:
+        return fresh4.CORRECTIONS, fresh4.LOOK_ALIKES + fresh4.ORDINARY
     pick = lambda cs: [c for c in split(cs, name) if rnd is None or c.round == rnd]  # noqa: E731
     return pick(CORRECTIONS), pick(LOOK_ALIKES)
 
@@ -109,8 +115,8 @@ def measure(name: str, show: bool, decide: Decide = find_correction, rnd: int | 
             for c, ok, why in verdicts:
                 if not ok:
                     print(f"  {label}: {c.text!r} -> {why}")
-    if name == FRESH3:  # the ordinary turns apart: plain chat about the item's topic
-        plain = fresh3.ORDINARY
+    if name in PLAIN:  # the ordinary turns apart: plain chat about the item's topic
+        plain = PLAIN[name]
         out["ordinary"] = {"cases": len(plain), "right": sum(judge(c, decide)[0] for c in plain)}
     found = out["corrections"]["right"] / max(1, out["corrections"]["cases"])
     false = 1 - out["look_alikes"]["right"] / max(1, out["look_alikes"]["cases"])
@@ -153,6 +159,12 @@ def line(name: str, what: str, r: dict) -> str:
     return text
 
 
+def with_updates(decide: Decide) -> Decide:
+    """As Amber decides a turn: the correction grammar (and classifier) first, then a new value said
+    for a shown item's slot (core/update.py)."""
+    return lambda text, shown: decide(text, shown) or find_update(text, shown)
+
+
 def by_round(decide: Decide = find_correction) -> dict:
     return {f"{name} {label}": measure(name, False, decide, rnd) for name in (TUNE, HELD_OUT) for label, rnd in ROUNDS.items()}
 
@@ -173,9 +185,13 @@ def main() -> None:
 
         print(json.dumps(train(a.lam, a.dry_run, a.open, a.rounds)))
         return
-    result: dict = {name: measure(name, a.show) for name in SETS} | by_round()
+    result: dict = {name: measure(name, False) for name in SETS} | by_round()
     for name in result:
         print(line(name, "grammar", result[name]))
+    updates = {name: measure(name, a.show, with_updates(find_correction)) for name in SETS} | by_round(with_updates(find_correction))
+    for name in updates:
+        print(line(name, "+updates", updates[name]))
+    result = {"grammar": result, "grammar+updates": updates}
     model = None if a.grammar_only else _load(str(WEIGHTS))
     engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
     if engine is not None:
@@ -186,9 +202,12 @@ def main() -> None:
         for name in combined:
             changed = combined[name].get("changed")
             print(line(name, "combined", combined[name]) + ("; " + ", ".join(f"{k} {v}" for k, v in changed.items()) if changed else ""))
-        result = {"grammar": result, "combined": combined, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": open_at}}
+        shipped = {name: measure(name, False, with_updates(decide)) for name in SETS} | by_round(with_updates(decide))
+        for name in shipped:
+            print(line(name, "shipped", shipped[name]))
+        result |= {"combined": combined, "shipped": shipped, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": open_at}}
     else:
-        result = {"grammar": result, "combined": None}
+        result |= {"combined": None, "shipped": None}
     print(json.dumps(result))
 
 

@@ -13,9 +13,10 @@ Two parts decide together:
   (an English capitalised word; a Chinese word with a strong marker). The best-sharing item is
   the one corrected.
 
-What the grammar cannot know it leaves alone: a plain new statement ("I moved to Hangzhou")
-is for extraction, which supersedes keyed facts; a correction of the assistant's answer ("That's
-wrong, 7 x 8 is 56") shares nothing with what was injected. The corpus is
+What the grammar cannot know it leaves alone: a plain new statement ("I moved to Hangzhou") is
+read by the frames of core/update.py where they can tell the slot and the new value, and is
+otherwise extraction's, which supersedes keyed facts; a correction of the assistant's answer
+("That's wrong, 7 x 8 is 56") shares nothing with what was injected. The corpus is
 tests/core/correction_phrasings.py; bench/corrections.py measures it (tune and held-out apart).
 """
 

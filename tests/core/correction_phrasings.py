@@ -431,5 +431,53 @@ LOOK_ALIKES += _cases([
 ], correcting=False, first=len(LOOK_ALIKES), round=5)
 
 
+# sixth round (2026-12-05, written for the update frames, core/update.py, before they ran on it):
+# first-person statements that name a value for the item's topic and change nothing: the same value
+# restated, a trip, a past time, an addition, a possessive, a number that is no age, a name that is
+# no name, agreeing with someone.
+LOOK_ALIKES += _cases([
+    ("en", [PARTNER], "My partner is Alex's biggest fan"),
+    ("en", [SH], "I live in Shanghai but I'm in Hangzhou this week for a project"),
+    ("en", [JOB], "I work at Acme, though today I'm working from a cafe"),
+    ("en", [AGE], "I'm 34 and I still love cartoons"),
+    ("en", [AGE], "I'm 12 kilometres into my long run"),
+    ("en", [AGE], "I'm 40 minutes from the office"),
+    ("en", [AGE], "I'm 2 chapters from the end of the book"),
+    ("en", [CAR], "I drive a Civic, and my wife drives a Tesla"),
+    ("en", [CAR], "I drive a lot for work"),
+    ("en", ["Plays the guitar in a weekend band"], "I play the guitar and sing a bit"),
+    ("en", ["Plays the guitar in a weekend band"], "I play piano too, badly"),
+    ("en", ["Is learning Japanese"], "I'm learning Python at work"),
+    ("en", [JOB], "I'm a big fan of Acme's new product"),
+    ("en", [JOB], "I'm an engineer at heart"),
+    ("en", [SH], "I moved to Shanghai in 2019 and never looked back"),
+    ("en", [SH], "I've lived in Berlin and Paris before"),
+    ("en", [BDAY], "I was born in Chengdu, in a tiny hospital"),
+    ("en", [PARTNER], "I'm with Casey on this one, pineapple belongs on pizza"),
+    ("en", [SISTER], "My sister is Lan, she's the funny one"),
+    ("en", [DOG], "My dog is called Biscuit, he's a corgi"),
+    ("en", [PARTNER], "My wife is Canadian, so we do two Thanksgivings"),
+    ("en", [JOB], "I work for Acme's biggest client on Fridays"),
+    ("en", [SH], "When I lived in Hangzhou I cycled everywhere"),
+    ("en", [COFFEE], "I drink coffee black, no sugar"),
+    ("zh", [ZH_CITY], "我住在北京，但这周在上海开会"),
+    ("zh", [ZH_CITY], "我现在在上海了，刚下飞机"),
+    ("zh", [ZH_JOB], "我在腾讯上班的时候认识了他"),
+    ("zh", [ZH_AGE], "我28岁那年去了西藏"),
+    ("zh", [ZH_PHONE], "我换了华为的耳机"),
+    ("zh", [ZH_BRO], "我哥叫我去吃饭"),
+    ("zh", [ZH_CAT], "我家猫叫咪咪，特别乖"),
+    ("zh", [ZH_CITY], "我住在朝阳区，离公司很近"),
+    ("zh", [ZH_JOB], "我在字节上班，天天加班"),
+    ("zh", [ZH_JOB], "我在厨房做饭呢"),
+    ("zh", [ZH_CITY], "我现在在路口了，马上到"),
+    ("zh", [ZH_PHONE], "我用的是小米的充电器"),
+    ("zh", ["我周末喜欢去爬山"], "我周末一般去看我妈"),
+    ("zh", [ZH_AGE], "我都28了还在长身体"),
+    ("zh", [ZH_BRO], "我哥是医生"),
+    ("zh", [ZH_CITY], "以前我住在上海，后来搬到北京"),
+], correcting=False, first=len(LOOK_ALIKES), round=6)
+
+
 def split(cases: list[Case], name: str) -> list[Case]:
     return [c for c in cases if c.split == name]

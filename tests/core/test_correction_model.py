@@ -25,6 +25,7 @@ STUB = CorrectionClassifier(embedder="stub-embedder", weights=(1.0, 0.0), bias=0
 HIT = "That's wrong, I moved to Hangzhou"  # the grammar takes it
 NEAR = "Hmm, can you note I live in Hangzhou now, not Shanghai?"  # a question: the grammar leaves it; a near miss
 OTHER = "That's wrong, 7 times 8 is 56, not 54"  # neither
+VETOED = "That's wrong, Hangzhou is my city now"  # the grammar takes it; no frame of core/update.py reads it
 
 
 def test_the_corpus_sentences_are_what_the_tests_below_need():
@@ -114,8 +115,8 @@ def stub_model(monkeypatch):
 
 def test_the_hot_path_scores_the_turn_it_embeds_for_recall(stub_model):
     low, high = VectorOf([-3.0, 0.0]), VectorOf([3.0, 0.0])
-    assert asyncio.run(correcting.correct_in_turn(FakePort(low), HIT)) is None  # vetoed
-    assert low.asked == [HIT]  # the text recall embeds for a one-line turn: its vector is then cached
+    assert asyncio.run(correcting.correct_in_turn(FakePort(low), VETOED)) is None  # vetoed
+    assert low.asked == [VETOED]  # the text recall embeds for a one-line turn: its vector is then cached
     assert asyncio.run(correcting.correct_in_turn(FakePort(high), NEAR)).target == HOME  # rescued
     plain = "Nice, thanks"  # no marker: stops before the why read, nothing embedded here
     assert asyncio.run(correcting.correct_in_turn(FakePort(high), plain)) is None and high.asked == [NEAR]
@@ -133,9 +134,20 @@ class CountingPort(FakePort):
 
 def test_a_turn_without_a_marker_is_neither_embedded_nor_read_however_sure_the_classifier(stub_model):
     sure = CountingPort(VectorOf([30.0, 0.0]))
-    plain = "I live in Hangzhou now, since March"  # a new value, no correction word: extraction's to supersede
+    plain = "Hangzhou was lovely this spring"  # no correction word, no frame giving a value: nothing to do
     assert asyncio.run(correcting.correct_in_turn(sure, plain)) is None
     assert sure.reads == 0 and sure.service.embedder.asked == []
+
+
+def test_a_new_value_without_a_marker_is_read_for_and_acted_on_by_the_frames_alone(stub_model):
+    """"I live in Hangzhou now" right after "I live in Shanghai" was shown supersedes it (core/update.py),
+    whatever the classifier would say: the turn is not embedded for it."""
+    doubtful = CountingPort(VectorOf([-30.0, 0.0]))
+    c = asyncio.run(correcting.correct_in_turn(doubtful, "I live in Hangzhou now, since March"))
+    assert (c.target, c.action) == (HOME, "supersede")
+    assert doubtful.reads == 1 and doubtful.service.embedder.asked == []
+    same = CountingPort(VectorOf([30.0, 0.0]))
+    assert asyncio.run(correcting.correct_in_turn(same, "I live in Shanghai, love it")) is None  # the value held: a restatement
 
 
 def test_with_nothing_shown_lately_a_marked_turn_is_read_for_but_not_embedded(stub_model):

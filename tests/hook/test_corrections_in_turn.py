@@ -144,6 +144,16 @@ async def test_a_look_alike_changes_nothing(hook):
     assert "corrected" not in patch and service.get(scope_for(Actor("ana")), old).status.value == "active"
 
 
+async def test_a_new_value_about_someone_else_or_a_trip_changes_nothing(hook):
+    service, cb = hook
+    old = remember(service, "ana", "I live in Shanghai", fact_key="profile.city")
+    for said in ("My sister lives in Hangzhou now", "I'm in Hangzhou this week for the conference", "I live in Shanghai, love it"):
+        patch, _ = await turn(cb, "Where do I live?")
+        assert handle_of(old) in patch
+        patch, _ = await turn(cb, said)
+        assert "corrected" not in patch and service.get(scope_for(Actor("ana")), old).status.value == "active", said
+
+
 async def test_the_response_header_names_the_handles_injected(hook):
     service, cb = hook
     tea = remember(service, "ana", "I drink genmaicha tea every morning")
@@ -197,6 +207,10 @@ async def test_a_handle_said_to_be_wrong_without_a_new_fact_is_retired(hook):
     ("我养了一只猫叫咪咪", "我的猫叫什么？", "其实我的猫叫团团，不叫咪咪", "我的猫叫团团，不叫咪咪"),
     ("我住在北京朝阳区", "我住在哪里？", "{h}过时了，我现在住在通州", "我现在住在通州"),
     ("我住在北京朝阳区", "我住在哪里？", "忘掉{h}", None),
+    # no correction word: a new value for what the item holds (core/update.py)
+    ("I live in Shanghai", "Where do I live?", "I live in Hangzhou now, since March", "I live in Hangzhou now, since March"),
+    ("My sister is called Lan", "What is my sister called?", "My sister goes by Lina", "My sister goes by Lina"),
+    ("我今年28岁", "我多大了？", "我今年26岁", "我今年26岁"),
 ])
 async def test_each_kind_of_correction_keeps_the_old_item_out_of_later_blocks(hook, memory, question, correction, kept):
     service, cb = hook
@@ -212,6 +226,6 @@ async def test_each_kind_of_correction_keeps_the_old_item_out_of_later_blocks(ho
         assert mem.status.value == "superseded" and new.content == kept and "said:user" in new.tags  # the person's own words
     else:
         assert all(memory not in m.content for m in service.list(ana, status=None).items)
-    for q in (question, memory):
+    for q in (question, f'"{memory}"'):  # the old words asked about in quotes (said plainly, they would be a new statement)
         patch, _ = await turn(cb, q)
         assert handle_of(old) not in patch and memory not in patch
