@@ -53,6 +53,7 @@ from core import Actor, Kind, MemoryIn, Settings, build_embedder, build_service,
 from core.recall.config import RecallConfig  # noqa: E402
 from core.recall.fusion import Candidate  # noqa: E402
 from core.recall.relevance import Floor, admitted, is_cjk, select  # noqa: E402
+from core.recall.small_talk import small_talk  # noqa: E402
 import locomo_recall  # noqa: E402
 import madial_recall  # noqa: E402
 
@@ -233,7 +234,7 @@ def row_backgrounds(row: dict) -> dict[str, float]:
 def outcome(row: dict, floor: Floor) -> tuple[bool, bool, float]:
     """(anything injected, an answer injected, share of the answers ranked that were injected)."""
     items = candidates(row)
-    kept = admitted(items, row["cjk"], floor, {"memory": row["n_mem"], "message": row["n_msg"]}, row_backgrounds(row))
+    kept = admitted(items, row["cjk"], floor.for_query(row["query"]), {"memory": row["n_mem"], "message": row["n_msg"]}, row_backgrounds(row))
     got = {int(c.id) for c in kept}
     rel = [k for k, it in enumerate(row["items"]) if it[3]]
     hit = any(k in got for k in rel)
@@ -302,6 +303,8 @@ class Flat:
         over = np.array([it[1] - it[4] if len(it) > 4 and it[4] is not None else np.nan for _, it, _ in items])
         self.margin = np.where(self.mem & ~np.isnan(over), over, np.inf)
         self.distinct = np.where(np.isnan(over), -np.inf, over)
+        talk = [small_talk(r["query"]) for r in rows]  # the prompt is small talk: the distinct route only (Floor.for_query)
+        self.talk = np.array([talk[r_i] for r_i, _, _ in items], dtype=bool)
         self.n = len(rows)
         self.small = np.array([r["store"] in ("small-1", "small-10", "big") for r in rows])
 
@@ -313,9 +316,12 @@ class Flat:
         rise = fl.per_decade * self.decades
         m = -np.inf if fl.margin is None else fl.margin  # a memory's margin over its background (Floor._near_everything)
         alone = self.distinct >= (np.inf if fl.distinct is None else fl.distinct)  # Floor.distinct
+        talk = self.talk if not fl.off and fl.reads_talk else np.zeros_like(self.talk)
         opens = ((self.dense >= one + rise) & (self.margin >= m + rise)) | words | alone  # the prompt is about the person
+        opens = np.where(talk, alone, opens)
         any_ = np.bincount(self.row[opens], minlength=self.n) > 0
-        ok = (((self.dense >= one) & (self.margin >= m)) | words | alone) & any_[self.row]  # then each item on its own evidence
+        ok = (((self.dense >= one) & (self.margin >= m)) | words | alone)  # then each item on its own evidence
+        ok = np.where(talk, alone, ok) & any_[self.row]
         hit = np.bincount(self.row[ok & self.rel], minlength=self.n) > 0
         return any_, np.where(self.small, hit, any_)
 
@@ -506,7 +512,9 @@ def main() -> None:
     default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade, d.floor_margin, d.floor_distinct)
     check(rows, default)
     alone = dataclasses.replace(default, margin=None, distinct=None)
+    talk_off = dataclasses.replace(default, reads_talk=False)  # small talk weighed like any prompt (RecallConfig.floor_small_talk)
     result = {"bench": "abstention", "rows": len(rows), "default": report(rows, default), "floor_alone": report(rows, alone),
+              "without_small_talk": report(rows, talk_off),
               **calibrate(rows), **calibrate_margin(rows, alone)}
     for f in result["margin_folds"]:
         print(f"margin {f['margin']} chosen on the other half; half {f['held_out_half']}: real served {f['with_margin']['real_served']:.3f} "
@@ -528,6 +536,10 @@ def main() -> None:
         print(f"default floor, {f:>9}: {v}")
     for s, v in result["default"]["stores"].items():
         print(f"default floor, {s:>9}: {v}")
+    for f, v in result["without_small_talk"]["families"].items():
+        print(f"without small talk read, {f:>9}: {v}")
+    for s, v in result["without_small_talk"]["stores"].items():
+        print(f"without small talk read, {s:>9}: {v}")
     print(json.dumps(result, ensure_ascii=False))
 
 

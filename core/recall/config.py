@@ -66,6 +66,9 @@ class RecallConfig(BaseModel):
     # family out: the loosest that adds at most 0.25 points of unrelated prompts injected on the other
     # five families (0.025-0.035 by fold, 0.03 on all); no real question is read to choose it.
     floor_distinct: float | None = 0.03
+    # Small talk and words to the assistant about itself (small_talk.py: a rule with no constant)
+    # open only the distinct route above. False: such prompts are weighed like any other.
+    floor_small_talk: bool = True
     # Similarities are on each embedder's own scale: the floors hold for this one only. With any
     # other embedder recall does not abstain, until floors measured for it are set with its id here.
     floor_embedder: str = "local:multilingual-e5-small-q4"

@@ -571,7 +571,7 @@ class Recaller(CatchUp, Refines):
         if destination is not None and self.destinations is not None:  # only what may go to that model is packed
             pool = self.destinations.admit(pool, destination)
         floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade,
-                      cfg.floor_margin, cfg.floor_distinct)
+                      cfg.floor_margin, cfg.floor_distinct, reads_talk=cfg.floor_small_talk)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()
         # Each item on its own evidence: one that clears the floor brings no weaker one in with it.
@@ -579,7 +579,7 @@ class Recaller(CatchUp, Refines):
         reranking = cfg.rerank and self.reranker is not None
         weighed = pool if reranking else pool[: cfg.top_k]
         bg = self.backgrounds_of(scope, weighed) if floor.weighs_background else {}
-        said = verdicts(weighed, is_cjk(query), floor, self._held(scope), bg)
+        said = verdicts(weighed, is_cjk(query), floor.for_query(query), self._held(scope), bg)
         kept = {i for i, v in said.items() if v in PASSING}
         considered, abstained = len(pool), not kept and not floor.off
         left_out = [c for c in weighed if c.id not in kept and not c.pinned]

@@ -14,6 +14,7 @@ family out, real questions in halves) is in bench/README.md ("Abstention").
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import re
@@ -23,6 +24,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .fusion import Candidate
 from .lexical import CJK_RANGES, tokenize
+from .small_talk import small_talk
 
 # Whole turns that carry no fact of their own: acknowledgements, thanks, laughter.
 FILLER = frozenset(
@@ -70,7 +72,9 @@ class Floor:
     to the prompt about nobody nearest it (its background, background.py), plus `per_decade` for
     every tenfold more memories; None, or a memory whose background is unknown: the floor alone.
     `distinct`: a memory or turn this much closer to the prompt than to its background is evidence
-    on its own, however many records the person holds (None: no such route)."""
+    on its own, however many records the person holds (None: no such route).
+    `small_talk`: the prompt is small talk or speaks to the assistant about itself (small_talk.py,
+    `for_query`): only the `distinct` route is open."""
 
     memory: float = 0.0
     message: float = 0.0
@@ -79,6 +83,13 @@ class Floor:
     per_decade: float = 0.0
     margin: float | None = None
     distinct: float | None = None
+    small_talk: bool = False
+    reads_talk: bool = True  # whether `for_query` reads small talk at all (RecallConfig.floor_small_talk)
+
+    def for_query(self, query: str) -> "Floor":
+        """This floor as it applies to `query`: small talk and words to the assistant about itself
+        keep only the distinct route (no constant: the rule is small_talk.py's)."""
+        return dataclasses.replace(self, small_talk=True) if not self.off and self.reads_talk and small_talk(query) else self
 
     @property
     def weighs_background(self) -> bool:
@@ -102,14 +113,19 @@ class Floor:
 
     def verdict(self, c: Candidate, cjk: bool = False, held: int = 1, background: float | None = None) -> str:
         """Which evidence clears the floor (`passes`), or why none does; one of VERDICTS."""
+        if self.small_talk:
+            return "distinct" if self._distinct(c, background) else "small_talk"
         close = c.dense >= self.dense_floor(c.source, held, cjk)
         if close and not self._near_everything(c, held, background):
             return "close"
-        if self.distinct is not None and background is not None and c.dense > 0 and c.dense - background >= self.distinct:
+        if self._distinct(c, background):
             return "distinct"
         if self.lexical > 0 and c.lexical >= self.lexical:
             return "words"
         return "near_everything" if close else "below_floor"
+
+    def _distinct(self, c: Candidate, background: float | None) -> bool:
+        return self.distinct is not None and background is not None and c.dense > 0 and c.dense - background >= self.distinct
 
     def _near_everything(self, c: Candidate, held: int, background: float | None) -> bool:
         """A memory about as close to prompts about nobody as to this one: its similarity is its own."""
@@ -127,6 +143,7 @@ VERDICTS = {
     "no_floor": "no relevance floor is set: every item goes in",
     "near_everything": "close, but as close to prompts about nobody: its similarity is its own",
     "below_floor": "not close enough in meaning or words",
+    "small_talk": "the prompt is small talk or about the assistant, and this is not much closer to it than to prompts about nobody",
 }
 PASSING = frozenset({"close", "distinct", "words", "no_floor"})
 

@@ -133,7 +133,7 @@ def test_a_memory_near_everything_stays_out_of_small_talk(tmp_path, memory, ques
         svc.remember(me, MemoryIn(content=memory))
         assert [c.text for c in svc.recall(me, question).items] == [memory]
         assert [p for p in small_talk if svc.recall(me, p).items] == []
-        alone = svc.recall_config(floor_margin=None)
+        alone = svc.recall_config(floor_margin=None, floor_small_talk=False)
         assert [p for p in small_talk if svc.recall(me, p, config=alone).items] == small_talk
     finally:
         svc.close()
@@ -211,3 +211,19 @@ def test_recall_answers_when_backgrounds_cannot_be_had(service, alice, caplog):
     service.recaller.background.matrix = down
     assert service.recall(alice, "What is my cat called?", config=cfg).items
     assert "recall without backgrounds: embedding worker down" in caplog.text
+
+
+def test_small_talk_gets_nothing_and_the_why_record_says_so(tmp_path):
+    """A person's one memory answers its question; "How are you?" and words to the assistant about
+    itself get nothing, and the why record names the reason (relevance.VERDICTS["small_talk"])."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=build_embedder("local"))
+    try:
+        me = scope_for(Actor("small-talk", client="tests"))
+        memory = svc.remember(me, MemoryIn(content="I play badminton every Tuesday.")).memory
+        assert [c.text for c in svc.recall(me, "What sport do I play?").items] == [memory.content]
+        for prompt in ("How are you?", "What's your favourite sport?", "谢谢！", "Good morning!"):
+            assert svc.recall(me, prompt, why=prompt).items == [], prompt
+        [record] = svc.why(me, request="What's your favourite sport?")
+        assert record.abstained and [x.verdict for x in record.left_out] == ["small_talk"]
+    finally:
+        svc.close()

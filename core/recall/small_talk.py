@@ -1,0 +1,57 @@
+"""Prompts that are not about the person: small talk ("hi", "thanks!", "晚安") and words to the
+assistant about itself ("What's your favourite film?", "Are you a robot?", "你喜欢什么颜色？").
+Pure.
+
+Recall's floors weigh how close a memory is to the prompt; small talk sits close to many memories
+by chance ("How's your weekend?" and "I go hiking on weekends"), and chit-chat was the family of
+unrelated prompts that got memory most often (bench/README.md, "Abstention"). A prompt read here
+keeps only the strongest evidence: a record much closer to it than to prompts about nobody (the
+floor's `distinct` route: "Do you like Radiohead?" still brings "My favourite band is Radiohead").
+
+What counts, with no constant to fit:
+- small talk: the whole prompt is greetings, thanks, farewells, acknowledgements and fillers;
+- to the assistant about itself: it says "you" (你, 您) and nothing of the person (I, me, my, we,
+  我, 咱), and it does not ask for something ("can you", "please", "recommend", "帮", "推荐"): a
+  request for help is where memory personalises the answer.
+The faces pass the person's last message, so a "thanks" that ends a talk about their trip is read
+alone, as recall reads it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?", re.IGNORECASE)
+_PHATIC_EN = frozenset(
+    "hi hello hey heya hiya yo howdy sup hola greetings good morning afternoon evening night gm gn nite g'night "
+    "thanks thank thx ty cheers appreciate it much so a lot again bye goodbye later see you ya cya take care "
+    "ok okay k kk cool nice great awesome perfect lovely sweet neat got gotcha alright right sure yes yeah yep yup "
+    "no nope nah lol lmao rofl haha hahaha hehe wow oh ah ooh hmm hm um uh oops sorry np welcome "
+    "how are u r doing going is it what's whats up wassup how's hows there all everyone guys buddy friend mate "
+    "just really very well too amber bot have day".split())
+_PHATIC_ZH = re.compile(
+    r"^(?:你好|您好|大家好|嗨|哈喽|哈啰|早上好|早安|早|中午好|下午好|晚上好|晚安|谢谢你?|谢啦|多谢|感谢|辛苦了|哈+|嘿+|嗯+|哦+|噢|啊|呀|呢|吧|"
+    r"了|啦|好的|好吧|好|行|可以|没问题|再见|拜拜|回头见|在吗|在不在|没事|你|呀)+$")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b|你|您", re.IGNORECASE)
+_ME = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|im|me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|us)\b|我|咱", re.IGNORECASE)
+_ASKS = re.compile(
+    r"^\W*(?:can|could|would|will|won['’]t)\s+(?:you|u)\b|\bplease\b|\b(?:recommend|suggest|help|remind)\b"
+    r"|^\W*(?:give|tell|write|find|show|make|plan|list|explain|translate|draft|fix|check|summari[sz]e)\b"
+    r"|能不能|可不可以|可以帮|帮|请|推荐|建议|提醒", re.IGNORECASE)
+_NOT_TEXT = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def small_talk(query: str) -> bool:
+    """Whether the prompt is small talk or speaks to the assistant about itself (module docstring)."""
+    text = " ".join((query or "").split())
+    if not text or len(text) > 300:
+        return False
+    return _phatic(text) or (bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text))
+
+
+def _phatic(text: str) -> bool:
+    words = _WORD.findall(text)
+    rest = _NOT_TEXT.sub("", _WORD.sub("", text))
+    if words and len(words) <= 8 and not rest:
+        return all(w.casefold().replace("’", "'") in _PHATIC_EN for w in words)
+    return not words and bool(rest) and _PHATIC_ZH.match(rest) is not None

@@ -1,0 +1,57 @@
+"""Small talk and words to the assistant about itself (core/recall/small_talk.py) open only the
+floor's distinct route; requests for help and anything about the person are weighed as before."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from core.recall.fusion import Candidate
+from core.recall.relevance import Floor, verdicts
+from core.recall.small_talk import small_talk
+
+TALK = [
+    "hi", "Hello!", "hey there :)", "Good morning", "thanks so much!", "Thank you 🙏", "ok cool", "lol", "bye, see you",
+    "How are you?", "how's it going", "What's your favourite colour?", "Are you a robot?", "Do you ever sleep?",
+    "Which do you prefer, cats or dogs?", "你好", "谢谢！", "晚安～", "哈哈哈", "好的", "你喜欢什么颜色？", "你是机器人吗",
+]
+NOT_TALK = [
+    "What sport do I play?", "Where does my sister live?", "Can you recommend a restaurant for tonight?",
+    "Could you help me plan the trip?", "Please remind me what I told you about Lisbon", "Tell me a joke",
+    "Explain TCP vs UDP", "thanks, and what was my manager called again?", "Good morning! I start the new job today",
+    "我平时做什么运动？", "你能推荐一家餐厅吗", "帮我写一封邮件", "行程安排好了吗", "你记得我妹妹叫什么吗", "",
+    "Do you remember where I work?",
+]
+
+
+@pytest.mark.parametrize("text", TALK)
+def test_small_talk_and_words_to_the_assistant_are_read(text):
+    assert small_talk(text)
+
+
+@pytest.mark.parametrize("text", NOT_TALK)
+def test_requests_and_words_about_the_person_are_not(text):
+    assert not small_talk(text)
+
+
+def c(id_: str, dense: float, lexical: float = 0.0) -> Candidate:
+    return Candidate(id=id_, text="", source="memory", created_at=None, dense=dense, lexical=lexical)
+
+
+def test_small_talk_keeps_only_the_distinct_route():
+    floor = Floor(memory=0.77, message=0.81, lexical=0.3, margin=-0.04, distinct=0.03)
+    close, words, distinct = c("close", 0.85), c("words", 0.5, lexical=0.9), c("distinct", 0.86)
+    bg = {"close": 0.84, "words": 0.5, "distinct": 0.80}
+    about_me = verdicts([close, words, distinct], False, floor.for_query("What sport do I play?"), {"memory": 3}, bg)
+    assert about_me == {"close": "close", "words": "words", "distinct": "close"}
+    talk = verdicts([close, words, distinct], False, floor.for_query("How are you?"), {"memory": 3}, bg)
+    assert talk == {"close": "small_talk", "words": "small_talk", "distinct": "distinct"}
+    assert floor.for_query("How are you?").small_talk and not floor.for_query("What sport do I play?").small_talk
+    assert not Floor().for_query("How are you?").small_talk  # no floor: nothing withheld
+    assert not Floor(memory=0.77, reads_talk=False).for_query("How are you?").small_talk  # RecallConfig.floor_small_talk off
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_gets_a_verdict(text):
+    assert small_talk(text) in (True, False)
