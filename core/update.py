@@ -197,9 +197,10 @@ _NOT_NOW = re.compile(
     r"\b(?:will|won['’]t|['’]ll|going\s+to|gonna|might|maybe|would|['’]d|could|should|if|whether|hope|hoping|wish|want|wanna"
     r"|plan|plans|planning|thinking|considering|consider|next|tomorrow|tonight|today|this\s+(?:week|weekend)|for\s+(?:the|a|my)\s+"
     r"(?:conference|trip|holiday|vacation|week|weekend|few\s+days|summer|night)|visiting|trip|holiday|vacation|used\s+to|when\s+i\s+was"
-    r"|too|also|as\s+well|pretend|imagine|story|character|dream)\b"
+    r"|too|also|as\s+well|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play|story|character|dream"
+    r"|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example|e\.g)\b"
     r"|想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也|故事|小说|梦|的时候|那时|那年|以前|之前"
-    r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假", _I)
+    r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假|假设|假装|翻译|语法|造句|例句|改写|润色", _I)
 _MAY = re.compile(r"\bmay\b(?!\s+\d)")  # the modal, not the month ("born in May", "May 3")
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’")
 _NOT_A_PLACE_ZH = ("公司", "家", "路上", "开会", "上班", "学校", "医院", "外面", "楼下", "车上", "地铁", "机场", "酒店", "这", "那", "这里", "那里",

@@ -79,6 +79,9 @@ def test_a_new_value_for_a_shown_slot_supersedes_that_item(text, items_, target)
     ("I work at Globex", ("Is vegetarian",)),  # no item about the slot
     ('He said "I live in Hangzhou now"', (SH,)),  # quoted
     ("When I lived in Hangzhou I cycled everywhere", (SH,)),  # the past
+    ("Translate to French: I live in Paris", (SH,)),  # a language task, not the person's news
+    ("Let's say I work at Globex, how would taxes work?", (JOB,)),
+    ("把这句翻译成英文：我住在杭州", ("我住在北京朝阳区",)),
 ])
 def test_what_is_not_a_new_value_changes_nothing(text, items_):
     assert find_update(text, shown(*items_)) is None
