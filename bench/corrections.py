@@ -165,6 +165,24 @@ def with_updates(decide: Decide) -> Decide:
     return lambda text, shown: decide(text, shown) or find_update(text, shown)
 
 
+def frames_cost(repeat: int = 20) -> dict:
+    """What reading a turn with the update frames costs (`stated`, run on every turn with no marker
+    that reaches the hook): microseconds per turn over every corpus turn, `repeat` times."""
+    import time
+
+    from core.update import stated
+
+    texts = [c.text for name in SETS for cs in cases_of(name) for c in cs]
+    took = []
+    for _ in range(repeat):
+        for t in texts:
+            at = time.perf_counter()
+            stated(t)
+            took.append((time.perf_counter() - at) * 1e6)
+    took.sort()
+    return {"turns": len(texts), "p50": round(took[len(took) // 2], 1), "p99": round(took[int(len(took) * 0.99)], 1)}
+
+
 def by_round(decide: Decide = find_correction) -> dict:
     return {f"{name} {label}": measure(name, False, decide, rnd) for name in (TUNE, HELD_OUT) for label, rnd in ROUNDS.items()}
 
@@ -191,7 +209,8 @@ def main() -> None:
     updates = {name: measure(name, a.show, with_updates(find_correction)) for name in SETS} | by_round(with_updates(find_correction))
     for name in updates:
         print(line(name, "+updates", updates[name]))
-    result = {"grammar": result, "grammar+updates": updates}
+    result = {"grammar": result, "grammar+updates": updates, "frames_us": frames_cost()}
+    print(f"update frames on every corpus turn: p50 {result['frames_us']['p50']} us, p99 {result['frames_us']['p99']} us")
     model = None if a.grammar_only else _load(str(WEIGHTS))
     engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
     if engine is not None:
