@@ -45,7 +45,7 @@ FRESH3 = fresh3.FRESH3
 FRESH4 = fresh4.FRESH4
 SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4)
 PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
-ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6}  # tune and held-out by round (six: look-alikes for the update frames)
+ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
 

@@ -69,17 +69,30 @@ _STRONG = re.compile(
       | \b(?:is|are)\s+gone\b | \bhaven['’]t\s+(?:\w+\s+){0,3}since\b | \bnever\s+(?:had|lived|was|were|been|worked|owned)\b
       | \b(?:please\s+)?(?:fix|update|correct)\s+(?:that|this|it)\b | \b(?:has|have|had|got)\s+(?:that|this|it|them)\s+wrong\b
       | \b(?:small|minor|quick)\s+(?:fix|correction)\b | \b(?:was|were)\s+(?:my\s+)?(?:old|former|previous)\b
+      | \b(?:ancient|old)\s+history\b | \blong\s+gone\b | \byou['’]re\s+(?:a\s+bit\s+|way\s+|so\s+)?behind\b | \bbehind\s+the\s+times\b
+      | \bi\s+(?:never|didn['’]t|did\s+not)\s+(?:said|say)\b | \bnot\s+what\s+i\s+(?:said|told\s+you)\b
+      | \byou(?:['’]ve|\s+have)?\s+(?:misheard|misunderstood|misread|confused|conflated|mixed)\b | \byou['’]re\s+(?:confusing|thinking\s+of)\b
+      | \bconfus(?:ed|ing)\s+(?:me\s+)?with\b | \bthat['’]s\s+(?:someone|somebody)\s+else\b | \bwrong\s+(?:person|guy|girl)\b | \bthat['’]s\s+not\s+me\b
+      | \bupdate\s+(?:your|the)\s+(?:notes?|records?|memory|info|file)\b | \b(?:that|this|it|things)(?:['’]s|\s+has|\s+have|['’]ve)\s+changed\b
+      | \bthat['’]s\s+(?:a\s+bit\s+|way\s+)?off\b | \bthat\s+was\s+(?:years|ages|months|a\s+while|a\s+long\s+time)\s+(?:ago|back)\b
       | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
       | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错
       | 记反|記反|弄反|搞反|搞混|弄混|记混|記混|以前的事|那是以前|早搬|卖了|賣了|卖掉|賣掉|送人|送给|送給|转学|轉學|改成
-      | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)|瞎说|瞎說|胡说|胡說|哪有|不准|不準|才对|才對""",
+      | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)|瞎说|瞎說|胡说|胡說|哪有|不准|不準|才对|才對
+      | 记岔|記岔|说岔|說岔|搞岔|弄岔|有误|有誤|老黄历|老黃曆|太老了|旧了|舊了|落后了|落後了|早变|早變|变了|變了|不太对|不太對
+      | 从没|從沒|从来没|從來沒|没说过|沒說過|并不|並不|以前是|哪还|哪還|没有的事|没这回事|沒這回事|更新一下|修改一下|改一下""",
     _V | re.MULTILINE,
 )
 # with a handle named, "#48213 is wrong" says enough
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+true|untrue|outdated|out\s+of\s+date|no\s+longer\s+true)\b|不对|不對|错|錯|不是真的|过时|過時", re.IGNORECASE)
 # softer: "actually", "no,", "其实", "现在...了": needs the person and a shared word or topic
 _WEAK = re.compile(r"""^\W*(?:actually|in\s+fact|no|nope|nah)\b|(?:^|[.,;!]\s*)(?:no|nope|nah)\s*[,.!]|\bactually\b|其实|其實|现在|現在|\bscratch\s+that\b|\bwait,?\s+no\b
-                   | \bi\s+meant\s+(?:that\s+)?(?:i|i['’]m|my|we)\b""", _V)
+                   | \bi\s+meant\s+(?:that\s+)?(?:i|i['’]m|my|we)\b | \bfor\s+the\s+record\b | \bto\s+(?:clarify|be\s+clear)\b | \bset\s+the\s+record\s+straight\b
+                   | \bheads\s+up\b | \bfyi\b | \bjust\s+so\s+you\s+know\b | \b(?:strike|scrap|disregard|ignore)\s+that\b | \bnot\s+(?:quite|exactly)\b
+                   | ^\W*(?:close|almost|nearly)\b[^.]{0,10}\bbut\b""", _V)
+# a pushback asked, not a question ("Where did you get that? I'm in Hangzhou"): read as a "no,"
+_RHETORIC = re.compile(r"""\b(?:where\s+did\s+you\s+(?:get|hear)|where['’]d\s+you\s+(?:get|hear)|who\s+told\s+you|says\s+who|since\s+when
+                         |what\s+makes\s+you\s+think)\b[^?？]{0,30}[?？]""", _V)
 # the turn is about something else: a request, what was meant or asked, a passing moment, an opinion
 _AWAY = re.compile(
     r"""\?|？|\b(?:can|could|would|will)\s+you\b|\blet['’]?s\b|\bhelp\s+me\b|\bwondering\b|\bi['’]?d\s+(?:love|like)\b
@@ -158,13 +171,14 @@ _TOPICS: dict[str, tuple[str, ...]] = {
     "vehicle": ("drive", "car", "bike", "civic", "tesla", "honda", "车", "車", "开车"),
     "phone": ("phone", "iphone", "手机", "手機", "华为", "華為", "苹果", "小米"),
     "school": ("school", "grade", "小学", "小學", "年级", "年級", "学校", "學校", "研究生", "读研", "读博", "博士", "大学"),
-    "sport": ("marathon", "training", "race", "马拉松", "跑步"),
+    "sport": ("marathon", "training", "race", "running", "runner", "trail", "jog", "马拉松", "跑步"),
 }
 
 
 def might_correct(text: str) -> bool:
     """Cheap first look (no memory read): a handle or a correction marker. Most turns stop here."""
-    return bool(text) and len(text) <= 2000 and bool(HANDLE_RE.search(text) or _STRONG.search(text) or _WEAK.search(text))
+    return bool(text) and len(text) <= 2000 and bool(HANDLE_RE.search(text) or _STRONG.search(text) or _WEAK.search(text)
+                                                      or _RHETORIC.search(text))
 
 
 def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
@@ -181,7 +195,7 @@ def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
         if _about_self(statement) and len(tokenize(statement)) >= 2:
             return Correction(named, "supersede", statement)
         return Correction(named, "retract", "") if _STRONG.search(rest) or _WRONG.search(rest) else None
-    s = " ".join(_QUOTED.sub(" ", s).split())
+    s = " ".join(_RHETORIC.sub(" no, ", _QUOTED.sub(" ", s)).split())
     if not s or _REPORTED.search(s) or s.rstrip().endswith((":", "：")):
         return None
     strong = bool(_STRONG.search(s))
@@ -206,7 +220,7 @@ def near_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
     s = " ".join(text.split())
     if not s or not shown or HANDLE_RE.search(s):
         return None
-    s = " ".join(_QUOTED.sub(" ", s).split())
+    s = " ".join(_RHETORIC.sub(" no, ", _QUOTED.sub(" ", s)).split())
     if not s or _REPORTED.search(s) or _CONFIRM.match(s) or not (_STRONG.search(s) or _WEAK.search(s)):
         return None
     statement = _statement(s)

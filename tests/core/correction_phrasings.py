@@ -479,5 +479,64 @@ LOOK_ALIKES += _cases([
 ], correcting=False, first=len(LOOK_ALIKES), round=6)
 
 
+# seventh round (2026-12-05, written before the grammar's markers were widened for it): pushback as
+# people say it, beyond "that's wrong": a rhetorical question, "ancient history", "you're behind",
+# "I never said that", "you've confused me with...", "for the record", "update your notes", "记岔了",
+# "老黄历", "有误", "从没"; look-alikes with the same words about other things. Every third held out.
+CORRECTIONS += _cases([
+    ("en", [SH, JOB], "Where did you get that? I've been in Hangzhou for two years", 0),
+    ("en", [JOB, SH], "Acme is ancient history, I'm at Globex", 0),
+    ("en", [DOG, CAR], "You're behind, Biscuit went to my parents' farm", 0),
+    ("en", [SISTER, DOG], "I never said that, my sister is called Lin", 0),
+    ("en", [PARTNER, SH], "You've confused me with someone else, my partner is Sam", 0),
+    ("en", [AGE, SH], "For the record, I'm 37 now", 0),
+    ("en", [COFFEE, RUN], "Update your notes: I quit coffee in the spring", 0),
+    ("en", [CAR, DOG], "Strike that, I drive a Kia these days", 0),
+    ("en", [VEG, JOB], "That's changed, I eat fish again", 0),
+    ("en", [BDAY, AGE], "Not quite, my birthday is March 13", 0),
+    ("en", [RUN, SH], "That was years ago, I run trails now", 0),
+    ("en", [JOB, CAR], "Says who? I left Acme in June", 0),
+    ("en", [SH, DOG], "That's someone else, I've never lived in Shanghai, I'm in Shenzhen", 0),
+    ("en", [DOG, AGE], "Long gone, sadly, Biscuit died last winter", 0),
+    ("en", [JOB, SH], "To be clear, I don't work at Acme any more, I'm freelance", 0),
+    ("zh", [ZH_CITY, ZH_JOB], "你记岔了，我住在海淀", 0),
+    ("zh", [ZH_JOB, ZH_CITY], "字节那是老黄历了，我现在在美团", 0),
+    ("zh", [ZH_CAT, ZH_DIET], "这条有误，咪咪是我姐姐的猫", 0),
+    ("zh", [ZH_BRO, ZH_CITY], "我从没说过我哥叫王强，他叫王刚", 0),
+    ("zh", [ZH_DIET, ZH_AGE], "早变了，我现在挺能吃辣的", 0),
+    ("zh", [ZH_PHONE, ZH_JOB], "信息旧了，我用的是小米", 0),
+    ("zh", [ZH_AGE, ZH_CAT], "这个并不对，我今年30岁", 0),
+    ("zh", [ZH_SCHOOL, ZH_CITY], "以前是三年级，女儿现在上四年级", 0),
+    ("zh", [ZH_CITY, ZH_CAT], "哪还住朝阳啊，我早搬到通州了", 0),
+], correcting=True, first=len(CORRECTIONS), round=7)
+
+LOOK_ALIKES += _cases([
+    ("en", [SH], "Where did you get that recipe? It looks amazing"),
+    ("en", [JOB], "The Roman Empire is ancient history, but I love reading about it"),
+    ("en", [DOG], "You're behind on the news, the match ended 2-1"),
+    ("en", [SISTER], "I never said that to my boss, I only thought it"),
+    ("en", [PARTNER], "You've confused the two formulas, the first one is for area"),
+    ("en", [AGE], "For the record, the meeting is at 3 pm"),
+    ("en", [COFFEE], "Update your notes app, it keeps crashing"),
+    ("en", [CAR], "Strike that word from the essay, it sounds stiff"),
+    ("en", [VEG], "That's changed the way I think about cooking, thanks"),
+    ("en", [BDAY], "Not quite done with the cake, two more minutes"),
+    ("en", [RUN], "That was years ago for my brother, he's retired now"),
+    ("en", [JOB], "Says who, the manual? I'll check"),
+    ("en", [SH], "That's someone else's umbrella, not mine"),
+    ("en", [DOG], "Long gone are the days of dial-up internet"),
+    ("en", [JOB], "To be clear, the deadline is Friday"),
+    ("zh", [ZH_CITY], "你记岔了公式，应该是平方"),
+    ("zh", [ZH_JOB], "这种做法是老黄历了，现在都用新方法"),
+    ("zh", [ZH_CAT], "这条新闻有误，记者写错了日期"),
+    ("zh", [ZH_BRO], "我从没去过西藏，好想去"),
+    ("zh", [ZH_DIET], "天气早变了，带把伞吧"),
+    ("zh", [ZH_PHONE], "这本书的信息旧了，是十年前出的"),
+    ("zh", [ZH_AGE], "这个答案并不对，再算一遍"),
+    ("zh", [ZH_SCHOOL], "以前是手写作业，现在都用平板了"),
+    ("zh", [ZH_CITY], "哪还有这么便宜的房子啊"),
+], correcting=False, first=len(LOOK_ALIKES), round=7)
+
+
 def split(cases: list[Case], name: str) -> list[Case]:
     return [c for c in cases if c.split == name]
