@@ -110,9 +110,9 @@ class Capture:
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
         now = self.clock.now()
         col = message_collection(scope)
-        new, _ = unsaved(self.reads, scope, messages)
-        # a turn the person made Amber forget stays forgotten when a journal or queue replays it
-        buried = self.tombstones.buried(scope.user_id, [m.id for m in new])
+        # a turn the person made Amber forget stays forgotten when a journal or queue replays it (asked together)
+        (new, _), buried = self.writes.at_once(lambda: unsaved(self.reads, scope, messages),
+                                               lambda: self.tombstones.buried(scope.user_id, [m.id for m in messages]))
         new = [m for m in new if m.id not in buried]
         if not new:
             return 0
@@ -148,8 +148,8 @@ class Capture:
 
     def _write_turns(self, scope: Scope, col: str, part: Sequence[Message], vectors: Sequence[Sequence[float]], now) -> int:
         with self.writes.lock(scope):
-            self.writes.register_user(scope, col)
-            fresh, replacing = unsaved(self.reads, scope, part)  # another writer may have stored some meanwhile
+            # another writer may have stored some meanwhile; read with the registry row (last: it keeps the revision here)
+            (fresh, replacing), _ = self.writes.at_once(lambda: unsaved(self.reads, scope, part), lambda: self.writes.register_user(scope, col))
             fresh_ids = {m.id for m in fresh}
             keep = [(m, v) for m, v in zip(part, vectors) if m.id in fresh_ids]
             if not keep:

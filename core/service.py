@@ -78,6 +78,7 @@ from .scope import (
     widened,
 )
 from .store import ChromaStore
+from .store.at_once import AtOnce
 from .supersede import ended_at, newest, require_current
 from .user_overview import vector_health
 from .write_path import Revisions, WritePath
@@ -106,10 +107,11 @@ class MemoryService:
         store.fence = self.coordination.check_fence
         self.registry = Registry(store)  # users, revisions, the jobs' records, the client cache; nothing else
         self.reads = Reads(store)  # a user's records, read-only: what jobs, repair and inventories read
-        self._revisions = Revisions(self.registry, shared=remote_store)
+        at_once = AtOnce(16 if remote_store else 0, fence=lambda: store.fence())  # a write's calls sent together (store/at_once.py)
+        self._revisions = Revisions(self.registry, shared=remote_store, at_once=at_once)
         self.recaller = Recaller(store, embedder, self._revisions.get, changes=self._revisions.changes, revisions=self._revisions.get_many)
         self.redact = redact or Redactor()  # secrets never reach the store: every write path passes through it
-        self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller)
+        self.writes = WritePath(store, embedder, clock, self.coordination, self._revisions, self.recaller, at_once)
         # bulk work (captured turns, imports, reindex, jobs) goes where it cannot delay a query
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
@@ -127,7 +129,7 @@ class MemoryService:
         self.timezone = "UTC"  # the person's day for the boot pack's "today" (compose sets the configured one)
 
     def close(self) -> None:
-        for part in (self.repairs, self.recaller, self._access, self.store, self.coordination):  # what runs in the background first
+        for part in (self.repairs, self.recaller, self._access, self.writes, self.store, self.coordination):  # what runs in the background first
             part.close()
         if self.owns_embedder and hasattr(self.embedder, "close"):
             self.embedder.close()
@@ -191,29 +193,22 @@ class MemoryService:
         text = embed_text(data)  # embedded before the lock (the slow part); unused if the write is "seen"
         vectors = {text: self.embedder.embed_documents([text])[0]}
         with self.writes.lock(scope):
-            self.writes.register_user(scope, memory_collection(scope))
-            h = content_hash(data.content)
-            live = [Status.active, Status.candidate]
+            prior, h = self.writes.prior(scope, data), content_hash(data.content)  # the registry row and what it is checked against
             if data.fact_key:
-                same_key = self.reads.memories(
-                    scope, memory_where(scope, statuses=[Status.active], namespaces=[data.namespace], fact_key=data.fact_key)
-                )
-                current = newest(same_key)
+                current = newest(actives := prior.actives(data.namespace))
                 if current and current.content_hash == h:
                     return self.writes.seen(scope, current, now)
                 if current and data.status == Status.active:
-                    return self._supersede(scope, current, data, now, vectors)
-                if data.status == Status.candidate:
-                    dup = self.reads.memories(scope, memory_where(scope, statuses=[Status.candidate], namespaces=[data.namespace], fact_key=data.fact_key, content_hash=h))
-                    if dup:
-                        return self.writes.seen(scope, dup[0], now)
+                    return self._supersede(scope, current, data, now, vectors, actives=actives, taken=prior.taken())
+                dup = [m for m in prior.found if m.namespace == data.namespace and m.status == Status.candidate and m.content_hash == h
+                       and data.status == Status.candidate]
             else:
-                dup = self.reads.memories(scope, memory_where(scope, statuses=live, namespaces=[data.namespace], content_hash=h))
-                if dup:
-                    return self.writes.seen(scope, dup[0], now)
-            mem = self.writes.new(scope, data, now)
-            self.writes.write(scope, [mem], embed=[mem], vectors=vectors)
-            self.writes.audit(scope, "create", [mem.id], kind=mem.kind.value, status=mem.status.value)
+                dup = [m for m in prior.found if m.status in (Status.active, Status.candidate) and m.namespace == data.namespace]
+            if dup:
+                return self.writes.seen(scope, dup[0], now)
+            mem = self.writes.new(scope, data, now, taken=prior.taken())
+            event = self.writes.event(scope, "create", [mem.id], kind=mem.kind.value, status=mem.status.value)
+            self.writes.write(scope, [mem], embed=[mem], vectors=vectors, audit=event)  # the audit row beside the revision
             return WriteResult(action="created", memory=mem)
 
     def _checked(self, scope: Scope, data: MemoryIn) -> MemoryIn:
@@ -239,16 +234,21 @@ class MemoryService:
                 )
         return data
 
-    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime, vectors: dict[str, list[float]] | None = None) -> WriteResult:
+    def _supersede(self, scope: Scope, old: Memory, data: MemoryIn, now: datetime, vectors: dict[str, list[float]] | None = None, *,
+                   actives: list[Memory] | None = None, taken: bool | None = None) -> WriteResult:  # as remember read them, else read here
         if old.kind == Kind.precious:
             raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
-        new = self.writes.new(scope, data, now, supersedes=old.id)
+        if actives is None and old.fact_key and (data.fact_key, data.namespace) == (old.fact_key, old.namespace):
+            prior = self.writes.prior(scope, data)  # the key's versions, whether the new id is held and the registry row, together
+            actives, taken = prior.actives(old.namespace), prior.taken()
+        new = self.writes.new(scope, data, now, supersedes=old.id, taken=taken)
         # every active version of the key goes (a store from before atomic supersedes may hold two), ended as ended_at says
-        twins = [m for m in keyed_actives(self, scope, old.fact_key, old.namespace) if m.id != old.id] if old.fact_key else []
+        actives = keyed_actives(self, scope, old.fact_key, old.namespace) if actives is None and old.fact_key else actives or []
+        twins = [m for m in actives if m.id != old.id]
         retired = [m.model_copy(update={"status": Status.superseded, "superseded_by": new.id, "updated_at": now,
                                         "valid_to": ended_at(m, new, now)}) for m in (old, *twins)]
-        self.writes.write(scope, [new, *retired], embed=[new], vectors=vectors)  # one store call: no instant with two active
-        self.writes.audit(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
+        event = self.writes.event(scope, "supersede", [old.id, new.id, *(m.id for m in twins)], fact_key=data.fact_key)
+        self.writes.write(scope, [new, *retired], embed=[new], vectors=vectors, audit=event)  # one store call: no instant with two active
         return WriteResult(action="superseded", memory=new, previous=retired[0])
 
     def supersede(self, scope: Scope, memory_id: str, data: MemoryIn) -> WriteResult:

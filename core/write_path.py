@@ -27,6 +27,7 @@ from .model import Event, Kind, Memory, MemoryIn, Message, Status, WriteResult, 
 from .ports import Clock, Embedder
 from .registry import RegistryStore
 from .scope import Scope, event_collection, memory_collection
+from .store.at_once import AtOnce
 from .store.gate import writing
 from .supersede import require_current
 
@@ -46,9 +47,10 @@ class Revisions:
     KEEP = 64  # removals remembered per collection; an index behind the oldest one rebuilds
     MAX_IDS = 2000  # a removal of more ids than this is kept as a change to rebuild over
 
-    def __init__(self, registry: RegistryStore, *, shared: bool):
+    def __init__(self, registry: RegistryStore, *, shared: bool, at_once: AtOnce | None = None):
         self._registry = registry
         self._shared = shared
+        self._at_once = at_once or AtOnce()
         self.one_owner = not shared  # an embedded store: this process alone writes it
         self._revs: dict[str, int] = {}
         self._chg: dict[str, dict[str, Any]] = {}  # one owner's changes (the registry's when shared)
@@ -103,13 +105,15 @@ class Revisions:
         return int(row.get("full", 0)), [(int(r), list(ids)) for r, ids in row.get("gone", [])]
 
     def bump(self, col: str, noted: Callable[[int, int], None] | None = None, *, stamp: int | None = None,
-             gone: Sequence[str] | None = None) -> tuple[int, int]:
+             gone: Sequence[str] | None = None, beside: Callable[[], None] | None = None) -> tuple[int, int]:
         """Move the revision on. `stamp`: the revision the written records carry; `gone`: the ids
         this change removed for good; with neither, indexes behind it rebuild. `noted(old, new)`
         tells this host's recall indexes first: published before them, the new revision made a
         concurrent recall find its index one revision behind and read the person's whole collection
         again (seconds for a big user), for a write that was about to be noted anyway. An index
-        ahead of the published revision is current (core/recall)."""
+        ahead of the published revision is current (core/recall). `beside`: a write that goes to the
+        store together with the revision's (the audit row of the change; store/at_once.py): both
+        follow the records' write, neither waits for the other, and both have ended on return."""
         # a stamp was read under the user's lock the writer still holds (its writes are fenced): no second read
         old = stamp - 1 if stamp is not None else self.get(col)
         if stamp is None or gone is not None:
@@ -117,8 +121,10 @@ class Revisions:
         if noted is not None:
             noted(old, old + 1)
         self._revs[col] = old + 1
+        calls = [beside] if beside is not None else []
         if self._shared:  # other hosts read it to know their indexes are stale; one owner needs no record
-            self._registry.reg_put(f"rev:{col}", old + 1, kind="rev")
+            calls.append(lambda: self._registry.reg_put(f"rev:{col}", old + 1, kind="rev"))
+        self._at_once(*calls, writes=True)
         return old, old + 1
 
     def _changed(self, col: str, new: int, gone: Sequence[str] | None) -> None:
@@ -134,6 +140,27 @@ class Revisions:
             self._registry.reg_put(f"chg:{col}", row, kind="chg")
         else:
             self._chg[col] = row
+
+
+class Prior:
+    """What `WritePath.prior` read: `found`, the records of the key or with the words, and `taken()`,
+    whether a record holds the new memory's id (asked of the store on first use where `found`
+    cannot say and it was not asked with them)."""
+
+    def __init__(self, found: list[Memory], mid: str, held: Callable[[], bool] | None):
+        self.found = found
+        self._mid = mid
+        self._held = held
+        self._taken: bool | None = None
+
+    def actives(self, namespace: str) -> list[Memory]:
+        """The active records found in `namespace` (of a key: its live versions)."""
+        return [m for m in self.found if m.status == Status.active and m.namespace == namespace]
+
+    def taken(self) -> bool:
+        if self._taken is None:
+            self._taken = any(m.id == self._mid for m in self.found) or (self._held is not None and self._held())
+        return self._taken
 
 
 def event_rows(ev: Event) -> list[tuple[str, dict[str, Any]]]:
@@ -153,14 +180,19 @@ class WritePath:
     """Lock, write, audit, revision: given the store, the embedder for new texts, the clock, the
     coordination that hands out user locks, the revisions and the recaller whose indexes follow."""
 
-    def __init__(self, store: Any, embedder: Embedder, clock: Clock, coordination: Any, revisions: Revisions, recaller: Any):
+    def __init__(self, store: Any, embedder: Embedder, clock: Clock, coordination: Any, revisions: Revisions, recaller: Any,
+                 at_once: AtOnce | None = None):
         self._store = store
         self._embedder = embedder
         self._clock = clock
         self._coordination = coordination
         self._revisions = revisions
         self._recaller = recaller
+        self.at_once = at_once or AtOnce()  # a write's calls that need nothing from each other go out together
         self._registered: set[str] = set()  # see register_user
+
+    def close(self) -> None:
+        self.at_once.close()
 
     # ---- lock, users, audit ----------------------------------------------------------------------
 
@@ -193,10 +225,13 @@ class WritePath:
         self._registered.discard(user_id)
 
     def audit(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> None:
+        self.put_events(scope, [self.event(scope, action, ids, **detail)])
+
+    def event(self, scope: Scope, action: str, ids: Sequence[str], **detail: Any) -> Event:
+        """A new audit event, not yet written: `audit` writes it now, `write(audit=...)` with the revision."""
         ev_id = f"{time.time_ns():020d}{uuid.uuid4().hex[:8]}"  # sortable: ties on `at` keep write order
-        ev = Event(id=ev_id, user_id=scope.user_id, action=action, actor=scope.actor, client=scope.client or None,
-                   memory_ids=list(ids), at=self._clock.now(), detail=detail)
-        self.put_events(scope, [ev])
+        return Event(id=ev_id, user_id=scope.user_id, action=action, actor=scope.actor, client=scope.client or None,
+                     memory_ids=list(ids), at=self._clock.now(), detail=detail)
 
     def put_events(self, scope: Scope, events: Sequence[Event]) -> None:
         """Audit events as they are (an import's); `audit` records a new one."""
@@ -224,14 +259,55 @@ class WritePath:
             raise NotFound(f"no memory {memory_id!r} for this user")
         return found[0]
 
-    def new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None) -> Memory:
-        """The record a checked input becomes (not yet written)."""
+    @staticmethod
+    def id_for(scope: Scope, data: MemoryIn) -> str:
+        """The id a memory of `data` takes unless a record holds it already (`new`)."""
         h = content_hash(data.content)
-        mid = memory_id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else memory_id(
-            scope.user_id, "precious", h
-        )
-        if self._store.get_memories(memory_collection(scope), [mid]):
-            # that id belongs to a retired record (a value came back after a detour): keep history intact
+        return memory_id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else memory_id(
+            scope.user_id, "precious", h)
+
+    def prior(self, scope: Scope, data: MemoryIn) -> Prior:
+        """What a new memory of `data` is checked against, read under the user's lock: the records of
+        its key (a keyed fact) or with its words (otherwise), in every status and namespace, and
+        whether a record holds the id it would take; with the person's registry row (`register_user`).
+
+        On a shared store these reads go to Chroma together (store/at_once.py), the registry row last,
+        in this thread, which keeps the revision it brings (`Revisions.read_with`). The records say
+        whether the id is taken where they can: a keyed record's key and words never change in place
+        (new wording is a new version) and a precious quote is never edited, so whatever holds such an
+        id is among them. Any other memory's words can be edited under its id (`MemoryService.update`),
+        so its id is asked for as well: in the same round on a shared store, else only when needed."""
+        col = memory_collection(scope)
+        mid = self.id_for(scope, data)
+        narrow = Eq("fact_key", data.fact_key) if data.fact_key else Eq("content_hash", content_hash(data.content))
+        says = (data.kind == Kind.precious) != bool(data.fact_key)  # the records say if the id is taken
+
+        def read() -> list[Memory]:
+            return self._store.find_memories(col, Where.of(narrow))
+
+        def held() -> bool:
+            return bool(self._store.get_memories(col, [mid]))
+
+        def register() -> None:
+            self.register_user(scope, col)
+
+        if says or not self.at_once.parallel:
+            found, _ = self.at_once(read, register)
+            return Prior(found, mid, None if says else held)
+        found, taken, _ = self.at_once(read, held, register)
+        return Prior(found, mid, lambda: taken)
+
+    def new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None,
+            taken: bool | None = None) -> Memory:
+        """The record a checked input becomes (not yet written). `taken`: whether a record holds the
+        id it would take, when the caller has read that under the lock (`prior`); else it is asked."""
+        h = content_hash(data.content)
+        mid = self.id_for(scope, data)
+        if taken is None:
+            taken = bool(self._store.get_memories(memory_collection(scope), [mid]))
+        if taken:
+            # that id belongs to a retired record (a value came back after a detour), or to a record whose words were
+            # edited since: keep both intact
             mid = memory_id(mid, now.isoformat())
         fields = data.model_dump(exclude={"status"})
         return Memory(
@@ -248,9 +324,15 @@ class WritePath:
             **{k: v for k, v in fields.items() if k != "valid_from"},
         )
 
-    def write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None) -> None:
+    def write(self, scope: Scope, memories: Sequence[Memory], *, embed: Sequence[Memory] = (), vectors: dict[str, list[float]] | None = None,
+              audit: Event | None = None) -> None:
         """Persist memories (re-embedding those in `embed`, unless `vectors` has their text already)
-        and keep the lexical index current. The caller holds the lock and writes the audit event."""
+        and keep the lexical index current. The caller holds the lock and writes the audit event,
+        or gives it as `audit` (`event`): then it goes to the store together with the revision, both
+        after the records. A process killed meanwhile leaves the records with neither, either or both:
+        never an audit row or a revision for records not written; records stamped past the published
+        revision are what a kill after the records always left (the next write publishes that stamp
+        again, and indexes behind read back every record stamped past them)."""
         col = memory_collection(scope)
         embed_ids, stamp = {m.id for m in embed}, self._revisions.stamp(col)
         fresh = [m for m in memories if m.id in embed_ids]
@@ -269,12 +351,12 @@ class WritePath:
             stale = []
         if stale:
             self._store.put_memories(col, stale, None, rev=stamp)
-        self._revisions.bump(col, lambda old, new: self._recaller.note_memories(col, memories, old, new), stamp=stamp)
+        self._revisions.bump(col, lambda old, new: self._recaller.note_memories(col, memories, old, new), stamp=stamp,
+                             beside=(lambda: self.put_events(scope, [audit])) if audit is not None else None)
 
     def seen(self, scope: Scope, mem: Memory, now: datetime) -> WriteResult:
         seen = mem.model_copy(update={"seen_count": mem.seen_count + 1, "last_seen_at": now})
-        self.write(scope, [seen])
-        self.audit(scope, "seen", [mem.id])
+        self.write(scope, [seen], audit=self.event(scope, "seen", [mem.id]))
         return WriteResult(action="seen", memory=seen)
 
     def set_status(self, scope: Scope, memory_id: str, status: Status, action: str) -> Memory:
