@@ -110,7 +110,7 @@ SLOTS: tuple[Slot, ...] = (
     Slot("role", _en(
         rf"\bi(?:['’]m|\s+am){_NOW}\s+(?:a|an)\s+{_VAL}",
         rf"\bi{_NOW}\s+(?:work\s+as|teach)\s+(?:an?\s+)?{_VAL}",
-        r"\bi(?:['’]m|\s+am|['’]ve\s+been|\s+have\s+been){_NOW}\s+(?P<v>freelancing|self-employed|retired|unemployed|between\s+jobs)",
+        rf"\bi(?:['’]m|\s+am|['’]ve\s+been|\s+have\s+been){_NOW}\s+(?P<v>freelancing|self-employed|retired|unemployed|between\s+jobs)",
     ), re.compile(r"\bworks?\s+as\b|\b(?:" + "|".join(sorted(_ROLES)) + r")s?\b|\bfreelanc", _I), "role"),
     Slot("age", _en(
         r"\bi(?:['’]m|\s+am)\s+(?:now\s+|already\s+|only\s+)?(?P<v>\d{1,3})(?:\s+years?\s+old)?"
@@ -124,7 +124,7 @@ SLOTS: tuple[Slot, ...] = (
         rf"\bi\s+was\s+born\s+(?:on|in)\s+{_VAL}",
     ), re.compile(r"\bbirthday|\bborn\b|生日", _I), "date"),
     Slot("diet", _en(
-        r"\bi(?:['’]m|\s+am){_NOW}\s+(?:a\s+)?(?:fully\s+|strictly\s+)?(?P<v>vegetarian|vegan|pescatarian|keto|paleo|carnivore)\b",
+        rf"\bi(?:['’]m|\s+am){_NOW}\s+(?:a\s+)?(?:fully\s+|strictly\s+)?(?P<v>vegetarian|vegan|pescatarian|keto|paleo|carnivore)\b",
         r"\b(?:went|gone|turned|became|switched\s+to\s+being)\s+(?P<v>vegetarian|vegan|pescatarian|keto|paleo)\b",
         r"\b(?:i\s+)?(?:eat|eating|having)\s+(?P<v>meat|fish|chicken|beef|pork|seafood)\s+(?:again|now|these\s+days|nowadays)\b",
         r"\bback\s+(?:to|on)\s+(?:eating\s+)?(?P<v>meat|fish|chicken|beef|pork|seafood)\b",
@@ -138,15 +138,15 @@ SLOTS: tuple[Slot, ...] = (
         rf"\bmy\s+car\s+is\s+(?:now\s+)?(?:a|an)\s+{_VAL}",
     ), re.compile(r"\b(?:drives?|car)\b", _I), "name"),
     Slot("instrument", _en(
-        r"\bi{_NOW}\s+play\s+(?:the\s+)?(?P<v>[a-z]+)".replace("{_NOW}", _NOW),
+        rf"\bi{_NOW}\s+play\s+(?:the\s+)?(?P<v>[a-z]+)",
     ), re.compile(r"\b(?:" + "|".join(sorted(_INSTRUMENTS)) + r")\b", _I), "vocab", _INSTRUMENTS),
     Slot("sport", _en(
-        r"\bi{_NOW}\s+play\s+(?P<v>[a-z]+(?:\s+tennis)?)".replace("{_NOW}", _NOW),
+        rf"\bi{_NOW}\s+play\s+(?P<v>[a-z]+(?:\s+tennis)?)",
         r"\b(?P<v>[a-z]+)\s+is\s+on\s+\w+\s+(?:mornings?|afternoons?|evenings?|nights?)\s+(?:for\s+me\s+)?now\b",
         r"\b(?:took\s+up|taken\s+up|switched\s+to|into)\s+(?P<v>[a-z]+(?:\s+running)?)",
     ), re.compile(r"\b(?:" + "|".join(sorted(_SPORTS)) + r")\b", _I), "vocab", _SPORTS),
     Slot("language", _en(
-        r"\bi(?:['’]m|\s+am){_NOW}\s+(?:learning|studying)\s+(?P<v>[A-Za-z]+)".replace("{_NOW}", _NOW),
+        rf"\bi(?:['’]m|\s+am){_NOW}\s+(?:learning|studying)\s+(?P<v>[A-Za-z]+)",
     ), re.compile(r"\b(?:learning|studying|speaks?|lessons?)\b", _I), "vocab", _LANGUAGES),
     Slot("name", _en(
         rf"\b(?:my|our)\s+(?:{_REL_EN_RE})(?:['’]s\s+name\s+is|\s+is\s+(?:now\s+)?(?:called|named)|\s+goes\s+by|\s+is)\s+{_VAL}",
