@@ -38,13 +38,15 @@ import correction_heldout as fresh  # noqa: E402  (all held out: counted, never 
 import correction_fresh2 as fresh2  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh3 as fresh3  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh4 as fresh4  # noqa: E402  (written blind before the update frames ran: counted, never listed)
+import correction_fresh5 as fresh5  # noqa: E402  (written blind before the seventh round's markers were measured on it)
 
 FRESH = fresh.FRESH
 FRESH2 = fresh2.FRESH2
 FRESH3 = fresh3.FRESH3
 FRESH4 = fresh4.FRESH4
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4)
-PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
+FRESH5 = fresh5.FRESH5
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5)
+PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
 ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
@@ -67,6 +69,8 @@ def cases_of(name: str, rnd: int | None = None) -> tuple[list[Case], list[Case]]
         return fresh3.CORRECTIONS, fresh3.LOOK_ALIKES + fresh3.ORDINARY
     if name == FRESH4:
         return fresh4.CORRECTIONS, fresh4.LOOK_ALIKES + fresh4.ORDINARY
+    if name == FRESH5:
+        return fresh5.CORRECTIONS, fresh5.LOOK_ALIKES + fresh5.ORDINARY
     pick = lambda cs: [c for c in split(cs, name) if rnd is None or c.round == rnd]  # noqa: E731
     return pick(CORRECTIONS), pick(LOOK_ALIKES)
 
