@@ -209,6 +209,7 @@ _TRIM_ZH = "了啦呢啊呀的住上班工作"
 _STOP_NAME = frozenset("i the a an my our this that it he she they there here home work american canadian british english "
                        "irish scottish welsh french german italian spanish indian chinese japanese korean mexican russian "
                        "australian asian african european christian catholic muslim jewish buddhist hindu".split())
+_GLUE = frozenset("a an the at in on of for to with and or now these days".split())  # words that are no value
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
@@ -244,20 +245,11 @@ def might_update(text: str) -> bool:
 def find_update(text: str, shown: Sequence[Shown]) -> Correction | None:
     """The item this turn gives a new value for, as a supersede with the turn's words, or None. A
     turn restating a value an item holds changes nothing, whatever else it says."""
-    claims = stated(text)
-    if not claims or not shown:
-        return None
-    found: Shown | None = None
-    for claim in claims:
-        for item in shown:
-            if not _about(claim, item):
-                continue
-            if _holds(claim, item.text):
-                return None  # the same value: a restatement
-            found = found or item
-    if found is None:
-        return None
-    return Correction(found, "supersede", " ".join(text.split()).strip(" ,，。.;；"))
+    for claim in stated(text) if shown else ():
+        about = [item for item in shown if _about(claim, item)]
+        if about and not any(_holds(claim, item.text) for item in about):  # the same value held: a restatement
+            return Correction(about[0], "supersede", " ".join(text.split()).strip(" ,，。.;；"))
+    return None
 
 
 def _rel(slot: Slot, m: re.Match) -> str | None:
@@ -271,10 +263,10 @@ def _rel(slot: Slot, m: re.Match) -> str | None:
 
 def _about(claim: Claim, item: Shown) -> bool:
     text = item.text
+    if claim.rel is not None and claim.slot.name == "name":  # the same relation, and a name held for it
+        return re.search(rf"\b(?:{_REL_EN[claim.rel]})", text, _I) is not None and _names(text)
     if claim.rel is not None:
-        pattern = _REL_EN[claim.rel] if claim.slot.name == "name" else _REL_ZH[claim.rel]
-        return re.search(rf"\b(?:{pattern})" if claim.slot.name == "name" else pattern, text, _I) is not None \
-            and (claim.slot.name == "name_zh" or _names(text))
+        return re.search(_REL_ZH[claim.rel], text) is not None
     if claim.slot.kind in ("vocab", "brand"):
         return any(_has(text, w) for w in claim.slot.vocab) and claim.slot.about.search(text) is not None
     return claim.slot.about.search(text) is not None
@@ -295,7 +287,7 @@ def _holds(claim: Claim, text: str) -> bool:
         if claim.slot.name == "grade_zh":
             return v in text  # "五年级" against "三年级": they share 年级, not the value
         return v in text or any(v[i:i + 2] in text for i in range(len(v) - 1) if not set(v[i:i + 2]) & set(_TRIM_ZH))
-    words = claim.value.casefold().split()
+    words = [w for w in claim.value.casefold().split() if w not in _GLUE]
     return any(re.search(rf"\b{re.escape(w)}", low) for w in words)
 
 
@@ -313,7 +305,8 @@ def _value(slot: Slot, raw: str) -> str:
     if kind == "role":
         words = set(re.findall(r"[a-z-]+", raw.casefold()))
         if words & {"freelancing", "self-employed", "retired", "unemployed"} or any(w.rstrip("s") in _ROLES for w in words):
-            return " ".join(w for w in re.findall(r"[a-z-]+", raw.casefold()) if w not in ("now", "these", "days", "a", "an"))
+            role = re.split(r"\s+(?:at|in|for|with|on|since|now|these\s+days)\b", raw.casefold())[0]  # "a manager at Acme": the role
+            return " ".join(w for w in re.findall(r"[a-z-]+", role) if w not in _GLUE)
         if re.match(r"(?:high\s+school|primary|secondary|maths|math|english|science|history|music|art|piano|yoga)", raw, _I):
             return raw.casefold()  # "I teach high school maths"
         return ""

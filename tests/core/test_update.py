@@ -51,6 +51,8 @@ def shown(*texts: str) -> list[Shown]:
     ("女儿上五年级", ("女儿在实验小学上三年级",), 0),
     ("我用的是苹果手机", ("用的是华为手机",), 0),
     ("我开的是蔚来", ("我开一辆白色的丰田",), 0),
+    ("I live in Shanghai and I work at Globex now", (SH, JOB), 1),  # one value held, another new: the new one
+    ("I'm a manager at Acme now", (JOB,), 0),  # the role changed, the employer did not
 ])
 def test_a_new_value_for_a_shown_slot_supersedes_that_item(text, items_, target):
     s = shown(*items_)
