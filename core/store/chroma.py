@@ -31,7 +31,7 @@ from ..filters import Eq, In, Where
 from ..model import Memory, Message
 from ..outage import OutageState
 from . import chroma_file
-from .chroma_query import MAX_BATCH, MISSING as _MISSING, chroma_where, get_paged as _get_paged, pages
+from .chroma_query import MAX_BATCH, MISSING as _MISSING, chroma_where, get_paged as _get_paged, pages, upsert_rows
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
 from .group_commit import GroupCommit
@@ -73,7 +73,9 @@ class ChromaStore:
         self.turns = StoreGate(slots) if slots else None  # Chroma calls at once, a person's write first (gate.py)
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
-        self._events = GroupCommit(self._write_events)  # everybody's audit rows, written together
+        self._events = GroupCommit(lambda ids, metas: self._upsert_rows(EVENTS, ids, metas))  # everybody's audit rows, written together
+        # on a server the registry rows too: every write publishes its revision there (bench/README.md, "Writes that do not queue")
+        self._registry_rows = GroupCommit(lambda ids, metas: self._upsert_rows(REGISTRY, ids, metas)) if chroma_url else None
         self.mender: IndexMender | None = None  # embedded, or a server's files within reach: index_repair.py
         self.on_set_aside: Callable[[], None] = lambda: None  # core/repair.py: gives a person's vectors back
         try:
@@ -516,14 +518,13 @@ class ChromaStore:
             ids, metas = [r[0] for r in rows], [r[1] for r in rows]
             if log:  # with other writers' rows, in one upsert (group_commit.py)
                 self._events.put([f"{log}/{i}" for i in ids], [{**m, "log": log} for m in metas])
-                return
-            self._collection(target, vectors=False).upsert(ids=ids, metadatas=metas, embeddings=[_UNIT] * len(rows))
+            elif target == REGISTRY and self._registry_rows is not None:
+                self._registry_rows.put(ids, metas)
+            else:
+                self._upsert_rows(target, ids, metas)
 
-    def _write_events(self, ids: list[str], metas: list[dict[str, Any]]) -> None:
-        events = self._collection(EVENTS, vectors=False)
-        for at in range(0, len(ids), MAX_BATCH):
-            part = slice(at, at + MAX_BATCH)
-            events.upsert(ids=ids[part], metadatas=metas[part], embeddings=[_UNIT] * len(ids[part]))
+    def _upsert_rows(self, name: str, ids: list[str], metas: list[dict[str, Any]]) -> None:
+        upsert_rows(self._collection(name, vectors=False), ids, metas, _UNIT)
 
     def find_rows(self, col: str, where: Where | None, limit: int | None = None) -> list[dict[str, Any]]:
         if not col.startswith(EVENT_LOG):

@@ -1,6 +1,6 @@
 """Chroma's own dialect, in one place: Amber's typed filters as Chroma `where` clauses, reads in
-pages (Chroma refuses one `get` over ~100 000 records: "too many SQL variables"), and the empty
-collection a read sees where Chroma holds none yet."""
+pages (Chroma refuses one `get` over ~100 000 records: "too many SQL variables"), writes in batches
+it takes, and the empty collection a read sees where Chroma holds none yet."""
 
 from __future__ import annotations
 
@@ -67,3 +67,10 @@ def get_paged(col: Any, where: dict[str, Any] | None, include: list[str], limit:
         for k in out:
             out[k].extend(r[k] if r[k] is not None else [])  # embeddings come as an array
     return out
+
+
+def upsert_rows(col: Any, ids: Sequence[str], metas: Sequence[dict[str, Any]], vector: list[float]) -> None:
+    """Rows that carry no meaningful vector (registry, audit), each given `vector`, in batches Chroma takes."""
+    for at in range(0, len(ids), MAX_BATCH):
+        part = slice(at, at + MAX_BATCH)
+        col.upsert(ids=list(ids[part]), metadatas=list(metas[part]), embeddings=[vector] * len(ids[part]))
