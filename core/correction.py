@@ -73,13 +73,13 @@ _STRONG = re.compile(
       | \bi\s+(?:never|didn['’]t|did\s+not)\s+(?:said|say)\b | \bnot\s+what\s+i\s+(?:said|told\s+you)\b
       | \byou(?:['’]ve|\s+have)?\s+(?:misheard|misunderstood|misread|confused|conflated|mixed)\b | \byou['’]re\s+(?:confusing|thinking\s+of)\b
       | \bconfus(?:ed|ing)\s+(?:me\s+)?with\b | \bthat['’]s\s+(?:someone|somebody)\s+else\b | \bwrong\s+(?:person|guy|girl)\b | \bthat['’]s\s+not\s+me\b
-      | \bupdate\s+(?:your|the)\s+(?:notes?|records?|memory|info|file)\b | \b(?:that|this|it|things)(?:['’]s|\s+has|\s+have|['’]ve)\s+changed\b
+      | \bupdate\s+(?:your|the)\s+(?:notes?|records?|memory|info)\b | \b(?:that|this|it|things)(?:['’]s|\s+has|\s+have|['’]ve)\s+changed\b
       | \bthat['’]s\s+(?:a\s+bit\s+|way\s+)?off\b | \bthat\s+was\s+(?:years|ages|months|a\s+while|a\s+long\s+time)\s+(?:ago|back)\b
       | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
       | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错
       | 记反|記反|弄反|搞反|搞混|弄混|记混|記混|以前的事|那是以前|早搬|卖了|賣了|卖掉|賣掉|送人|送给|送給|转学|轉學|改成
       | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)|瞎说|瞎說|胡说|胡說|哪有|不准|不準|才对|才對
-      | 记岔|記岔|说岔|說岔|搞岔|弄岔|有误|有誤|老黄历|老黃曆|太老了|旧了|舊了|落后了|落後了|早变|早變|变了|變了|不太对|不太對
+      | 记岔|記岔|说岔|說岔|搞岔|弄岔|有误|有誤|老黄历|老黃曆|太老了|(?:信息|消息|记录|資料|资料)(?:太|有点)?旧了|落后了|落後了|早变|早變|不太对|不太對
       | 从没|從沒|从来没|從來沒|没说过|沒說過|并不|並不|以前是|哪还|哪還|没有的事|没这回事|沒這回事|更新一下|修改一下|改一下""",
     _V | re.MULTILINE,
 )
@@ -102,7 +102,7 @@ _AWAY = re.compile(
       | \bsays\s+(?:you|i)['’]?(?:re|m|\s+am|\s+are)?\s+wrong\b
       | \b(?:if|suppose|supposing|imagine|assuming|what\s+if|in\s+case)\b
       | ^\W*(?:what|how|why|when|where|which|who|should|shall|do|does|did|is|are|can|could|would|will)\b
-      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你
+      | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你|想换|想要|打算|准备|準備
       | 如果|假如|要是|假设|假設|万一|萬一|是不是|要不要|能不能|会不会|會不會|可不可以|有没有|好不好|(?<!不)对不对|行不行""",
     _V,
 )
@@ -119,8 +119,9 @@ _REPORTED = re.compile(
     _V,
 )
 _THEIR_CHANGE = re.compile(
-    rf"""\b(?:(?:my|our|his|her)\s+)?({_PEOPLE_EN})\s+(?:no\s+longer|quit|left|sold|moved|switched|stopped|gave\s+up|got\s+rid\s+of)\b
-      | ({_PEOPLE_ZH})(?:的[^，,。\s]{{1,6}})?[^，,。\s]{{0,3}}?(?:已经|已經|早就|不再|换了|換了|卖了|賣了|搬|离职|離職|辞职|辭職)""",
+    rf"""\b(?:(?:my|our|his|her)\s+)?({_PEOPLE_EN})\s+(?:no\s+longer|quit|left|sold|moved|switched|stopped|gave\s+up|got\s+rid\s+of
+                                                   |lives|works|living|working|is\s+now|started|joined|goes)\b
+      | ({_PEOPLE_ZH})(?:的[^，,。\s]{{1,6}})?[^，,。\s]{{0,3}}?(?:已经|已經|早就|不再|换了|換了|卖了|賣了|搬|离职|離職|辞职|辭職|变了|變了|去了|跳槽)""",
     _V,
 )
 # "actually" praising or restating what is held is no correction ("actually I love it", "其实咪咪很乖")

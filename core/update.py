@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .correction import Correction, Shown
+from .correction import _REPORTED, Correction, Shown
 
 _I = re.IGNORECASE
 _VAL = r"(?P<v>[^,.;!?()，。；！？、\n]{1,40})"  # what follows a frame, up to the clause's end
@@ -62,6 +62,8 @@ _ROLES = frozenset(
     "accountant writer chef scientist researcher architect pharmacist dentist librarian barista electrician plumber "
     "journalist editor translator photographer therapist professor lecturer tutor director founder owner intern "
     "mechanic pilot paramedic officer clerk cashier".split())
+_DRINKS = frozenset("coffee tea decaf matcha espresso latte cappuccino americano water juice soda cola beer wine kombucha milk "
+                    "chai mocha".split())
 _DIETS = frozenset("vegetarian vegan pescatarian keto paleo carnivore omnivore meat fish chicken beef pork seafood".split())
 _INSTRUMENTS = frozenset("guitar bass drums piano keyboard keys violin viola cello saxophone sax trumpet flute ukulele harmonica "
                          "clarinet trombone harp".split())
@@ -89,12 +91,12 @@ _REL_ZH = {
     "哥哥": "哥哥|哥", "弟弟": "弟弟|弟", "姐姐": "姐姐|姐", "妹妹": "妹妹|妹", "女朋友": "女朋友|女友", "男朋友": "男朋友|男友",
     "老婆": "老婆|太太|妻子|爱人", "老公": "老公|先生|丈夫", "儿子": "儿子", "女儿": "女儿", "猫": "猫咪|猫", "狗": "狗狗|狗",
 }
-_REL_EN_RE = "|".join(f"(?P<{k}>{v})" for k, v in _REL_EN.items())
+_REL_EN_RE = "|".join(f"(?P<{k}>(?:{v})s?\\b)" for k, v in _REL_EN.items())
 _REL_ZH_RE = "|".join(v for v in _REL_ZH.values())
 
 SLOTS: tuple[Slot, ...] = (
     Slot("home", _en(
-        rf"\b(?:i|we){_NOW}\s+(?:live|(?:am|['’]m|are|['’]re)\s+living|(?:have|['’]ve)\s+been\s+living|moved|relocated)\s+(?:in|to)\s+{_VAL}",
+        rf"\b(?:i|we){_NOW}\s+(?:(?:live|(?:am|['’]m|are|['’]re)\s+living|(?:have|['’]ve)\s+been\s+living)\s+in|(?:moved|relocated)\s+to)\s+{_VAL}",
         rf"\b(?:i|we){_BE}\s+(?:now\s+)?(?:based|settled)\s+in\s+{_VAL}",
         rf"^\W*(?:now\s+)?living\s+in\s+{_VAL}",
         rf"\bhome(?:['’]s|\s+is|\s+has\s+been)(?:\s+been)?\s+(?:now\s+)?{_VAL}",
@@ -114,8 +116,8 @@ SLOTS: tuple[Slot, ...] = (
     ), re.compile(r"\bworks?\s+as\b|\b(?:" + "|".join(sorted(_ROLES)) + r")s?\b|\bfreelanc", _I), "role"),
     Slot("age", _en(
         r"\bi(?:['’]m|\s+am)\s+(?:now\s+|already\s+|only\s+)?(?P<v>\d{1,3})(?:\s+years?\s+old)?"
-        r"(?=\s*$|\s*[,;!—–]|\.(?!\d)|\s+(?:now|years?|yo|as\s+of|since|so|already|but)\b)",
-        r"\bturned\s+(?P<v>\d{1,3})\b(?!\s*(?:%|minutes?|degrees?|km))",
+        r"(?=\s*$|\s*[,;!—–]|\.(?!\d)|\s+(?:now|years?\s+old|yo|as\s+of|since|so|already|but)\b)",
+        r"(?:^\W*|\bi\s+(?:just\s+|finally\s+)?)turned\s+(?P<v>\d{1,3})\b(?!\s*(?:%|minutes?|degrees?|km))",
         r"\bmy\s+(?P<v>\d{1,3})(?:st|nd|rd|th)\s+birthday\b",
         r"\bcelebrated\s+my\s+(?P<v>\d{1,3})(?:st|nd|rd|th)\b",
     ), re.compile(r"\b(?:years?\s+old|age|aged)\b|\bi(?:['’]m|\s+am)\s+\d|岁|歲", _I), "number"),
@@ -132,7 +134,7 @@ SLOTS: tuple[Slot, ...] = (
     Slot("drink", _en(
         r"\bi\s+(?:only\s+|mostly\s+|just\s+)?drink\s+(?P<v>[a-z][\w\s-]{1,20}?)\s+(?:now|nowadays|these\s+days|instead)\b",
         r"\bi(?:['’]ve)?\s+switched\s+(?:from\s+[\w\s-]{1,20}?\s+)?to\s+(?P<v>[a-z][\w-]{1,20})",
-    ), re.compile(r"\b(?:coffee|tea|drinks?|cups?|espresso|latte)\b", _I), "words"),
+    ), re.compile(r"\b(?:coffee|tea|drinks?|cups?|espresso|latte)\b", _I), "vocab", _DRINKS),
     Slot("car", _en(
         rf"\bi{_NOW}\s+drive\s+(?:a|an)\s+{_VAL}",
         rf"\bmy\s+car\s+is\s+(?:now\s+)?(?:a|an)\s+{_VAL}",
@@ -150,7 +152,7 @@ SLOTS: tuple[Slot, ...] = (
     ), re.compile(r"\b(?:learning|studying|speaks?|lessons?)\b", _I), "vocab", _LANGUAGES),
     Slot("name", _en(
         rf"\b(?:my|our)\s+(?:{_REL_EN_RE})(?:['’]s\s+name\s+is|\s+is\s+(?:now\s+)?(?:called|named)|\s+goes\s+by|\s+is)\s+{_VAL}",
-        rf"\bi(?:['’]m|\s+am){_NOW}\s+(?:seeing|dating|married\s+to|engaged\s+to)\s+(?:someone\s+(?:called|named)\s+)?(?P<partner>){_VAL}",
+        rf"\bi(?:['’]m|\s+am){_NOW}\s+(?:dating|married\s+to|engaged\s+to|seeing\s+someone\s+(?:called|named))\s+(?:someone\s+(?:called|named)\s+)?(?P<partner>){_VAL}",  # the empty group names the relation for _rel
     ), re.compile(r"\b(?:called|named|name|is)\b", _I), "name"),
     # Chinese
     Slot("home_zh", _zh(
@@ -176,7 +178,7 @@ SLOTS: tuple[Slot, ...] = (
         r"我(?:今年|现在|已经|都|马上|快|刚)?(?P<v>\d{1,3}|[一二两三四五六七八九十]{1,3})(?:周?岁|了)",
     ), re.compile(r"岁|歲|年龄"), "number"),
     Slot("grade_zh", _zh(
-        r"(?:女儿|儿子|孩子|我)(?:现在|今年|已经)?(?:上|读|升到了?|升了|升上了?)(?P<v>[一二三四五六]年级|初[一二三]|高[一二三]|大[一二三四])",
+        r"(?P<who>女儿|儿子|孩子)(?:现在|今年|已经)?(?:上|读|升到了?|升了|升上了?)(?P<v>[一二三四五六]年级|初[一二三]|高[一二三]|大[一二三四])",
     ), re.compile(r"年级|初[一二三]|高[一二三]|小学|中学"), "zh"),
     Slot("phone_zh", _zh(
         r"(?:^|[，,。；;]|我)(?:现在)?(?:用的是|用|换成了?|换了)(?P<v>[^，。,\s]{2,8})",
@@ -185,7 +187,7 @@ SLOTS: tuple[Slot, ...] = (
     Slot("car_zh", _zh(
         r"我(?:现在)?开(?:的是|一辆|了一辆|着)?(?P<v>[^，。,\s]{2,8})",
         r"(?:车|辆)[^，。]{0,8}[，,]?[^，。]{0,6}(?:换成了?|换了)(?:一辆)?(?P<v>[^，。,\s]{2,6})",
-    ), re.compile(r"开|车"), "brand", frozenset(_CARS_ZH)),
+    ), re.compile(r"开|车子|座驾|的车|辆"), "brand", frozenset(_CARS_ZH)),  # an item about driving, not "理想汽车" the employer
     Slot("weekend_zh", _zh(
         r"(?:^|我)周末(?:一般|现在|改|都|常)(?:去|喜欢去|改去)?(?P<v>[^，。,\s]{1,5})",
     ), re.compile(r"周末"), "brand", frozenset(_ACTIVITIES_ZH)),
@@ -198,48 +200,77 @@ _NOT_NOW = re.compile(
     r"|plan|plans|planning|thinking|considering|consider|next|tomorrow|tonight|today|this\s+(?:week|weekend)|for\s+(?:the|a|my)\s+"
     r"(?:conference|trip|holiday|vacation|week|weekend|few\s+days|summer|night)|visiting|trip|holiday|vacation|used\s+to|when\s+i\s+was"
     r"|too|also|as\s+well|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play|story|character|dream"
-    r"|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example|e\.g)\b"
+    r"|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example|e\.g"
+    r"|in\s+(?:19|20)\d\d|last\s+year|years\s+ago)\b"
     r"|想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也|故事|小说|梦|的时候|那时|那年|以前|之前"
     r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假|假设|假装|翻译|语法|造句|例句|改写|润色", _I)
 _MAY = re.compile(r"\bmay\b(?!\s+\d)")  # the modal, not the month ("born in May", "May 3")
-_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’")
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)|`[^`]*`")
+# code, or words meant for somewhere else ("Draft a bio: I work at..."): not the person telling Amber
+_NOT_CHAT = re.compile(r"```|^\s*(?:#|//|def\s|class\s|import\s|print\(|>)|\b(?:draft|bio|profile|template|cover\s+letter|résumé|resume|cv)\b",
+                       re.IGNORECASE | re.MULTILINE)
+# someone else in an item ("My sister works at Google"): a plain statement about the person does not replace it
+_OTHERS = re.compile(r"\b(?:my|his|her|their|our)\s+(?:partner|girlfriend|boyfriend|wife|husband|fianc[eé]e?|sister|brother|daughter|son|kids?"
+                     r"|children|mum|mom|mother|dad|father|parents?|friend|colleague|boss|manager|cousin|aunt|uncle|roommate|flatmate"
+                     r"|neighbou?r)s?\b|\b(?:he|she|they)\b|哥|弟|姐|妹|女朋友|男朋友|老婆|老公|爸|妈|朋友|同事|室友|他|她", re.IGNORECASE)
 _NOT_A_PLACE_ZH = ("公司", "家", "路上", "开会", "上班", "学校", "医院", "外面", "楼下", "车上", "地铁", "机场", "酒店", "这", "那", "这里", "那里",
                    "这儿", "那儿", "里面", "床上", "办公室", "家里", "单位")
 _TRIM_ZH = "了啦呢啊呀的住上班工作"
-_STOP_NAME = frozenset("i the a an my our this that it he she they there here home work american canadian british english "
-                       "irish scottish welsh french german italian spanish indian chinese japanese korean mexican russian "
-                       "australian asian african european christian catholic muslim jewish buddhist hindu".split())
+_STOP_NAME = frozenset(
+    "i the a an my our this that it he she they there here home work ok okay lol omg tbh btw fyi asap idk "
+    "january february march april may june july august september october november december monday tuesday wednesday "
+    "thursday friday saturday sunday american canadian british english irish scottish welsh french german italian spanish "
+    "portuguese dutch swiss austrian belgian swedish norwegian danish finnish polish ukrainian russian greek turkish "
+    "indian pakistani bangladeshi chinese japanese korean vietnamese thai filipino indonesian malaysian australian "
+    "mexican brazilian argentinian argentine chilean peruvian colombian venezuelan cuban jamaican haitian nigerian "
+    "ghanaian kenyan ethiopian egyptian moroccan iranian iraqi israeli asian african european latina latino "
+    "christian catholic muslim jewish buddhist hindu atheist".split())
+_NOT_VALUE_ZH = ("认真", "努力", "好好", "专心", "拼命", "处理", "加班", "继续", "远程", "居家", "装修", "打扫", "吃饭", "睡觉", "做饭", "休息",
+                 "忙", "看", "想")
 _GLUE = frozenset("a an the at in on of for to with and or now these days".split())  # words that are no value
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
 @dataclass(frozen=True)
 class Claim:
-    """What the turn states: a slot, its new value (as said), and for a name, whose."""
+    """What the turn states: a slot, its new value (as said), whose (a name's relation, a school
+    year's child), and the sentence that says it (what replaces the item)."""
 
     slot: Slot
     value: str
     rel: str | None = None
+    said: str = ""
 
 
 def stated(text: str) -> list[Claim]:
     """What standing facts about the person this turn states with a value, by the frames alone (no
     item read). Cheap; most turns give none."""
-    s = " ".join(_QUOTED.sub(" ", text or "").split())
-    if not s or len(s) > 400 or _QUESTION.search(s) or _NOT_NOW.search(s) or _MAY.search(s):
+    if not text or len(text) > 400 or _NOT_CHAT.search(text) or _REPORTED.search(text):
         return []
     out = []
-    for slot in SLOTS:
-        for frame in slot.frames:
-            for m in frame.finditer(s):
-                value = _value(slot, m.group("v"))
-                if value:
-                    out.append(Claim(slot, value, _rel(slot, m)))
+    for line in _QUOTED.sub(" ", text).splitlines():
+        s = " ".join(line.split())
+        if not s or _QUESTION.search(s) or _NOT_NOW.search(s) or _MAY.search(s):
+            return []  # one line that is a question or a plan makes the turn one
+        for slot in SLOTS:
+            for frame in slot.frames:
+                for m in frame.finditer(s):
+                    value = _value(slot, m.group("v"), s[m.end("v"):])
+                    if value:
+                        out.append(Claim(slot, value, _rel(slot, m), _sentence(s, m.start())))
     return out
 
 
 def might_update(text: str) -> bool:
+    """Whether any frame reads a value in this turn (the cheap first look, before any item is read)."""
     return bool(stated(text))
+
+
+def _sentence(s: str, at: int) -> str:
+    """The sentence of `s` around position `at`: what the person said, without the rest of the turn."""
+    start = max(s.rfind(ch, 0, at) for ch in ".!?;。！？；") + 1
+    ends = [i for i in (s.find(ch, at) for ch in ".!?;。！？；") if i >= 0]
+    return s[start:min(ends) if ends else len(s)].strip(" ,，")
 
 
 def find_update(text: str, shown: Sequence[Shown]) -> Correction | None:
@@ -248,23 +279,32 @@ def find_update(text: str, shown: Sequence[Shown]) -> Correction | None:
     for claim in stated(text) if shown else ():
         about = [item for item in shown if _about(claim, item)]
         if about and not any(_holds(claim, item.text) for item in about):  # the same value held: a restatement
-            return Correction(about[0], "supersede", " ".join(text.split()).strip(" ,，。.;；"))
+            return Correction(about[0], "supersede", claim.said)
     return None
 
 
 def _rel(slot: Slot, m: re.Match) -> str | None:
     if slot.name == "name":
         return next((k for k in _REL_EN if m.groupdict().get(k) is not None), None)
-    if slot.name == "name_zh":
-        said = m.group(0)
+    if slot.name == "name_zh":  # the relation before the name ("我女朋友叫小妹" names a girlfriend, not a 妹妹)
+        said = m.string[m.start():m.start("v")]
         return next((k for k, v in _REL_ZH.items() if re.search(v, said)), None)
-    return None
+    return m.groupdict().get("who")  # a school year's child
 
 
 def _about(claim: Claim, item: Shown) -> bool:
+    """Whether the shown item holds the slot this claim gives a value for: a memory (a captured
+    turn is the conversation's, not a fact to replace), about the person unless the claim names
+    whose it is."""
     text = item.text
+    if item.source != "memory":
+        return False
+    if claim.slot.name == "grade_zh":
+        return claim.rel is not None and claim.rel in text and claim.slot.about.search(text) is not None
+    if claim.rel is None and _OTHERS.search(text):
+        return False  # "My sister works at Google": someone else's
     if claim.rel is not None and claim.slot.name == "name":  # the same relation, and a name held for it
-        return re.search(rf"\b(?:{_REL_EN[claim.rel]})", text, _I) is not None and _names(text)
+        return re.search(rf"\b(?:{_REL_EN[claim.rel]})s?\b", text, _I) is not None and _names(text)
     if claim.rel is not None:
         return re.search(_REL_ZH[claim.rel], text) is not None
     if claim.slot.kind in ("vocab", "brand"):
@@ -288,25 +328,28 @@ def _holds(claim: Claim, text: str) -> bool:
             return v in text  # "五年级" against "三年级": they share 年级, not the value
         return v in text or any(v[i:i + 2] in text for i in range(len(v) - 1) if not set(v[i:i + 2]) & set(_TRIM_ZH))
     words = [w for w in claim.value.casefold().split() if w not in _GLUE]
-    return any(re.search(rf"\b{re.escape(w)}", low) for w in words)
+    return bool(words) and all(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
 
 
-def _value(slot: Slot, raw: str) -> str:
-    """The value a frame caught, as the slot reads it, or "" when it does not look like one."""
+def _value(slot: Slot, raw: str, after: str = "") -> str:
+    """The value a frame caught, as the slot reads it, or "" when it does not look like one (`after`:
+    what follows it in the line)."""
     raw = raw.strip()
     kind = slot.kind
     if kind == "name":
-        m = re.match(r"[A-Z][\w-]*(?:['’][a-rt-z]\w*)?(?:\s+[A-Z][\w-]*(?:['’][a-rt-z]\w*)?)*", raw)  # "Alex's" names Alex
-        if m is None or m.group(0).split()[0].casefold() in ("i", "the", "a", "an", "my", "our"):
-            return ""
-        if slot.name != "language" and (m.group(0).split()[0].casefold() in _STOP_NAME or m.group(0).endswith(("ish", "ese"))):
-            return ""  # "my wife is Canadian": a nationality, not a name (a language is one)
+        m = re.match(r"[A-Z][\w-]*(?:\s+(?!I\b)[A-Z][\w-]*)*", raw)  # "Hangzhou I guess": the name is Hangzhou
+        if m is None or m.group(0).split()[0].casefold() in _STOP_NAME or m.group(0).endswith(("ish", "ese")):
+            return ""  # a pronoun, a month, a nationality ("my wife is Canadian"): not a name
+        if re.match(r"['’]s\b", raw[m.end():]) or (m.group(0).isupper() and len(m.group(0)) <= 2):
+            return ""  # "my son is Jake's best friend": someone else's; "OK"
         return m.group(0)
     if kind == "role":
-        words = set(re.findall(r"[a-z-]+", raw.casefold()))
-        if words & {"freelancing", "self-employed", "retired", "unemployed"} or any(w.rstrip("s") in _ROLES for w in words):
-            role = re.split(r"\s+(?:at|in|for|with|on|since|now|these\s+days)\b", raw.casefold())[0]  # "a manager at Acme": the role
-            return " ".join(w for w in re.findall(r"[a-z-]+", role) if w not in _GLUE)
+        role = re.split(r"\s+(?:at|in|for|with|on|of|since|now|these\s+days)\b", raw.casefold())[0]  # "a manager at Acme": the role
+        if re.search(r"['’]s\b", role):
+            return ""  # "a doctor's daughter": someone else's role
+        words = [w for w in re.findall(r"[a-z-]+", role) if w not in _GLUE]
+        if words and (words[-1] in {"freelancing", "self-employed", "retired", "unemployed"} or words[-1].rstrip("s") in _ROLES):
+            return " ".join(words)  # the role is the head of the phrase: "a big fan of that director" is a fan
         if re.match(r"(?:high\s+school|primary|secondary|maths|math|english|science|history|music|art|piano|yoga)", raw, _I):
             return raw.casefold()  # "I teach high school maths"
         return ""
@@ -329,8 +372,10 @@ def _value(slot: Slot, raw: str) -> str:
     if kind == "words":
         words = [w for w in re.findall(r"[a-z-]+", raw.casefold()) if w not in ("a", "an", "the", "just", "only", "now")]
         return " ".join(words[:3])
-    if slot.name == "name_zh" and raw[:1] in "我你他她它们人去来上过起醒回帮别":
-        return ""  # "我哥叫我去吃饭": 叫 asks someone, it names no one
+    if slot.name == "name_zh" and (raw[:1] in "我你他她它们人去来上过起醒回帮别外快车得着" or raw.endswith("了")):
+        return ""  # "我哥叫我去吃饭", "我老公叫外卖", "狗叫得很凶": 叫 asks or barks, it names no one
+    if raw[:1] in "得着地" or raw.startswith(_NOT_VALUE_ZH):
+        return ""  # "我住得离公司很近", "我在认真工作": how, not where
     v = raw.rstrip(_TRIM_ZH)  # zh
     for i, ch in enumerate(v):
         if ch in "了的":

@@ -11,8 +11,9 @@ floor's `distinct` route: "Do you like Radiohead?" still brings "My favourite ba
 What counts, with no constant to fit:
 - small talk: the whole prompt is greetings, thanks, farewells, acknowledgements and fillers;
 - to the assistant about itself: it says "you" (你, 您) and nothing of the person (I, me, my, we,
-  我, 咱), and it does not ask for something ("can you", "please", "recommend", "帮", "推荐"): a
-  request for help is where memory personalises the answer.
+  我, 咱), names nothing (a capitalised word past a sentence's start), and it does not ask for
+  something ("can you", "would you", "please", "recommend", "do you remember", "帮", "推荐"): a
+  request for help or about what was said is where memory personalises the answer.
 The faces pass the person's last message, so a "thanks" that ends a talk about their trip is read
 alone, as recall reads it.
 """
@@ -35,9 +36,11 @@ _PHATIC_ZH = re.compile(
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b|你|您", re.IGNORECASE)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|im|me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|us)\b|我|咱", re.IGNORECASE)
 _ASKS = re.compile(
-    r"^\W*(?:can|could|would|will|won['’]t)\s+(?:you|u)\b|\bplease\b|\b(?:recommend|suggest|help|remind)\b"
+    r"\b(?:can|could|would|will|won['’]t|should)\s+(?:you|u)\b|\bplease\b|\b(?:recommend|suggest|help|remind)\b"
+    r"|\b(?:know|remember|forget|forgot|recall)\b"
     r"|^\W*(?:give|tell|write|find|show|make|plan|list|explain|translate|draft|fix|check|summari[sz]e)\b"
     r"|能不能|可不可以|可以帮|帮|请|推荐|建议|提醒", re.IGNORECASE)
+_NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")  # a name past a sentence's start ("Do you like Radiohead?"): something memory may hold
 _NOT_TEXT = re.compile(r"[\W_]+", re.UNICODE)
 
 
@@ -46,7 +49,7 @@ def small_talk(query: str) -> bool:
     text = " ".join((query or "").split())
     if not text or len(text) > 300:
         return False
-    return _phatic(text) or (bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text))
+    return _phatic(text) or (bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text) and not _NAMED.search(text))
 
 
 def _phatic(text: str) -> bool:

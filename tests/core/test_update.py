@@ -84,9 +84,48 @@ def test_a_new_value_for_a_shown_slot_supersedes_that_item(text, items_, target)
     ("Translate to French: I live in Paris", (SH,)),  # a language task, not the person's news
     ("Let's say I work at Globex, how would taxes work?", (JOB,)),
     ("把这句翻译成英文：我住在杭州", ("我住在北京朝阳区",)),
+    # read by a review of the frames, each a false supersede before it was fixed
+    ("I work at Microsoft", ("My sister works at Google",)),  # the item is someone else's
+    ("My son is called Leo", ("My colleague Sonia is vegan",)),  # "son" is not "Sonia"
+    ("My daughter turned 7 last week", (AGE,)),
+    ("I'm 2 years into my PhD", (AGE,)),
+    ("We moved to Kubernetes last year", (SH,)),
+    ("I moved in June", (SH,)),
+    ("I moved to Berlin in 2019", ("I live in Munich",)),
+    ("I switched to VS Code last month", ("I drink two cups of coffee a day",)),
+    ("I'm a big fan of that director", (JOB,)),
+    ("I'm a doctor's daughter", (JOB,)),
+    ("My husband is Nigerian", ("My husband is called Tom",)),
+    ("My dog is OK now", ("Has a dog named Biscuit",)),
+    ("My son is Jake's best friend", ("My son is called Leo",)),
+    ("I'm seeing Dr Patel about my back", ("Partner's name is Alex",)),
+    ("print('I live in Paris')", (SH,)),
+    ("Her bio says 'I work at Initech' lol", (JOB,)),
+    ("```\nI work at Initech\n```", (JOB,)),
+    ("My friend said: I live in Berlin", (SH,)),
+    ("Draft a LinkedIn bio: I work at Initech as a PM", (JOB,)),
+    ("我在认真工作", ("我在字节跳动工作",)),
+    ("我住得离公司很近", ("我住在北京朝阳区",)),
+    ("我哥叫外卖了", ("我哥哥叫王强",)),
+    ("我老公叫外卖", ("我老公叫李明",)),
+    ("儿子上初一", ("女儿在实验小学上三年级",)),
+    ("我开的是特斯拉", ("我在理想汽车工作",)),
+    ("我女朋友叫小妹", ("我妹妹叫李娜",)),
 ])
+
 def test_what_is_not_a_new_value_changes_nothing(text, items_):
     assert find_update(text, shown(*items_)) is None
+
+
+def test_a_captured_turn_is_not_replaced_by_a_plain_statement():
+    """Only memories hold a slot: a captured turn about getting home late is the conversation's."""
+    turn = Shown(id="t-1", text="Got home late again and just watched a film", source="message")
+    assert find_update("I live in Hangzhou now", [turn]) is None
+
+
+def test_the_sentence_that_says_it_replaces_the_item_not_the_whole_turn():
+    c = find_update("I live in Hangzhou now. Write me a Python function that parses CSV files", shown(SH))
+    assert c is not None and c.statement == "I live in Hangzhou now"
 
 
 def test_most_turns_stop_at_the_frames():

@@ -20,7 +20,8 @@ NOT_TALK = [
     "Could you help me plan the trip?", "Please remind me what I told you about Lisbon", "Tell me a joke",
     "Explain TCP vs UDP", "thanks, and what was my manager called again?", "Good morning! I start the new job today",
     "我平时做什么运动？", "你能推荐一家餐厅吗", "帮我写一封邮件", "行程安排好了吗", "你记得我妹妹叫什么吗", "",
-    "Do you remember where I work?",
+    "Do you remember where I work?", "What would you cook for dinner tonight?", "What do you know about Casey?",
+    "Did you forget Casey?", "Hey, could you plan a weekend in Lisbon?", "Do you like Radiohead?",
 ]
 
 
@@ -52,6 +53,9 @@ def test_small_talk_keeps_only_the_distinct_route():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=400))
-def test_any_text_gets_a_verdict(text):
-    assert small_talk(text) in (True, False)
+@given(st.text(max_size=200), st.sampled_from(["my sister", "I", "我的", "me", "we"]))
+def test_a_prompt_about_the_person_is_never_words_to_the_assistant(text, person):
+    """Whatever else it says, a prompt that speaks of the person and is not all greetings is weighed
+    as usual: its memory is not withheld."""
+    prompt = f"{text} you {person} x"
+    assert not small_talk(prompt)
