@@ -199,7 +199,7 @@ class MemoryService:
                 if current and current.content_hash == h:
                     return self.writes.seen(scope, current, now)
                 if current and data.status == Status.active:
-                    return self._supersede(scope, current, data, now, vectors, actives=actives, taken=prior.taken())
+                    return self._supersede(scope, current, data, now, vectors, actives=actives if self.writes.shared else None, taken=prior.taken())
                 dup = [m for m in prior.found if m.namespace == data.namespace and m.status == Status.candidate and m.content_hash == h
                        and data.status == Status.candidate]
             else:
@@ -238,7 +238,7 @@ class MemoryService:
                    actives: list[Memory] | None = None, taken: bool | None = None) -> WriteResult:  # as remember read them, else read here
         if old.kind == Kind.precious:
             raise Immutable(f"memory {old.id} is precious (append-only) and cannot be superseded")
-        if actives is None and old.fact_key and (data.fact_key, data.namespace) == (old.fact_key, old.namespace):
+        if actives is None and self.writes.shared and old.fact_key and (data.fact_key, data.namespace) == (old.fact_key, old.namespace):
             prior = self.writes.prior(scope, data)  # the key's versions, whether the new id is held and the registry row, together
             actives, taken = prior.actives(old.namespace), prior.taken()
         new = self.writes.new(scope, data, now, supersedes=old.id, taken=taken)

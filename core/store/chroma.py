@@ -74,7 +74,7 @@ class ChromaStore:
         # called before every write: with several hosts it refuses a write whose user lock was lost
         self.fence: Callable[[], None] = lambda: None
         self._events = GroupCommit(lambda ids, metas: self._upsert_rows(EVENTS, ids, metas))  # everybody's audit rows, written together
-        # on a server the registry rows too: every write publishes its revision there (bench/README.md, "Writes that do not queue")
+        # on a server the registry rows too: every write publishes its revision there (bench/README.md, "Writes that do not queue behind reads")
         self._registry_rows = GroupCommit(lambda ids, metas: self._upsert_rows(REGISTRY, ids, metas)) if chroma_url else None
         self.mender: IndexMender | None = None  # embedded, or a server's files within reach: index_repair.py
         self.on_set_aside: Callable[[], None] = lambda: None  # core/repair.py: gives a person's vectors back
