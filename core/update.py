@@ -227,6 +227,11 @@ _STOP_NAME = frozenset(
     "christian catholic muslim jewish buddhist hindu atheist".split())
 _NOT_VALUE_ZH = ("认真", "努力", "好好", "专心", "拼命", "处理", "加班", "继续", "远程", "居家", "装修", "打扫", "吃饭", "睡觉", "做饭", "休息",
                  "忙", "看", "想")
+# slots a person can hold several values of (sports, instruments, languages, weekend pastimes): a new
+# one replaces the old only when the sentence says something changed
+_MANY = frozenset({"instrument", "sport", "language", "weekend_zh"})
+_CHANGED = re.compile(r"\b(?:now|nowadays|these\s+days|instead|any\s*more|switched|no\s+longer|on\s+hold|dropped|gave\s+up|stopped|quit"
+                      r"|rather\s+than|not)\b|现在|改|换|不再|已经|早就|如今|不", re.IGNORECASE)
 _GLUE = frozenset("a an the at in on of for to with and or now these days".split())  # words that are no value
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
@@ -277,6 +282,8 @@ def find_update(text: str, shown: Sequence[Shown]) -> Correction | None:
     """The item this turn gives a new value for, as a supersede with the turn's words, or None. A
     turn restating a value an item holds changes nothing, whatever else it says."""
     for claim in stated(text) if shown else ():
+        if claim.slot.name in _MANY and not _CHANGED.search(claim.said):
+            continue  # "I play tennis" beside "Plays badminton": a second sport, not a new one
         about = [item for item in shown if _about(claim, item)]
         if about and not any(_holds(claim, item.text) for item in about):  # the same value held: a restatement
             return Correction(about[0], "supersede", claim.said)
