@@ -28,7 +28,7 @@ from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
 from .recall.config import RecallConfig
 from .recall.query import dense_query
 from .recall.render import HANDLE_RE, defuse, fenced
-from .update import find_update, might_update
+from .update import stated, update_of
 from .results import WhyRequest
 
 log = logging.getLogger("amber.correction")
@@ -76,16 +76,17 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     recall) with the local embedder, the turn's query vector is then taken, and the classifier
     (core/correction_model.py) gives its opinion beside the grammar. The text embedded is the one
     recall embeds for this turn (its default `dense_query`), so recall finds the vector in the
-    embedder's cache: the correction adds a dot product, not an embedding. Elsewhere (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the
-    embedder failing) the grammar decides alone.
+    embedder's cache: the correction adds a dot product, not an embedding. Elsewhere
+    (`RemoteMemory`, the `hash` test embedder, a LiteLLM model, the embedder failing) the grammar
+    decides alone.
 
     A turn with no marker can still give a shown item a new value in a way the frames of
     core/update.py read ("I live in Hangzhou now" right after "I live in Shanghai" was shown): that
     is acted on too, by those frames alone, when the correction grammar found nothing. A turn with
     no marker, no handle and no such frame stops before anything is read or embedded (a classifier
     acting on any turn was measured and not adopted: bench/correction_open.py)."""
-    marked = might_correct(text)
-    if not (marked or might_update(text)):
+    marked, claims = might_correct(text), stated(text)  # the frames read the turn once
+    if not (marked or claims):
         return None
     shown = shown_items(await port.why(last=20), text)
     if not shown:
@@ -99,7 +100,7 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
             query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
             score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
         found = combine(text, shown, score, model)
-    found = found or find_update(text, shown)
+    found = found or update_of(claims, shown)
     return await carry_out(port, found) if found is not None else None
 
 

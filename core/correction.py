@@ -277,11 +277,12 @@ _AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b|\bturned\s+\d{1,3}\b",
 
 def _topics(text: str) -> set[str]:
     low = text.casefold().replace("’", "'")
-    found = {name for name, words in _TOPICS.items() if any(_has(low, w) for w in words)}
+    found = {name for name, words in _TOPICS.items() if any(mentions(low, w) for w in words)}
     return found | {"age"} if _AGE_SAID.search(text) else found
 
 
-def _has(low: str, word: str) -> bool:
+def mentions(low: str, word: str) -> bool:
+    """Whether casefolded `low` holds `word`: a CJK word anywhere, another as the start of a word."""
     if any("\u3400" <= ch <= "\u9fff" for ch in word):
         return word in low
     return re.search(r"\b" + re.escape(word), low) is not None

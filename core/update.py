@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .correction import _REPORTED, Correction, Shown
+from .correction import _REPORTED, Correction, Shown, mentions
 
 _I = re.IGNORECASE
 _VAL = r"(?P<v>[^,.;!?()，。；！？、\n]{1,40})"  # what follows a frame, up to the clause's end
@@ -43,7 +43,7 @@ class Slot:
     name: str
     frames: tuple[re.Pattern, ...] = field(repr=False)
     about: re.Pattern = field(repr=False)  # an item about this slot
-    kind: str = "name"  # "name" | "role" | "number" | "date" | "vocab" | "brand" | "words" | "zh": how its value reads
+    kind: str = "name"  # "name" | "role" | "number" | "date" | "vocab" | "brand" | "zh": how its value reads
     vocab: frozenset[str] = field(default=frozenset(), repr=False)
 
 
@@ -260,15 +260,10 @@ def stated(text: str) -> list[Claim]:
         for slot in SLOTS:
             for frame in slot.frames:
                 for m in frame.finditer(s):
-                    value = _value(slot, m.group("v"), s[m.end("v"):])
+                    value = _value(slot, m.group("v"))
                     if value:
                         out.append(Claim(slot, value, _rel(slot, m), _sentence(s, m.start())))
     return out
-
-
-def might_update(text: str) -> bool:
-    """Whether any frame reads a value in this turn (the cheap first look, before any item is read)."""
-    return bool(stated(text))
 
 
 def _sentence(s: str, at: int) -> str:
@@ -279,9 +274,14 @@ def _sentence(s: str, at: int) -> str:
 
 
 def find_update(text: str, shown: Sequence[Shown]) -> Correction | None:
-    """The item this turn gives a new value for, as a supersede with the turn's words, or None. A
-    turn restating a value an item holds changes nothing, whatever else it says."""
-    for claim in stated(text) if shown else ():
+    """The item this turn gives a new value for, as a supersede with the sentence that says it, or
+    None. A turn restating a value an item holds changes nothing, whatever else it says."""
+    return update_of(stated(text) if shown else [], shown)
+
+
+def update_of(claims: Sequence[Claim], shown: Sequence[Shown]) -> Correction | None:
+    """`find_update` for claims `stated` has already read from the turn."""
+    for claim in claims:
         if claim.slot.name in _MANY and not _CHANGED.search(claim.said):
             continue  # "I play tennis" beside "Plays badminton": a second sport, not a new one
         about = [item for item in shown if _about(claim, item)]
@@ -315,7 +315,7 @@ def _about(claim: Claim, item: Shown) -> bool:
     if claim.rel is not None:
         return re.search(_REL_ZH[claim.rel], text) is not None
     if claim.slot.kind in ("vocab", "brand"):
-        return any(_has(text, w) for w in claim.slot.vocab) and claim.slot.about.search(text) is not None
+        return any(mentions(text.casefold(), w) for w in claim.slot.vocab) and claim.slot.about.search(text) is not None
     return claim.slot.about.search(text) is not None
 
 
@@ -328,7 +328,7 @@ def _holds(claim: Claim, text: str) -> bool:
     if kind == "date":
         return all(t in re.findall(r"[a-z]+|\d+", low) for t in _date_tokens(claim.value))
     if kind in ("vocab", "brand"):
-        return all(_has(text, w) for w in claim.value.split("|"))
+        return all(mentions(low, w) for w in claim.value.split("|"))
     if kind == "zh":
         v = claim.value
         if claim.slot.name == "grade_zh":
@@ -338,9 +338,8 @@ def _holds(claim: Claim, text: str) -> bool:
     return bool(words) and all(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
 
 
-def _value(slot: Slot, raw: str, after: str = "") -> str:
-    """The value a frame caught, as the slot reads it, or "" when it does not look like one (`after`:
-    what follows it in the line)."""
+def _value(slot: Slot, raw: str) -> str:
+    """The value a frame caught, as the slot reads it, or "" when it does not look like one."""
     raw = raw.strip()
     kind = slot.kind
     if kind == "name":
@@ -376,9 +375,6 @@ def _value(slot: Slot, raw: str, after: str = "") -> str:
             if rest is not None and re.fullmatch(r"(?:手机|的手机|汽车|的车)?[\w\s+-]{0,8}", rest) and not re.search(r"[\u3400-\u9fff]", rest.replace("手机", "").replace("汽车", "").replace("的车", "")):
                 return b
         return ""
-    if kind == "words":
-        words = [w for w in re.findall(r"[a-z-]+", raw.casefold()) if w not in ("a", "an", "the", "just", "only", "now")]
-        return " ".join(words[:3])
     if slot.name == "name_zh" and (raw[:1] in "我你他她它们人去来上过起醒回帮别外快车得着" or raw.endswith("了")):
         return ""  # "我哥叫我去吃饭", "我老公叫外卖", "狗叫得很凶": 叫 asks or barks, it names no one
     if raw[:1] in "得着地" or raw.startswith(_NOT_VALUE_ZH):
@@ -420,12 +416,6 @@ def _number(raw: str) -> int | None:
         return _ZH_NUM[raw] if len(raw) == 1 else None
     tens, _, ones = raw.partition("十")
     return (_ZH_NUM.get(tens, 1) if tens else 1) * 10 + (_ZH_NUM.get(ones, 0) if ones else 0)
-
-
-def _has(text: str, word: str) -> bool:
-    if any("\u3400" <= ch <= "\u9fff" for ch in word):
-        return word in text
-    return re.search(rf"\b{re.escape(word)}", text, _I) is not None
 
 
 def _names(text: str) -> bool:

@@ -32,7 +32,7 @@ _PHATIC_EN = frozenset(
     "just really very well too amber bot have day".split())
 _PHATIC_ZH = re.compile(
     r"^(?:你好|您好|大家好|嗨|哈喽|哈啰|早上好|早安|早|中午好|下午好|晚上好|晚安|谢谢你?|谢啦|多谢|感谢|辛苦了|哈+|嘿+|嗯+|哦+|噢|啊|呀|呢|吧|"
-    r"了|啦|好的|好吧|好|行|可以|没问题|再见|拜拜|回头见|在吗|在不在|没事|你|呀)+$")
+    r"了|啦|好的|好吧|好|行|可以|没问题|再见|拜拜|回头见|在吗|在不在|没事|你)+$")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b|你|您", re.IGNORECASE)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|im|me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|us)\b|我|咱", re.IGNORECASE)
 _ASKS = re.compile(

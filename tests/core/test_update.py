@@ -17,7 +17,7 @@ from corrections import TUNE, items, measure, text_of, with_updates  # noqa: E40
 from correction_phrasings import CORRECTIONS, LOOK_ALIKES  # noqa: E402
 
 from core.correction import Shown, find_correction
-from core.update import find_update, might_update, stated
+from core.update import find_update, stated
 
 SH, JOB, AGE = "I live in Shanghai", "Works as a backend engineer at Acme", "I am 34 years old"
 
@@ -132,7 +132,7 @@ def test_the_sentence_that_says_it_replaces_the_item_not_the_whole_turn():
 
 def test_most_turns_stop_at_the_frames():
     for text in ("Can you help me write a cover letter?", "Biscuit learned to shake hands", "帮我写一首诗", "thanks!", ""):
-        assert not might_update(text) and stated(text) == []
+        assert stated(text) == []
 
 
 def test_the_tune_split_gains_and_the_frames_take_no_tune_look_alike():
