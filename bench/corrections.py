@@ -31,6 +31,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 from core.correction import Shown, find_correction, near_correction  # noqa: E402
 from core.update import find_update  # noqa: E402
+from core.changed import change_of, told  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
 from correction_open import combine_open  # noqa: E402  (the experiment, beside this file)
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
@@ -39,14 +40,16 @@ import correction_fresh2 as fresh2  # noqa: E402  (all held out: counted, never 
 import correction_fresh3 as fresh3  # noqa: E402  (all held out: counted, never listed)
 import correction_fresh4 as fresh4  # noqa: E402  (written blind before the update frames ran: counted, never listed)
 import correction_fresh5 as fresh5  # noqa: E402  (written blind before the seventh round's markers were measured on it)
+import correction_fresh6 as fresh6  # noqa: E402  (written blind before the change rule, core/changed.py, ran on it)
 
 FRESH = fresh.FRESH
 FRESH2 = fresh2.FRESH2
 FRESH3 = fresh3.FRESH3
 FRESH4 = fresh4.FRESH4
 FRESH5 = fresh5.FRESH5
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5)
-PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
+FRESH6 = fresh6.FRESH6
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6)
+PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY, FRESH6: fresh6.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
 ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
@@ -71,6 +74,8 @@ def cases_of(name: str, rnd: int | None = None) -> tuple[list[Case], list[Case]]
         return fresh4.CORRECTIONS, fresh4.LOOK_ALIKES + fresh4.ORDINARY
     if name == FRESH5:
         return fresh5.CORRECTIONS, fresh5.LOOK_ALIKES + fresh5.ORDINARY
+    if name == FRESH6:
+        return fresh6.CORRECTIONS, fresh6.LOOK_ALIKES + fresh6.ORDINARY
     pick = lambda cs: [c for c in split(cs, name) if rnd is None or c.round == rnd]  # noqa: E731
     return pick(CORRECTIONS), pick(LOOK_ALIKES)
 
@@ -164,14 +169,22 @@ def line(name: str, what: str, r: dict) -> str:
 
 
 def with_updates(decide: Decide) -> Decide:
-    """As Amber decides a turn: the correction grammar (and classifier) first, then a new value said
-    for a shown item's slot (core/update.py)."""
+    """The correction grammar (and classifier) first, then a new value said for a shown item's slot
+    (core/update.py)."""
     return lambda text, shown: decide(text, shown) or find_update(text, shown)
 
 
+def with_changes(decide: Decide) -> Decide:
+    """As Amber decides a turn: `with_updates`, then a change told in passing on a shown memory's
+    topic (core/changed.py)."""
+    frames = with_updates(decide)
+    return lambda text, shown: frames(text, shown) or change_of(told(text), shown)
+
+
 def frames_cost(repeat: int = 20) -> dict:
-    """What reading a turn with the update frames costs (`stated`, run on every turn with no marker
-    that reaches the hook): microseconds per turn over every corpus turn, `repeat` times."""
+    """What reading a turn with the update frames and the change words costs (`stated` and `told`,
+    run on every turn that reaches the hook): microseconds per turn over every corpus turn, `repeat`
+    times."""
     import time
 
     from core.update import stated
@@ -182,6 +195,7 @@ def frames_cost(repeat: int = 20) -> dict:
         for t in texts:
             at = time.perf_counter()
             stated(t)
+            told(t)
             took.append((time.perf_counter() - at) * 1e6)
     took.sort()
     return {"turns": len(texts), "p50": round(took[len(took) // 2], 1), "p99": round(took[int(len(took) * 0.99)], 1)}
@@ -213,8 +227,11 @@ def main() -> None:
     updates = {name: measure(name, a.show, with_updates(find_correction)) for name in SETS} | by_round(with_updates(find_correction))
     for name in updates:
         print(line(name, "+updates", updates[name]))
-    result = {"grammar": result, "grammar+updates": updates, "frames_us": frames_cost()}
-    print(f"update frames on every corpus turn: p50 {result['frames_us']['p50']} us, p99 {result['frames_us']['p99']} us")
+    told_too = {name: measure(name, a.show, with_changes(find_correction)) for name in SETS} | by_round(with_changes(find_correction))
+    for name in told_too:
+        print(line(name, "+changes", told_too[name]))
+    result = {"grammar": result, "grammar+updates": updates, "grammar+updates+changes": told_too, "frames_us": frames_cost()}
+    print(f"update frames and change words on every corpus turn: p50 {result['frames_us']['p50']} us, p99 {result['frames_us']['p99']} us")
     model = None if a.grammar_only else _load(str(WEIGHTS))
     engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
     if engine is not None:
@@ -225,7 +242,7 @@ def main() -> None:
         for name in combined:
             changed = combined[name].get("changed")
             print(line(name, "combined", combined[name]) + ("; " + ", ".join(f"{k} {v}" for k, v in changed.items()) if changed else ""))
-        shipped = {name: measure(name, False, with_updates(decide)) for name in SETS} | by_round(with_updates(decide))
+        shipped = {name: measure(name, False, with_changes(decide)) for name in SETS} | by_round(with_changes(decide))
         for name in shipped:
             print(line(name, "shipped", shipped[name]))
         result |= {"combined": combined, "shipped": shipped, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": open_at}}

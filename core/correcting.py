@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Awaitable, Sequence
 
+from .changed import change_of, told
 from .correction import Correction, Shown, might_correct
 from .correction_model import classifier_for, combine
 from .errors import NotFound
@@ -82,11 +83,13 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
 
     A turn with no marker can still give a shown item a new value in a way the frames of
     core/update.py read ("I live in Hangzhou now" right after "I live in Shanghai" was shown): that
-    is acted on too, by those frames alone, when the correction grammar found nothing. A turn with
-    no marker, no handle and no such frame stops before anything is read or embedded (a classifier
+    is acted on too, by those frames alone, when the correction grammar found nothing; so is a
+    change told in passing, on a shown memory's topic (core/changed.py: "Matcha every morning now"
+    right after "Loves coffee, three cups a day"). A turn with no marker, no handle, no such frame
+    and no word of change stops before anything is read or embedded (a classifier
     acting on any turn was measured and not adopted: bench/correction_open.py)."""
-    marked, claims = might_correct(text), stated(text)  # the frames read the turn once
-    if not (marked or claims):
+    marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
+    if not (marked or claims or tolds):
         return None
     shown = shown_items(await port.why(last=20), text)
     if not shown:
@@ -100,7 +103,7 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
             query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
             score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
         found = combine(text, shown, score, model)
-    found = found or update_of(claims, shown)
+    found = found or update_of(claims, shown) or change_of(tolds, shown)
     return await carry_out(port, found) if found is not None else None
 
 

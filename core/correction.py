@@ -158,21 +158,30 @@ _MONTHS = frozenset("january february march april may june july august september
 _CJK_FUNCTION = set("的了在是不我你他她它这那個个也都就还還已经經很吗嗎吧呢啊一有没沒说說要会會和与與到把被从從对對过過又才再现現")
 _TOPICS: dict[str, tuple[str, ...]] = {
     "home": ("live", "living", "lives", "moved", "move", "moving", "city", "apartment", "flat", "i'm in", "i am in", "based in",
-             "住", "搬", "城市", "区", "區", "家在"),
+             "house", "rent", "renting", "housemate", "roommate", "flatmate", "mortgage",
+             "住", "搬", "城市", "区", "區", "家在", "租房", "合租", "室友", "买了房", "买了套", "房子", "地址"),
     "work": ("work", "works", "working", "job", "company", "employer", "engineer", "quit", "left", "freelanc", "office", "boss",
-             "role", "joined", "hired", "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里", "职业"),
+             "role", "joined", "hired", "promoted", "manager", "director", "shift", "startup", "team",
+             "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里", "职业", "做产品", "入职", "升职"),
     "name": ("called", "name", "named", "叫", "名字"),
     "age": ("years old", "age", "old", "岁", "歲", "年龄", "年齡", "birthday", "生日"),
     "birthday": ("birthday", "born", "生日"),
     "food": ("vegetarian", "vegan", "eat", "meat", "fish", "food", "吃", "辣", "素", "香菜"),
-    "drink": ("coffee", "tea", "drink", "喝", "咖啡", "茶"),
-    "pet": ("dog", "cat", "pet", "狗", "猫", "貓", "宠物", "寵物"),
-    "family": ("sister", "brother", "partner", "wife", "husband", "mother", "father", "daughter", "son", "哥哥", "弟弟", "姐姐",
-               "妹妹", "女儿", "女兒", "儿子", "兒子", "老婆", "老公"),
-    "vehicle": ("drive", "car", "bike", "civic", "tesla", "honda", "车", "車", "开车"),
-    "phone": ("phone", "iphone", "手机", "手機", "华为", "華為", "苹果", "小米"),
-    "school": ("school", "grade", "小学", "小學", "年级", "年級", "学校", "學校", "研究生", "读研", "读博", "博士", "大学"),
-    "sport": ("marathon", "training", "race", "running", "runner", "trail", "jog", "马拉松", "跑步"),
+    "drink": ("coffee", "tea", "drink", "decaf", "matcha", "espresso", "latte", "cups", "喝", "咖啡", "茶", "豆浆", "奶茶", "燕麦奶"),
+    "pet": ("dog", "cat", "pet", "puppy", "kitten", "rabbit", "greyhound", "狗", "猫", "貓", "宠物", "寵物", "兔子", "柯基", "布偶"),
+    "family": ("sister", "brother", "partner", "wife", "husband", "mother", "father", "daughter", "son", "kids", "married",
+               "girlfriend", "boyfriend", "哥哥", "弟弟", "姐姐", "妹妹", "女儿", "女兒", "儿子", "兒子", "老婆", "老公", "女朋友", "男朋友"),
+    "vehicle": ("drive", "driving", "car", "bike", "cycle", "cycling", "commute", "bus", "train", "civic", "tesla", "honda", "mazda",
+                "车", "車", "开车", "骑车", "地铁", "公交", "电动车", "通勤"),
+    "phone": ("phone", "iphone", "android", "pixel", "samsung", "galaxy", "nokia", "huawei", "xiaomi", "oneplus",
+              "手机", "手機", "华为", "華為", "苹果", "小米", "荣耀", "三星"),
+    "school": ("school", "grade", "year 1", "year 2", "year 3", "year 4", "year 5", "year 6", "secondary", "degree", "master",
+               "小学", "小學", "年级", "年級", "学校", "學校", "研究生", "读研", "读博", "博士", "大学", "本科", "专业"),
+    "sport": ("marathon", "training", "race", "running", "runner", "trail", "jog", "climb", "bouldering", "gym", "swim", "tennis",
+              "padel", "badminton", "yoga", "马拉松", "跑步", "健身", "游泳", "羽毛球", "瑜伽", "爬山", "攀岩"),
+    "language": ("learning", "japanese", "portuguese", "spanish", "french", "german", "korean", "mandarin", "italian",
+                 "日语", "英语", "法语", "西班牙语", "韩语", "德语"),
+    "allergy": ("allergic", "allergy", "react", "过敏"),
 }
 
 
@@ -272,7 +281,8 @@ def _names(text: str) -> set[str]:
 
 
 _NUMBER = re.compile(r"\d+")
-_AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b|\bturned\s+\d{1,3}\b", re.IGNORECASE)  # "I'm 35": an age without the word
+_AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b|\bturned\s+\d{1,3}\b"
+                       r"|(?:都|已经|快|就|今年)(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了", re.IGNORECASE)  # "I'm 35": an age without the word
 
 
 def _topics(text: str) -> set[str]:

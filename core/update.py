@@ -211,7 +211,7 @@ _NOT_CHAT = re.compile(r"```|^\s*(?:#|//|def\s|class\s|import\s|print\(|>)|\b(?:
                        re.IGNORECASE | re.MULTILINE)
 # someone else in an item ("My sister works at Google"): a plain statement about the person does not replace it
 _OTHERS = re.compile(r"\b(?:my|his|her|their|our)\s+(?:partner|girlfriend|boyfriend|wife|husband|fianc[eé]e?|sister|brother|daughter|son|kids?"
-                     r"|children|mum|mom|mother|dad|father|parents?|friend|colleague|boss|manager|cousin|aunt|uncle|roommate|flatmate"
+                     r"|children|mum|mom|mother|dad|father|parents?|friend|colleague|co-?worker|teammate|classmate|boss|manager|cousin|aunt|uncle|roommate|flatmate|housemate"
                      r"|neighbou?r)s?\b|\b(?:he|she|they)\b|哥|弟|姐|妹|女朋友|男朋友|老婆|老公|爸|妈|朋友|同事|室友|他|她", re.IGNORECASE)
 _NOT_A_PLACE_ZH = ("公司", "家", "路上", "开会", "上班", "学校", "医院", "外面", "楼下", "车上", "地铁", "机场", "酒店", "这", "那", "这里", "那里",
                    "这儿", "那儿", "里面", "床上", "办公室", "家里", "单位")

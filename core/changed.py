@@ -1,0 +1,144 @@
+"""A change told in passing: right after an item was shown, the person says in their own words that
+what it holds has changed, with no correction word and in no frame core/update.py reads:
+
+    shown "Drives a blue Honda Civic"        turn "Where'd you dig that up? The Civic got written off
+                                                    in March, I'm driving a grey Mazda 3 now."
+    shown "Loves coffee, drinks three cups"  turn "Matcha every morning now, coffee makes me jittery."
+    shown "我在字节跳动工作"                   turn "字节？那都是前年的事了，我现在在美团做产品。"
+
+People push back in more ways than any list of markers holds (a blind set found the correction
+grammar catching one in five). What does not vary is the shape: a sentence about the person that
+says something changed (a closed class of words: "now", "these days", "any more", "no longer",
+"instead", "since …", "gave up", "switched", "现在", "已经", "不再", "改成", "换了"), on the topic of a
+shown memory (a word or a name shared with it, or the same topic: drink, vehicle, pet, school…),
+with something the memory does not already say. That sentence and what follows it replace the item.
+
+Never taken for one, as in the frames: a question, a plan, wish or hypothetical, a trip or a passing
+moment ("right now", "this week", "出差"), an addition ("too", "also", "也"), something kept ("still",
+"还在"), someone else's news (a third person the item does not name), quotes, reported speech, code
+and text meant for elsewhere. Pure: no model call, no memory read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .correction import _REPORTED, Correction, Shown, _names, _topics, _words
+from .update import _NOT_CHAT, _OTHERS, _QUOTED
+
+_I = re.IGNORECASE
+_SEASONS = (r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall"
+            r"|winter|christmas|new\s+year|uni|university|college|school|lockdown|covid|the\s+\w+|last\s+\w+|\d{4}|then")
+# the closed class of words that say something changed
+_CHANGE_EN = re.compile(
+    rf"""(?<!right\s)(?<!just\s)(?<!for\s)(?<!by\s)(?<!until\s)(?<!till\s)(?<!^)(?<!^\W)\bnow\b(?!\s+and\s+then)
+      | \b(?:these\s+days|nowadays|any\s*more|no\s+longer|instead|not\s+since|ever\s+since|since\s+(?:{_SEASONS})
+      | switched|swapped|traded|gave\s+(?:\w+\s+)?up|given\s+(?:\w+\s+)?up|dropped|ditched|quit|stopped|outgrew|went\s+back\s+to
+      | changed|moved|sold|got\s+rid\s+of|not\s+any\s*more|none\s+of\s+that)\b""",
+    _I | re.VERBOSE)
+_CHANGE_ZH = re.compile(r"现在|現在|如今|早就|早已|已经|已經|不再|改成|改了|改去|改喝|改吃|换成|換成|换了|換了|转到|轉到|转去|不用[^，。,]{0,8}了"
+                        r"|都[^，。,]{1,6}了|不[^，。,]{1,4}了|过去式|早过时|早不")
+# not news: plans, wishes, hypotheticals, questions, a passing moment, an addition, something kept
+_NOT_NEWS = re.compile(
+    r"""\b(?:will|won['’]t|['’]ll|going\s+to|gonna|might|maybe|would|could|should|if|whether|hope|hoping|wish|want|wanna
+      | plan|plans|planning|thinking|considering|consider|tomorrow|tonight|today|this\s+(?:week|weekend|morning|evening)
+      | right\s+now|at\s+the\s+moment|for\s+now|for\s+(?:the|a|my)\s+(?:conference|trip|holiday|vacation|week|weekend|few\s+days|night)
+      | visiting|trip|holiday|vacation|too(?=\s*(?:[,.!;)]|$))|also|as\s+well|still|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play
+      | story|character|dream|once|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
+      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候
+      | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
+      | (?:^|,\s*)(?:scratch\s+that|use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
+    _I | re.VERBOSE)
+_QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
+_SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
+
+
+@dataclass(frozen=True)
+class Told:
+    """A sentence of the turn that says something changed, with the rest of the turn after it."""
+
+    said: str  # the sentence
+    rest: str  # it and the statements after it: what replaces the item
+    before: str = ""  # the turn before it
+
+
+def told(text: str) -> list[Told]:
+    """The sentences of a turn that say something changed, read alone (no item). Cheap; most turns
+    give none."""
+    if not text or len(text) > 600 or _NOT_CHAT.search(text) or _REPORTED.search(text):
+        return []
+    parts = [" ".join(p.split()) for p in _SENTENCES.findall(_QUOTED.sub(" ", text))]
+    parts = [p for p in parts if p.strip(" .,!?;，。！？；")]
+    out = []
+    for i, s in enumerate(parts):
+        if _QUESTION.search(s) or _NOT_NEWS.search(s) or not (_CHANGE_EN.search(s) or _CHANGE_ZH.search(s)):
+            continue
+        rest = " ".join(p for p in parts[i:] if not _QUESTION.search(p) and not _NOT_NEWS.search(p))
+        out.append(Told(s, rest.strip(), " ".join(parts[:i])))
+    return out
+
+
+def change_of(tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | None:
+    """The shown memory a sentence of `tolds` changes, as a supersede with the person's words, or None.
+    The memory must be the sentence's one best match: a name or word shared with it, or its topic."""
+    for t in tolds:
+        best, score, tie = None, 0.0, False
+        for item in shown:
+            if item.source != "memory":
+                continue  # a captured turn is the conversation's, not a fact to replace
+            s = _score(t.said, item.text, t.before)
+            if s > score:
+                best, score, tie = item, s, False
+            elif s == score and s > 0:
+                tie = True
+        if best is not None and not tie:
+            return Correction(best, "supersede", t.rest)
+    return None
+
+
+def _score(said: str, item: str, before: str = "") -> float:
+    """How surely `said` is about `item` and says something new of it; 0 when it is not."""
+    words_s, words_i = _words(said), _words(item)
+    echo = before if len(before) <= 40 and _QUESTION.search(before) else ""  # "Acme? …", "28？…": the item echoed back
+    shared, topic = (words_s | _words(echo)) & words_i, _topics(said + " " + echo) & _topics(item)
+    named = {n for n in _names(" " + item) if re.search(rf"\b{re.escape(n)}\b", said, _I)}
+    if not (shared or topic or named) or not (words_s - words_i - _CHANGE_WORDS):
+        return 0.0  # another topic, or nothing the item does not already say (a restatement)
+    if not _whose(said, item, named, before):
+        return 0.0
+    return 2.0 * len(named) + len(shared) + 0.5 * len(topic)
+
+
+def _whose(said: str, item: str, named: set[str], before: str) -> bool:
+    """Whether the sentence is the person's news (or news of someone the item names): not a third
+    person's ("my dad sold his Civic", "我同事的华为手机坏了") nor a thing's ("the gym changed its
+    hours", "丰田的新车型改了设计")."""
+    other = _OTHERS.search(said)
+    me = _ME.search(_SOMEONE.sub(lambda m: " " * len(m.group(0)), said))  # "my dad", "我同事": the dad, the colleague
+    at = [m.start() for n in named for m in [re.search(rf"\b{re.escape(n)}\b", said, _I)] if m]
+    if other is not None and other.start() < min([me.start()] if me else [len(said)] + at):
+        # someone else comes first: their news, unless the item is about them ("Son Theo is in Year 4"),
+        # by relation ("my son") or by a pronoun for a name the turn gave before ("Theo in Year 4?? He's in Year 6")
+        who = re.sub(r"^(?:my|our|his|her|their)\s+", "", other.group(0).casefold())
+        if who in _PRONOUNS:
+            return any(re.search(rf"\b{re.escape(n)}\b", before, _I) for n in _names(" " + item))
+        return who.rstrip("s") in item.casefold()
+    if me is not None or named:
+        return True
+    if _CJK.search(said):  # no 我: not about a thing the item names ("丰田的新车型改了设计")
+        return not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w))
+    return _THING.match(said) is None
+
+
+_PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
+_SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
+_ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_THING = re.compile(r"\W*(?:(?:no|nope|oh|well|yeah|yes|ha|haha|lol|erm|um|so|but|and|ok|okay)\W+)*(?:the|a|an|this|that|these|those|it|its|it['’]s|there|his|her|their)\b", _I)
+
+
+# the change words themselves are nothing new
+_CHANGE_WORDS = frozenset(_words("now these days nowadays anymore any more no longer instead since switched swapped traded gave given up "
+                                 "dropped ditched quit stopped outgrew went back changed moved sold got rid none 现在 如今 已经 不再"))
