@@ -177,8 +177,14 @@ def with_updates(decide: Decide) -> Decide:
 def with_changes(decide: Decide) -> Decide:
     """As Amber decides a turn: `with_updates`, then a change told in passing on a shown memory's
     topic (core/changed.py)."""
-    frames = with_updates(decide)
-    return lambda text, shown: frames(text, shown) or change_of(told(text), shown)
+    def decided(text: str, shown: list[Shown]):
+        found = decide(text, shown)
+        if found is not None:
+            return found
+        vetoed = decide is not find_correction and find_correction(text, shown) is not None  # the classifier turned it down
+        return find_update(text, shown) or (None if vetoed else change_of(told(text), shown))
+
+    return decided
 
 
 def frames_cost(repeat: int = 20) -> dict:

@@ -47,7 +47,7 @@ _NOT_NEWS = re.compile(
       | right\s+now|at\s+the\s+moment|for\s+now|for\s+(?:the|a|my)\s+(?:conference|trip|holiday|vacation|week|weekend|few\s+days|night)
       | visiting|trip|holiday|vacation|too(?=\s*(?:[,.!;)]|$))|also|as\s+well|still|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play
       | story|character|dream|once|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
-      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候
+      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候
       | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
       | (?:^|,\s*)(?:scratch\s+that|use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
     _I | re.VERBOSE)
@@ -106,9 +106,23 @@ def _score(said: str, item: str, before: str = "") -> float:
     named = {n for n in _names(" " + item) if re.search(rf"\b{re.escape(n)}\b", said, _I)}
     if not (shared or topic or named) or not (words_s - words_i - _CHANGE_WORDS):
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
-    if not _whose(said, item, named, before):
+    if not _whose(said, item, named, before) or _to_itself(said, item):
         return 0.0
     return 2.0 * len(named) + len(shared) + 0.5 * len(topic)
+
+
+def _to_itself(said: str, item: str) -> bool:
+    """Whether the change is to what the item already holds ("I moved to Shanghai in 2019" beside "I
+    live in Shanghai", "换成了华为" beside "用的是华为手机"): the item's words right after the change."""
+    low, held = said.casefold(), {w.casefold() for w in _names(" " + item)} | {w for w in _words(item) if _CJK.search(w)}
+    for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said)):
+        to = _TO.match(low, m.end())
+        if to is not None and any((to.group(1) or to.group(2) or "").startswith(w) for w in held):
+            return True
+    return False
+
+
+_TO = re.compile(r"\s*(?:back\s+)?(?:to|into|in|at)\s+(?:the\s+|a\s+)?(\w+)|\s*(?:了|到|去|成)?([\u3400-\u9fff]{2,6})")
 
 
 def _whose(said: str, item: str, named: set[str], before: str) -> bool:
@@ -117,21 +131,28 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool:
     hours", "丰田的新车型改了设计")."""
     other = _OTHERS.search(said)
     me = _ME.search(_SOMEONE.sub(lambda m: " " * len(m.group(0)), said))  # "my dad", "我同事": the dad, the colleague
+    # what the sentence names of the item, where it first says it ("咪咪去年送给我姐养了": 咪咪 before 姐)
     at = [m.start() for n in named for m in [re.search(rf"\b{re.escape(n)}\b", said, _I)] if m]
-    if other is not None and other.start() < min([me.start()] if me else [len(said)] + at):
+    at += [i for w in _words(item) if _CJK.search(w) for i in [said.find(w)] if i >= 0]
+    if other is not None and other.start() < min(([me.start()] if me else [len(said)]) + at):
         # someone else comes first: their news, unless the item is about them ("Son Theo is in Year 4"),
         # by relation ("my son") or by a pronoun for a name the turn gave before ("Theo in Year 4?? He's in Year 6")
         who = re.sub(r"^(?:my|our|his|her|their)\s+", "", other.group(0).casefold())
         if who in _PRONOUNS:
             return any(re.search(rf"\b{re.escape(n)}\b", before, _I) for n in _names(" " + item))
         return who.rstrip("s") in item.casefold()
-    if me is not None or named:
+    if me is None and _POSSESSIVE.match(said):
+        return False  # "Acme's office moved", "Biscuit's vet retired": a thing of the item's, not the person
+    if me is not None:
         return True
     if _CJK.search(said):  # no 我: not about a thing the item names ("丰田的新车型改了设计")
         return not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w))
-    return _THING.match(said) is None
+    return _THING.match(said) is None  # "The Shanghai metro changed…": a thing's news, even with the item's name in it
 
 
+_POSSESSIVE = re.compile(
+    r"\W*(?:the\s+)?\w+['’]s\s+(?!(?:in|at|on|now|a|an|the|been|got|not|no|still|off|over|with|from|back|gone|going|living|working"
+    r"|just|already|finally|moved|home|away|all|my|for|out|up|down|since|never|always|getting|become|become|became)\b)[a-z]+", _I)
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
 _SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)

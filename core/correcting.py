@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Sequence
 
 from .changed import change_of, told
-from .correction import Correction, Shown, might_correct
+from .correction import Correction, Shown, find_correction, might_correct
 from .correction_model import classifier_for, combine
 from .errors import NotFound
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
@@ -103,6 +103,8 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
             query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
             score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
         found = combine(text, shown, score, model)
+        # the classifier turned down what the grammar read: the change words do not overrule it
+        tolds = tolds if found is not None or model is None or find_correction(text, shown) is None else []
     found = found or update_of(claims, shown) or change_of(tolds, shown)
     return await carry_out(port, found) if found is not None else None
 
