@@ -62,6 +62,7 @@ FAMILIES = HERE / "prompts" / "families"
 CASES = HERE / "prompts" / "small_store.jsonl"
 EPOCH = datetime(2024, 1, 1, tzinfo=timezone.utc)
 SERVED = 0.95  # share of real questions that must still be served on the tuning side
+FRESH = "_fresh"  # a family from --fresh: held out from every choice
 
 
 def load_families(folder: Path = FAMILIES) -> dict[str, list[str]]:
@@ -117,6 +118,8 @@ def ask(svc, scope, query: str, cfg: RecallConfig, relevant: set[str] = frozense
 
 def collect(args, embedder) -> list[dict]:
     families = load_families()
+    if args.fresh:  # families written after the floors were chosen: asked and reported, never used to choose
+        families |= {f"{name}{FRESH}": ps for name, ps in load_families(args.fresh).items()}
     cases = load_cases()
     if args.smoke:  # two prompts of each family (one Chinese), four cases
         families = {f: ps[:1] + [p for p in ps if is_cjk(p)][:1] for f, ps in families.items()}
@@ -326,11 +329,15 @@ class Flat:
         return any_, np.where(self.small, hit, any_)
 
 
+def fresh_families(rows: list[dict]) -> set[str]:
+    return {r["family"] for r in rows if r["family"].endswith(FRESH)}
+
+
 def calibrate(rows: list[dict]) -> dict:
     import numpy as np
 
     flat = Flat(rows)
-    fams = sorted({r["family"] for r in rows} - {"real"})
+    fams = sorted({r["family"] for r in rows} - {"real"} - fresh_families(rows))
     is_real = np.array([r["family"] == "real" for r in rows])
     fam = np.array([r["family"] for r in rows])
     stores = np.array([r["store"] for r in rows])
@@ -369,6 +376,9 @@ def calibrate(rows: list[dict]) -> dict:
             "family_injected": round(best[1][f], 4), "real_served": round(best[2][h], 4),
             "by_store": {str(st): round(mean(serve[held & (stores == st)]), 4) for st in sorted(set(stores[held]))},
             "big_store_injected": round(mean(flat.outcome(fl)[0][(fam == f) & (stores == "big")]), 4),
+            # the families written later, under this fold's floor (they chose nothing)
+            "fresh_injected": {g: round(sum(mean(flat.outcome(fl)[0][(fam == g) & (stores == st)]) for st in store_names)
+                                        / max(1, len(store_names)), 4) for g in sorted(fresh_families(rows))},
         })
     # the default: the same rule on every family and both halves (the folds above estimate how it holds)
     both = {st: is_real & ranked & (stores == st) for st in store_names}
@@ -399,7 +409,7 @@ def calibrate_margin(rows: list[dict], floor: Floor) -> dict:
     half = np.array([half_of(r) if r["family"] == "real" else "" for r in rows])
     ranked = np.array([r["family"] != "real" or not flat.small[i] or any(it[3] for it in r["items"]) for i, r in enumerate(rows)])
     store_names = sorted(set(stores[is_real]) - {"big"})
-    fams = sorted(set(fam) - {"real"})
+    fams = sorted(set(fam) - {"real"} - fresh_families(rows))
 
     def served_by_store(fl: Floor, halves: str) -> dict:
         serve = flat.outcome(fl)[1]
@@ -487,6 +497,8 @@ def main() -> None:
     ap.add_argument("--vectors", type=Path, default=None, help="keep vectors here across runs (a pickle outside the repo)")
     ap.add_argument("--features", type=Path, default=None, help="write the collected evidence here (JSON)")
     ap.add_argument("--from-features", type=Path, default=None, help="calibrate from evidence collected before")
+    ap.add_argument("--fresh", type=Path, default=None,
+                    help="a folder of families written after the floors were chosen (bench/prompts/fresh): reported as NAME_fresh, never chosen on")
     ap.add_argument("--smoke", action="store_true", help="made-up MADial and LoCoMo files (bench/synthetic.py), a few prompts and cases")
     args = ap.parse_args()
     if args.smoke:
