@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .correction import _REPORTED, Correction, Shown, _names, _topics, _words
+from .recall.lexical import STOPWORDS, tokenize
 from .update import _NOT_CHAT, _OTHERS, _QUOTED
 
 _I = re.IGNORECASE
@@ -36,10 +37,16 @@ _CHANGE_EN = re.compile(
     rf"""(?<!right\s)(?<!just\s)(?<!for\s)(?<!by\s)(?<!until\s)(?<!till\s)(?<!^)(?<!^\W)\bnow\b(?!\s+and\s+then)
       | \b(?:these\s+days|nowadays|any\s*more|no\s+longer|instead|not\s+since|ever\s+since|since\s+(?:{_SEASONS})
       | switched|swapped|traded|gave\s+(?:\w+\s+)?up|given\s+(?:\w+\s+)?up|dropped|ditched|quit|stopped|outgrew|went\s+back\s+to
-      | changed|moved|sold|got\s+rid\s+of|not\s+any\s*more|none\s+of\s+that)\b""",
+      | changed|moved|sold|got\s+rid\s+of|not\s+any\s*more|none\s+of\s+that|replaced|passed\s+away|died|promoted|retired|graduated
+      | divorced|got\s+married|broke\s+up|split\s+up|shelved|cancell?ed|is\s+history|(?:behind|over)\s+(?:us|me)|down\s+to|back\s+to
+      | no\s+more|never\s+going\s+back|turned\s+\d{{1,3}}|parted\s+ways)\b""",
     _I | re.VERBOSE)
 _CHANGE_ZH = re.compile(r"现在|現在|如今|早就|早已|已经|已經|不再|改成|改了|改去|改喝|改吃|换成|換成|换了|換了|转到|轉到|转去|不用[^，。,]{0,8}了"
-                        r"|都[^，。,]{1,6}了|不[^，。,]{1,4}了|过去式|早过时|早不")
+                        r"|都[^，。,]{1,6}了|不[^，。,]{1,4}了|过去式|早过时|早不|升到|升了|升上|变[^，。,]{0,2}了|搬[近远走到去]了?|以前的"
+                        r"|就(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了")
+# a value put aside: "not Shanghai, Suzhou", "I'm not allergic to peanuts, it's shellfish", "不是会计"
+_NOT_THAT = re.compile(r"\bnot\s+(?!just\b|only\b|even\b|sure\b|really\b|that\b|much\b|bad\b)((?:[\w'’-]+\s+){0,2}[\w'’-]+)"
+                       r"|不是(?![^，。,]*的(?:问题|错|原因|事))([\u3400-\u9fff]{1,6})", _I)  # not "不是华为的问题"
 # not news: plans, wishes, hypotheticals, questions, a passing moment, an addition, something kept
 _NOT_NEWS = re.compile(
     r"""\b(?:will|won['’]t|['’]ll|going\s+to|gonna|might|maybe|would|could|should|if|whether|hope|hoping|wish|want|wanna
@@ -49,7 +56,7 @@ _NOT_NEWS = re.compile(
       | story|character|dream|once|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
       | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候
       | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
-      | (?:^|,\s*)(?:scratch\s+that|use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
+      | remind|please|help\s+me|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
     _I | re.VERBOSE)
 _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
 _SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
@@ -62,6 +69,7 @@ class Told:
     said: str  # the sentence
     rest: str  # it and the statements after it: what replaces the item
     before: str = ""  # the turn before it
+    put_aside: frozenset[str] = frozenset()  # with no word of change: the words a "not" or "不是" puts aside
 
 
 def told(text: str) -> list[Told]:
@@ -73,10 +81,15 @@ def told(text: str) -> list[Told]:
     parts = [p for p in parts if p.strip(" .,!?;，。！？；")]
     out = []
     for i, s in enumerate(parts):
-        if _QUESTION.search(s) or _NOT_NEWS.search(s) or not (_CHANGE_EN.search(s) or _CHANGE_ZH.search(s)):
+        if _QUESTION.search(s) or _NOT_NEWS.search(s):
             continue
+        aside = frozenset()
+        if not (_CHANGE_EN.search(s) or _CHANGE_ZH.search(s)):
+            aside = frozenset(w for m in _NOT_THAT.finditer(s) for w in _loose(m.group(1) or m.group(2)))
+            if not aside:
+                continue
         rest = " ".join(p for p in parts[i:] if not _QUESTION.search(p) and not _NOT_NEWS.search(p))
-        out.append(Told(s, rest.strip(), " ".join(parts[:i])))
+        out.append(Told(s, rest.strip(), " ".join(parts[:i]), aside))
     return out
 
 
@@ -88,7 +101,8 @@ def change_of(tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | Non
         for item in shown:
             if item.source != "memory":
                 continue  # a captured turn is the conversation's, not a fact to replace
-            s = _score(t.said, item.text, t.before)
+            aside = t.put_aside & _loose(item.text)  # the value put aside is the item's: that is the evidence
+            s = _score(t.said, item.text, t.before, aside) if aside or not t.put_aside else 0.0
             if s > score:
                 best, score, tie = item, s, False
             elif s == score and s > 0:
@@ -98,13 +112,16 @@ def change_of(tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | Non
     return None
 
 
-def _score(said: str, item: str, before: str = "") -> float:
+def _score(said: str, item: str, before: str = "", aside: frozenset[str] = frozenset()) -> float:
     """How surely `said` is about `item` and says something new of it; 0 when it is not."""
     words_s, words_i = _words(said), _words(item)
     echo = before if len(before) <= 40 and _QUESTION.search(before) else ""  # "Acme? …", "28？…": the item echoed back
-    shared, topic = (words_s | _words(echo)) & words_i, _topics(said + " " + echo) & _topics(item)
-    named = {n for n in _names(" " + item) if re.search(rf"\b{re.escape(n)}\b", said, _I)}
-    if not (shared or topic or named) or not (words_s - words_i - _CHANGE_WORDS):
+    # a relative's word or the topic "family" alone is no evidence: "my sister got promoted" says nothing of "My sister is called Lan"
+    shared = (words_s | _words(echo)) & words_i - _RELATIVES | aside
+    topic = _topics(said + " " + echo) & _topics(item) - {"family", "name"}
+    named = {n for n in _item_names(item) if re.search(rf"\b{re.escape(n)}\b", said, _I)}
+    news = (words_s - words_i - _CHANGE_WORDS) or set(re.findall(r"\d+", said)) - set(re.findall(r"\d+", item))
+    if not (shared or topic or named) or not news:
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
     if not _whose(said, item, named, before) or _to_itself(said, item):
         return 0.0
@@ -114,7 +131,7 @@ def _score(said: str, item: str, before: str = "") -> float:
 def _to_itself(said: str, item: str) -> bool:
     """Whether the change is to what the item already holds ("I moved to Shanghai in 2019" beside "I
     live in Shanghai", "换成了华为" beside "用的是华为手机"): the item's words right after the change."""
-    low, held = said.casefold(), {w.casefold() for w in _names(" " + item)} | {w for w in _words(item) if _CJK.search(w)}
+    low, held = said.casefold(), {w.casefold() for w in _item_names(item)} | {w for w in _words(item) if _CJK.search(w)}
     for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said)):
         to = _TO.match(low, m.end())
         if to is not None and any((to.group(1) or to.group(2) or "").startswith(w) for w in held):
@@ -139,25 +156,39 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool:
         # by relation ("my son") or by a pronoun for a name the turn gave before ("Theo in Year 4?? He's in Year 6")
         who = re.sub(r"^(?:my|our|his|her|their)\s+", "", other.group(0).casefold())
         if who in _PRONOUNS:
-            return any(re.search(rf"\b{re.escape(n)}\b", before, _I) for n in _names(" " + item))
+            return any(re.search(rf"\b{re.escape(n)}\b", before, _I) for n in _item_names(item))
         return who.rstrip("s") in item.casefold()
     if me is None and _POSSESSIVE.match(said):
         return False  # "Acme's office moved", "Biscuit's vet retired": a thing of the item's, not the person
     if me is not None:
         return True
-    if _CJK.search(said):  # no 我: not about a thing the item names ("丰田的新车型改了设计")
-        return not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w))
+    if _CJK.search(said):  # no 我: not about a thing the item names ("丰田的新车型改了设计") nor "this shop"
+        return not re.match(r"[这那](?:家|个|款|种|部)", said) and not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w))
     return _THING.match(said) is None  # "The Shanghai metro changed…": a thing's news, even with the item's name in it
 
 
 _POSSESSIVE = re.compile(
     r"\W*(?:the\s+)?\w+['’]s\s+(?!(?:in|at|on|now|a|an|the|been|got|not|no|still|off|over|with|from|back|gone|going|living|working"
     r"|just|already|finally|moved|home|away|all|my|for|out|up|down|since|never|always|getting|become|become|became)\b)[a-z]+", _I)
+def _loose(text: str) -> set[str]:
+    """A text's words less stop words, every Chinese pair kept ("会计" too, which the grammar's word set drops)."""
+    return set(tokenize(text)) - STOPWORDS
+
+
+def _item_names(item: str) -> set[str]:
+    """The item's names (Biscuit, Acme, Civic), its first word included, less plain words ("My", "Has")."""
+    return {n for n in _names(" " + item) if n not in STOPWORDS and n not in _RELATIVES}
+
+
+_RELATIVES = frozenset(_words("sister brother partner wife husband mother father mum mom dad daughter son kids girlfriend boyfriend "
+                              "哥哥 弟弟 姐姐 妹妹 女儿 儿子 老婆 老公 女朋友 男朋友 爸爸 妈妈"))
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
 _SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_THING = re.compile(r"\W*(?:(?:no|nope|oh|well|yeah|yes|ha|haha|lol|erm|um|so|but|and|ok|okay)\W+)*(?:the|a|an|this|that|these|those|it|its|it['’]s|there|his|her|their)\b", _I)
+_THING = re.compile(r"\W*(?:(?:no|nope|oh|well|yeah|yes|ha|haha|lol|erm|um|so|but|and|ok|okay)\W+)*"
+                    r"(?:(?:the|a|an|this|that|these|those|it|its|it['’]s|there|his|her|their)\b"
+                    r"|[^,]{1,20},\s*(?:the|this|that|these|those|his|her|their)\b)", _I)  # "Not quite, the meeting is…"
 
 
 # the change words themselves are nothing new

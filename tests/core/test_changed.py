@@ -43,6 +43,14 @@ def found(text: str, *texts: str):
     ("这几年口味重了，现在顿顿都要辣椒", (ZH_CITY, ZH_SPICY), 1),
     ("咪咪去年送给我姐养了，我现在养了一条狗", (ZH_CAT, ZH_JOB), 0),
     ("朝阳那边早搬走了，现在住海淀", (ZH_CITY, ZH_JOB), 0),
+    # a value put aside with "not", and the change verbs of a life
+    ("Not Acme, it's a robotics startup in Leeds", (SH, JOB), 1),
+    ("I'm not in Shanghai, it's Ningbo", (SH, COFFEE), 0),
+    ("我学的不是会计，是统计", ("我大学学的是会计", ZH_CITY), 0),
+    ("Biscuit passed away in the spring, we have a cat called Olive", (DOG, SH), 0),
+    ("just turned 41, feeling ancient", ("I am 40 years old", SH), 0),
+    ("Got promoted to lead engineer at Acme in May", (JOB, DOG), 0),
+    ("女儿升到五年级了", ("女儿在实验小学上三年级", ZH_CITY), 0),
 ])
 def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
     c = found(text, *items_)
@@ -66,6 +74,10 @@ def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
     ("我打算明年换成电车", ("我开一辆白色的丰田",)),
     ('She wrote "I switched to tea now" on her blog', (COFFEE,)),               # quoted
     ("Right now I'm drinking a coffee at my desk", (COFFEE,)),                  # a passing moment
+    ("Down to my last bag of coffee beans, remind me to reorder", (COFFEE,)),   # a request
+    ("My sister got promoted at Globex!", ("My sister is called Lan",)),        # a relative's news, not her name
+    ("不是华为的问题，是网络的问题", ("用的是华为手机",)),                       # "not X's fault" puts no value aside
+    ("It's not just coffee I love, tea too", (COFFEE,)),
 ])
 def test_what_is_not_the_persons_change_changes_nothing(text, items_):
     assert found(text, *items_) is None
