@@ -39,11 +39,12 @@ _CHANGE_EN = re.compile(
       | switched|swapped|traded|gave\s+(?:\w+\s+)?up|given\s+(?:\w+\s+)?up|dropped|ditched|quit|stopped|outgrew|went\s+back\s+to
       | changed|moved|sold|got\s+rid\s+of|not\s+any\s*more|none\s+of\s+that|replaced|passed\s+away|died|promoted|retired|graduated
       | divorced|got\s+married|broke\s+up|split\s+up|shelved|cancell?ed|is\s+history|(?:behind|over)\s+(?:us|me)|down\s+to|back\s+to
-      | no\s+more|never\s+going\s+back|turned\s+\d{{1,3}}|parted\s+ways)\b""",
+      | no\s+more|never\s+going\s+back|turned\s+\d{{1,3}}|parted\s+ways
+      | mine(?:['’]s|\s+is|\s+are)|my\s+own)\b  # the person's own set apart from another's: mine's a grey Subaru""",
     _I | re.VERBOSE)
 _CHANGE_ZH = re.compile(r"现在|現在|如今|早就|早已|已经|已經|不再|改成|改了|改去|改喝|改吃|换成|換成|换了|換了|转到|轉到|转去|不用[^，。,]{0,8}了"
                         r"|都[^，。,]{1,6}了|不[^，。,]{1,4}了|过去式|早过时|早不|升到|升了|升上|变[^，。,]{0,2}了|搬[近远走到去]了?|以前的"
-                        r"|就(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了")
+                        r"|就(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了|我自己|自己的|私人")
 # a value put aside: "not Shanghai, Suzhou", "I'm not allergic to peanuts, it's shellfish", "不是会计"
 _NOT_THAT = re.compile(r"\bnot\s+(?!just\b|only\b|even\b|sure\b|really\b|that\b|much\b|bad\b)((?:[\w'’-]+\s+){0,2}[\w'’-]+)"
                        r"|不是(?![^，。,]*的(?:问题|错|原因|事))([\u3400-\u9fff]{1,6})", _I)  # not "不是华为的问题"
@@ -123,8 +124,9 @@ def _score(said: str, item: str, before: str = "", aside: frozenset[str] = froze
     news = (words_s - words_i - _CHANGE_WORDS) or set(re.findall(r"\d+", said)) - set(re.findall(r"\d+", item))
     if not (shared or topic or named) or not news:
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
-    if not _whose(said, item, named, before) or _to_itself(said, item):
-        return 0.0
+    whose = _whose(said, item, named, before)
+    if not whose or _to_itself(said, item) or (whose == "own" and not (named or topic)):
+        return 0.0  # set apart from another's, the item must be named or its topic said ("the blue jacket is hers" is not the car)
     return 2.0 * len(named) + len(shared) + 0.5 * len(topic)
 
 
@@ -142,7 +144,7 @@ def _to_itself(said: str, item: str) -> bool:
 _TO = re.compile(r"\s*(?:back\s+)?(?:to|into|in|at)\s+(?:the\s+|a\s+)?(\w+)|\s*(?:了|到|去|成)?([\u3400-\u9fff]{2,6})")
 
 
-def _whose(said: str, item: str, named: set[str], before: str) -> bool:
+def _whose(said: str, item: str, named: set[str], before: str) -> bool | str:
     """Whether the sentence is the person's news (or news of someone the item names): not a third
     person's ("my dad sold his Civic", "我同事的华为手机坏了") nor a thing's ("the gym changed its
     hours", "丰田的新车型改了设计")."""
@@ -151,6 +153,9 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool:
     # what the sentence names of the item, where it first says it ("咪咪去年送给我姐养了": 咪咪 before 姐)
     at = [m.start() for n in named for m in [re.search(rf"\b{re.escape(n)}\b", said, _I)] if m]
     at += [i for w in _words(item) if _CJK.search(w) for i in [said.find(w)] if i >= 0]
+    own = _OWN.search(said)
+    if other is not None and own is not None and own.start() > other.start():
+        return "own"  # the value given to someone else, then the person's own: "That's my brother's Civic, mine's a Fiat"
     if other is not None and other.start() < min(([me.start()] if me else [len(said)]) + at):
         # someone else comes first: their news, unless the item is about them ("Son Theo is in Year 4"),
         # by relation ("my son") or by a pronoun for a name the turn gave before ("Theo in Year 4?? He's in Year 6")
@@ -182,6 +187,7 @@ def _item_names(item: str) -> set[str]:
 
 _RELATIVES = frozenset(_words("sister brother partner wife husband mother father mum mom dad daughter son kids girlfriend boyfriend "
                               "哥哥 弟弟 姐姐 妹妹 女儿 儿子 老婆 老公 女朋友 男朋友 爸爸 妈妈"))
+_OWN = re.compile(r"\bmine(?:['’]s|\s+is|\s+are)\b|\bmy\s+own\b|我自己|自己的|私人", _I)
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
 _SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)

@@ -51,6 +51,9 @@ def found(text: str, *texts: str):
     ("just turned 41, feeling ancient", ("I am 40 years old", SH), 0),
     ("Got promoted to lead engineer at Acme in May", (JOB, DOG), 0),
     ("女儿升到五年级了", ("女儿在实验小学上三年级", ZH_CITY), 0),
+    # the value was someone else's; the person's own set apart
+    ("That's my brother's Civic, mine's a little Fiat", (DOG, CAR), 1),
+    ("华为是公司配的，我自己的手机是小米", ("用的是华为手机", ZH_CITY), 0),
 ])
 def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
     c = found(text, *items_)
@@ -78,6 +81,8 @@ def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
     ("My sister got promoted at Globex!", ("My sister is called Lan",)),        # a relative's news, not her name
     ("不是华为的问题，是网络的问题", ("用的是华为手机",)),                       # "not X's fault" puts no value aside
     ("It's not just coffee I love, tea too", (COFFEE,)),
+    ("Nope, the blue jacket is my flatmate's, mine is the black one", (CAR,)),  # "blue" alone is not the car
+    ("My sister has a Civic too, mine is older", (CAR,)),
 ])
 def test_what_is_not_the_persons_change_changes_nothing(text, items_):
     assert found(text, *items_) is None

@@ -119,6 +119,14 @@ def test_what_is_not_a_new_value_changes_nothing(text, items_):
     assert find_update(text, shown(*items_)) is None
 
 
+def test_a_question_beside_the_statement_does_not_hide_it():
+    """A question asks; the statement beside it still says. A plan anywhere in the turn still makes the turn a plan."""
+    c = find_update("哈？小雪是我妹妹，我老婆叫晓琳", shown("我老婆叫小雪"))
+    assert c is not None and c.statement == "小雪是我妹妹，我老婆叫晓琳"
+    assert find_update("Do I live in Hangzhou now?", shown(SH)) is None
+    assert find_update("Where should we go? I might move to Hangzhou", shown(SH)) is None
+
+
 def test_a_captured_turn_is_not_replaced_by_a_plain_statement():
     """Only memories hold a slot: a captured turn about getting home late is the conversation's."""
     turn = Shown(id="t-1", text="Got home late again and just watched a film", source="message")
