@@ -9,7 +9,10 @@ keeps only the strongest evidence: a record much closer to it than to prompts ab
 floor's `distinct` route: "Do you like Radiohead?" still brings "My favourite band is Radiohead").
 
 What counts, with no constant to fit:
-- small talk: the whole prompt is greetings, thanks, farewells, acknowledgements and fillers;
+- small talk: the whole prompt is greetings, thanks, farewells, acknowledgements and fillers, or
+  emoji alone;
+- asking to be entertained: a joke, pun, riddle or fun fact ("tell me a joke", "给我讲个笑话"), the
+  person only as the listener ("tell me", "给我") and nothing named;
 - to the assistant about itself: it says "you" (你, 您) and nothing of the person (I, me, my, we,
   我, 咱), names nothing (a capitalised word past a sentence's start), and it does not ask for
   something ("can you", "would you", "please", "recommend", "do you remember", "帮", "推荐"): a
@@ -29,7 +32,8 @@ _PHATIC_EN = frozenset(
     "ok okay k kk cool nice great awesome perfect lovely sweet neat got gotcha alright right sure yes yeah yep yup "
     "no nope nah lol lmao rofl haha hahaha hehe wow oh ah ooh hmm hm um uh oops sorry np welcome "
     "how are u r doing going is it what's whats up wassup how's hows there all everyone guys buddy friend mate "
-    "just really very well too amber bot have day".split())
+    "just really very well too amber bot have day ttyl talk tomorrow soon for now nighty happy weekend friday monday tuesday "
+    "wednesday thursday saturday sunday holidays new year".split())
 _PHATIC_ZH = re.compile(
     r"^(?:你好|您好|大家好|嗨|哈喽|哈啰|早上好|早安|早|中午好|下午好|晚上好|晚安|谢谢你?|谢啦|多谢|感谢|辛苦了|哈+|嘿+|嗯+|哦+|噢|啊|呀|呢|吧|"
     r"了|啦|好的|好吧|好|行|可以|没问题|再见|拜拜|回头见|在吗|在不在|没事|你)+$")
@@ -42,6 +46,10 @@ _ASKS = re.compile(
     r"|能不能|可不可以|可以帮|帮|请|推荐|建议|提醒", re.IGNORECASE)
 _NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")  # a name past a sentence's start ("Do you like Radiohead?"): something memory may hold
 _NOT_TEXT = re.compile(r"[\W_]+", re.UNICODE)
+# asking to be entertained: a joke, a riddle, a fun fact ("tell me a joke", "给我讲个笑话") is no ask about the person
+_FUN = re.compile(r"\b(?:jokes?|puns?|riddles?|fun\s+facts?|random\s+facts?|tongue[\s-]twisters?|icebreakers?|knock[\s-]knock)\b"
+                  r"|笑话|段子|脑筋急转弯|绕口令|冷知识|谜语", re.IGNORECASE)
+_TO_ME = re.compile(r"\b(?:tell|give|send|show|entertain|amuse|cheer)\s+me\b|给我|陪我|逗我|跟我", re.IGNORECASE)  # the person as listener
 
 
 def small_talk(query: str) -> bool:
@@ -49,7 +57,13 @@ def small_talk(query: str) -> bool:
     text = " ".join((query or "").split())
     if not text or len(text) > 300:
         return False
-    return _phatic(text) or (bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text) and not _NAMED.search(text))
+    if _phatic(text):
+        return True
+    if _NAMED.search(text):
+        return False
+    if _FUN.search(text):
+        return not _ME.search(_TO_ME.sub(" ", text))
+    return bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text)
 
 
 def _phatic(text: str) -> bool:
@@ -57,4 +71,6 @@ def _phatic(text: str) -> bool:
     rest = _NOT_TEXT.sub("", _WORD.sub("", text))
     if words and len(words) <= 8 and not rest:
         return all(w.casefold().replace("’", "'") in _PHATIC_EN for w in words)
-    return not words and bool(rest) and _PHATIC_ZH.match(rest) is not None
+    if not words and not rest:
+        return bool(text.strip())  # emoji and marks alone ("🙂", "?!")
+    return not words and _PHATIC_ZH.match(rest) is not None
