@@ -39,7 +39,10 @@ def day(host):
         ("t-cc-2", "assistant", f"Escaped it: {XSS_SCRIPT}", "claude-code", "s-code"),
         ("t-cc-3", "user", "Also rename the config loader", "claude-code", "s-code"),
     ]
-    msgs = [{"id": i, "role": r, "content": c, "client": cl, "session": s, "created_at": (now - timedelta(minutes=10 - n)).isoformat()}
+    # minutes apart, all of them today even just after midnight (the view shows today's turns)
+    start = max(now - timedelta(minutes=10), now.replace(hour=0, minute=0, second=0, microsecond=0))
+    step = (now - start) / (len(turns) + 1)
+    msgs = [{"id": i, "role": r, "content": c, "client": cl, "session": s, "created_at": (start + step * (n + 1)).isoformat()}
             for n, (i, r, c, cl, s) in enumerate(turns)]
     r = httpx.post(f"{url}/v1/messages", json={"messages": msgs, "commands": False}, headers=auth("alice"), timeout=30)
     assert r.status_code == 200, r.text
