@@ -62,7 +62,7 @@ FAMILIES = HERE / "prompts" / "families"
 CASES = HERE / "prompts" / "small_store.jsonl"
 EPOCH = datetime(2024, 1, 1, tzinfo=timezone.utc)
 SERVED = 0.95  # share of real questions that must still be served on the tuning side
-FRESH = "_fresh"  # a family from --fresh: held out from every choice
+FRESH = "_fresh"  # in a family's name: from --fresh, held out from every choice
 
 
 def load_families(folder: Path = FAMILIES) -> dict[str, list[str]]:
@@ -118,8 +118,8 @@ def ask(svc, scope, query: str, cfg: RecallConfig, relevant: set[str] = frozense
 
 def collect(args, embedder) -> list[dict]:
     families = load_families()
-    if args.fresh:  # families written after the floors were chosen: asked and reported, never used to choose
-        families |= {f"{name}{FRESH}": ps for name, ps in load_families(args.fresh).items()}
+    for folder in args.fresh or ():  # families written after the floors were chosen: asked and reported, never used to choose
+        families |= {f"{name}_{folder.name}": ps for name, ps in load_families(folder).items()}
     cases = load_cases()
     if args.smoke:  # two prompts of each family (one Chinese), four cases
         families = {f: ps[:1] + [p for p in ps if is_cjk(p)][:1] for f, ps in families.items()}
@@ -314,13 +314,14 @@ class Flat:
     def outcome(self, fl: Floor):
         """Per row: anything injected, and served (an answer injected for a small store's question)."""
         np = self.np
-        one = np.where(self.mem, fl.memory, fl.message) + np.where(self.cjk, fl.cjk_offset, 0.0)  # a person holding one record
+        base, cjk = np.where(self.mem, fl.memory, fl.message), np.where(self.cjk, fl.cjk_offset, 0.0)
+        one = base + 0.0 + cjk  # a person holding one record; sums in Floor.dense_floor's order (a tie must fall alike)
         words = (fl.lexical > 0) & (self.lex >= fl.lexical)
         rise = fl.per_decade * self.decades
         m = -np.inf if fl.margin is None else fl.margin  # a memory's margin over its background (Floor._near_everything)
         alone = self.distinct >= (np.inf if fl.distinct is None else fl.distinct)  # Floor.distinct
         talk = self.talk if not fl.off and fl.reads_talk else np.zeros_like(self.talk)
-        opens = ((self.dense >= one + rise) & (self.margin >= m + rise)) | words | alone  # the prompt is about the person
+        opens = ((self.dense >= base + rise + cjk) & (self.margin >= m + rise)) | words | alone  # the prompt is about the person
         opens = np.where(talk, alone, opens)
         any_ = np.bincount(self.row[opens], minlength=self.n) > 0
         ok = (((self.dense >= one) & (self.margin >= m)) | words | alone)  # then each item on its own evidence
@@ -330,7 +331,7 @@ class Flat:
 
 
 def fresh_families(rows: list[dict]) -> set[str]:
-    return {r["family"] for r in rows if r["family"].endswith(FRESH)}
+    return {r["family"] for r in rows if FRESH in r["family"]}
 
 
 def calibrate(rows: list[dict]) -> dict:
@@ -497,8 +498,9 @@ def main() -> None:
     ap.add_argument("--vectors", type=Path, default=None, help="keep vectors here across runs (a pickle outside the repo)")
     ap.add_argument("--features", type=Path, default=None, help="write the collected evidence here (JSON)")
     ap.add_argument("--from-features", type=Path, default=None, help="calibrate from evidence collected before")
-    ap.add_argument("--fresh", type=Path, default=None,
-                    help="a folder of families written after the floors were chosen (bench/prompts/fresh): reported as NAME_fresh, never chosen on")
+    ap.add_argument("--fresh", type=Path, action="append",
+                    help="a folder of families written after the floors were chosen (bench/prompts/fresh, fresh2; repeatable): "
+                         "reported as NAME_FOLDER, never chosen on")
     ap.add_argument("--smoke", action="store_true", help="made-up MADial and LoCoMo files (bench/synthetic.py), a few prompts and cases")
     args = ap.parse_args()
     if args.smoke:
