@@ -13,6 +13,10 @@ What counts, with no constant to fit:
   emoji alone;
 - asking to be entertained: a joke, pun, riddle or fun fact ("tell me a joke", "给我讲个笑话"), the
   person only as the listener ("tell me", "给我") and nothing named;
+- work on text the prompt gives (translate, proofread, rewrite, what a quoted word means: "Translate
+  'Where is the station?' into German", "帮我润色这句话：“…”") or a piece of writing on a theme it
+  names ("Write a limerick about a forgetful robot", "写一首关于春天的诗"), with nothing of the person
+  outside the quoted material;
 - to the assistant about itself: it says "you" (你, 您) and nothing of the person (I, me, my, we,
   我, 咱), names nothing (a capitalised word past a sentence's start), and it does not ask for
   something ("can you", "would you", "please", "recommend", "do you remember", "帮", "推荐"): a
@@ -49,7 +53,24 @@ _NOT_TEXT = re.compile(r"[\W_]+", re.UNICODE)
 # asking to be entertained: a joke, a riddle, a fun fact ("tell me a joke", "给我讲个笑话") is no ask about the person
 _FUN = re.compile(r"\b(?:jokes?|puns?|riddles?|fun\s+facts?|random\s+facts?|tongue[\s-]twisters?|icebreakers?|knock[\s-]knock)\b"
                   r"|笑话|段子|脑筋急转弯|绕口令|冷知识|谜语", re.IGNORECASE)
-_TO_ME = re.compile(r"\b(?:tell|give|send|show|entertain|amuse|cheer)\s+me\b|给我|陪我|逗我|跟我", re.IGNORECASE)  # the person as listener
+# work on text the prompt itself gives ("Translate 'Where is the station?' into German", "帮我润色这句话：“…”")
+# or a piece of writing on a theme it names ("Write a limerick about a forgetful robot", "写一首关于春天的诗"): the
+# quoted text and the theme are the material, not the person
+_TASK = re.compile(
+    r"\b(?:translat\w*|proofread\w*|rephrase|paraphrase|rewrite|reword|grammar\w*|punctuat\w*|polish|synonyms?|antonyms?"
+    r"|mean|meaning|means|pronounc\w*|spell\w*|(?:more|less)\s+(?:formal|casual|polite|concise)|shorten|idiom)\b"
+    r"|翻译|润色|改写|改得|改成|病句|什么意思|的意思|近义词|反义词|怎么读|怎么说|语法|标点|成语", re.IGNORECASE)
+_QUOTE = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)|[:：]\s*\S.*$")
+_WRITE = re.compile(
+    r"^\W*(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+)?(?:write|compose|draft|come\s+up\s+with|give\s+me)\s+(?:me\s+)?"
+    r"(?:a|an|one|two|three|some|\d+)\s+(?:[\w-]+\s+){0,2}?(?:poems?|haikus?|limericks?|stor(?:y|ies)|tweets?|slogans?|taglines?"
+    r"|opening\s+lines?|sonnets?|riddles?|names?|titles?|captions?|descriptions?|jingles?)\b"
+    r"|(?:写|来|起)(?:一|两|几)?(?:首|个|段|篇|句|副)[^，。,]{0,12}?(?:诗|绝句|律诗|对联|文案|开头|故事|书名|名字|标语|口号|段子)", re.IGNORECASE)
+# the person's people, named without "my" ("给老婆的祝福", "a poem for mum"): the piece is about the person's life
+_KIN = re.compile(r"\b(?:wife|husband|partner|girlfriend|boyfriend|mum|mom|dad|mother|father|sister|brother|son|daughter|kids?|boss"
+                  r"|colleague|friend|grandma|grandpa)s?\b|老婆|老公|爸|妈|女儿|儿子|哥|姐|弟|妹|男朋友|女朋友|老板|同事|朋友|爷爷|奶奶", re.IGNORECASE)
+_INTO = re.compile(r"\b(?:into|in|to|from)\s+[A-Z][a-z]+")  # "into German": a language, not someone memory holds
+_TO_ME = re.compile(r"\b(?:tell|give|send|show|entertain|amuse|cheer|help)\s+me\b|给我|陪我|逗我|跟我|帮我", re.IGNORECASE)  # the person as listener
 
 
 def small_talk(query: str) -> bool:
@@ -59,6 +80,9 @@ def small_talk(query: str) -> bool:
         return False
     if _phatic(text):
         return True
+    if _TASK.search(text) and _QUOTE.search(text) or _WRITE.search(text):
+        outside = _QUOTE.sub(" ", text)  # the person only as the listener, and nothing named, outside the material
+        return not _ME.search(_TO_ME.sub(" ", outside)) and not _NAMED.search(_INTO.sub(" ", outside)) and not _KIN.search(outside)
     if _NAMED.search(text):
         return False
     if _FUN.search(text):

@@ -147,7 +147,7 @@ def test_the_why_record_says_which_evidence_let_a_memory_in_and_what_kept_one_ou
         me = scope_for(Actor("asks-why", client="tests"))
         singer = svc.remember(me, MemoryIn(content="My favourite singer is Adele.")).memory
         svc.recall(me, "Which singer do I like most?", why="asked")
-        svc.recall(me, "Tell me a pun about bread.", why="small-talk")
+        svc.recall(me, "Say something cheerful.", why="small-talk")
         small, asked = svc.why(me, last=2)
         [used] = asked.items
         assert used.id == singer.id and used.verdict in ("close", "distinct") and used.background is not None
@@ -171,7 +171,7 @@ def test_the_margin_needs_the_memorys_stored_vector(tmp_path):
         svc.remember(me, MemoryIn(content="My favourite singer is Adele."))
         svc.recaller.store.memory_embeddings = lambda col, ids: {}
         assert svc.recall(me, "Which singer do I like most?").items
-        assert svc.recall(me, "Tell me a pun about bread.").items  # over the floor, and nothing to weigh it against
+        assert svc.recall(me, "Say something cheerful.").items  # over the floor, and nothing to weigh it against
     finally:
         svc.close()
 

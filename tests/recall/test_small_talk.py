@@ -15,12 +15,15 @@ TALK = [
     "How are you?", "how's it going", "What's your favourite colour?", "Are you a robot?", "Do you ever sleep?",
     "Which do you prefer, cats or dogs?", "你好", "谢谢！", "晚安～", "哈哈哈", "好的", "你喜欢什么颜色？", "你是机器人吗",
     "Tell me a joke", "give me a riddle, a hard one", "got any puns?", "给我讲个笑话吧", "来个脑筋急转弯", "🙂", "ok bye for now",
-    "happy friday!",
+    "happy friday!", 'Translate "Where is the train station?" into German.', "帮我润色这句话：“这个产品很好用。”",
+    'What does the idiom "break the ice" mean?', "Write a limerick about a forgetful robot.", "写一首关于春天的五言绝句。",
 ]
 NOT_TALK = [
     "What sport do I play?", "Where does my sister live?", "Can you recommend a restaurant for tonight?",
     "Could you help me plan the trip?", "Please remind me what I told you about Lisbon", "Tell me a joke about my job",
-    "Tell me a joke about Casey", "讲个关于我家猫的笑话",
+    "Tell me a joke about Casey", "讲个关于我家猫的笑话", 'Translate what I told my sister: "see you soon"',
+    'Fix the grammar in my cover letter: "I am work at Acme"', "Write a poem about my dog", "Write a poem for Casey",
+    "What does my name mean?", "帮我把给老婆的生日祝福改得更正式一些：“生日快乐”",
     "Explain TCP vs UDP", "thanks, and what was my manager called again?", "Good morning! I start the new job today",
     "我平时做什么运动？", "你能推荐一家餐厅吗", "帮我写一封邮件", "行程安排好了吗", "你记得我妹妹叫什么吗", "",
     "Do you remember where I work?", "What would you cook for dinner tonight?", "What do you know about Casey?",
