@@ -60,7 +60,10 @@ _TASK = re.compile(
     r"\b(?:translat\w*|proofread\w*|rephrase|paraphrase|rewrite|reword|grammar\w*|punctuat\w*|polish|synonyms?|antonyms?"
     r"|mean|meaning|means|pronounc\w*|spell\w*|(?:more|less)\s+(?:formal|casual|polite|concise)|shorten|idiom)\b"
     r"|翻译|润色|改写|改得|改成|病句|什么意思|的意思|近义词|反义词|怎么读|怎么说|语法|标点|成语", re.IGNORECASE)
-_QUOTE = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)|[:：]\s*\S.*$")
+_QUOTE = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)")
+# a colon that hands over the text ("Translate into German: …", "润色这句话：…"), not a speaker's ("Lisa: …")
+_HANDOVER = re.compile(r"(?:(?:translat\w*|proofread\w*|rephrase|paraphrase|rewrite|reword|polish|fix|correct|sentence|phrase|text|line"
+                       r"|word|this|following)[^:：\n]{0,30}|这句话|这段话|这句|下面|以下|这个词|翻译|润色|改写)[:：]", re.IGNORECASE)
 _WRITE = re.compile(
     r"^\W*(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+)?(?:write|compose|draft|come\s+up\s+with|give\s+me)\s+(?:me\s+)?"
     r"(?:a|an|one|two|three|some|\d+)\s+(?:[\w-]+\s+){0,2}?(?:poems?|haikus?|limericks?|stor(?:y|ies)|tweets?|slogans?|taglines?"
@@ -80,8 +83,10 @@ def small_talk(query: str) -> bool:
         return False
     if _phatic(text):
         return True
-    if _TASK.search(text) and _QUOTE.search(text) or _WRITE.search(text):
-        outside = _QUOTE.sub(" ", text)  # the person only as the listener, and nothing named, outside the material
+    outside = _QUOTE.sub(" ", text)
+    handed = _HANDOVER.search(outside)
+    if _TASK.search(text) and (handed or outside != text) or _WRITE.search(text):
+        outside = outside[: handed.end()] if handed else outside  # the person only as the listener, nothing named, outside the material
         return not _ME.search(_TO_ME.sub(" ", outside)) and not _NAMED.search(_INTO.sub(" ", outside)) and not _KIN.search(outside)
     if _NAMED.search(text):
         return False

@@ -17,6 +17,7 @@ TALK = [
     "Tell me a joke", "give me a riddle, a hard one", "got any puns?", "给我讲个笑话吧", "来个脑筋急转弯", "🙂", "ok bye for now",
     "happy friday!", 'Translate "Where is the train station?" into German.', "帮我润色这句话：“这个产品很好用。”",
     'What does the idiom "break the ice" mean?', "Write a limerick about a forgetful robot.", "写一首关于春天的五言绝句。",
+    "Translate into German: where is the station?",
 ]
 NOT_TALK = [
     "What sport do I play?", "Where does my sister live?", "Can you recommend a restaurant for tonight?",
@@ -24,6 +25,7 @@ NOT_TALK = [
     "Tell me a joke about Casey", "讲个关于我家猫的笑话", 'Translate what I told my sister: "see you soon"',
     'Fix the grammar in my cover letter: "I am work at Acme"', "Write a poem about my dog", "Write a poem for Casey",
     "What does my name mean?", "帮我把给老婆的生日祝福改得更正式一些：“生日快乐”",
+    "Lisa: 我打碎了妈妈的碗\nAssistant: 你想想怎样解释？\nLisa: 我应该怎么说呢？",  # a dialogue's speakers hand over no text
     "Explain TCP vs UDP", "thanks, and what was my manager called again?", "Good morning! I start the new job today",
     "我平时做什么运动？", "你能推荐一家餐厅吗", "帮我写一封邮件", "行程安排好了吗", "你记得我妹妹叫什么吗", "",
     "Do you remember where I work?", "What would you cook for dinner tonight?", "What do you know about Casey?",
