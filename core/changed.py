@@ -40,11 +40,11 @@ _CHANGE_EN = re.compile(
       | changed|moved|sold|got\s+rid\s+of|not\s+any\s*more|none\s+of\s+that|replaced|passed\s+away|died|promoted|retired|graduated
       | divorced|got\s+married|broke\s+up|split\s+up|shelved|cancell?ed|is\s+history|(?:behind|over)\s+(?:us|me)|down\s+to|back\s+to
       | no\s+more|never\s+going\s+back|turned\s+\d{{1,3}}|parted\s+ways
-      | mine(?:['’]s|\s+is|\s+are)|my\s+own)\b  # the person's own set apart from another's: mine's a grey Subaru""",
+      | mine(?:['’]s|\s+is|\s+are)|my\s+own|since\s+(?:i|we)\s+(?:was|were)|put\s+\w+\s+down)\b  # the person's own set apart from another's: mine's a grey Subaru""",
     _I | re.VERBOSE)
 _CHANGE_ZH = re.compile(r"现在|現在|如今|早就|早已|已经|已經|不再|改成|改了|改去|改喝|改吃|换成|換成|换了|換了|转到|轉到|转去|不用[^，。,]{0,8}了"
-                        r"|都[^，。,]{1,6}了|不[^，。,]{1,4}了|过去式|早过时|早不|升到|升了|升上|变[^，。,]{0,2}了|搬[近远走到去]了?|以前的"
-                        r"|就(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了|我自己|自己的|私人")
+                        r"|都[^，。,]{1,6}了|不[^，。,]{1,4}了|过去式|早过时|早不|升到|升了|升上|变[^，。,]{0,2}了|搬[近远走到去出]了?|以前的"
+                        r"|就(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了|我自己|自己的|私人|退了|退掉|注销|离职|辞职|分手|毕业|退休|去世|卖了|戒了")
 # a value put aside: "not Shanghai, Suzhou", "I'm not allergic to peanuts, it's shellfish", "不是会计"
 _NOT_THAT = re.compile(r"\bnot\s+(?!just\b|only\b|even\b|sure\b|really\b|that\b|much\b|bad\b)((?:[\w'’-]+\s+){0,2}[\w'’-]+)"
                        r"|不是(?![^，。,]*的(?:问题|错|原因|事))([\u3400-\u9fff]{1,6})", _I)  # not "不是华为的问题"
@@ -61,6 +61,8 @@ _NOT_NEWS = re.compile(
     _I | re.VERBOSE)
 _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
 _SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
+_CLAUSES = re.compile(r"[^,，]+[,，]*")
+_LONG = 100  # characters: a sentence longer than most chat sentences (set by hand, not fitted)
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ def told(text: str) -> list[Told]:
     if not text or len(text) > 600 or _NOT_CHAT.search(text) or _REPORTED.search(text):
         return []
     parts = [" ".join(p.split()) for p in _SENTENCES.findall(_QUOTED.sub(" ", text))]
+    # a long rambling sentence is read clause by clause: its request or wish does not veto its news
+    parts = [c for p in parts for c in (_CLAUSES.findall(p) if len(p) > _LONG else [p])]
     parts = [p for p in parts if p.strip(" .,!?;，。！？；")]
     out = []
     for i, s in enumerate(parts):
@@ -116,7 +120,7 @@ def change_of(tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | Non
 def _score(said: str, item: str, before: str = "", aside: frozenset[str] = frozenset()) -> float:
     """How surely `said` is about `item` and says something new of it; 0 when it is not."""
     words_s, words_i = _words(said), _words(item)
-    echo = before if len(before) <= 40 and _QUESTION.search(before) else ""  # "Acme? …", "28？…": the item echoed back
+    echo = before if len(before) <= 40 and _QUESTION.search(before) or len(before) <= 20 else ""  # "Acme? …", "barclays lol. …"
     # a relative's word or the topic "family" alone is no evidence: "my sister got promoted" says nothing of "My sister is called Lan"
     shared = (words_s | _words(echo)) & words_i - _RELATIVES | aside
     topic = _topics(said + " " + echo) & _topics(item) - {"family", "name"}
@@ -125,9 +129,11 @@ def _score(said: str, item: str, before: str = "", aside: frozenset[str] = froze
     if not (shared or topic or named) or not news:
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
     whose = _whose(said, item, named, before)
-    if not whose or _to_itself(said, item) or (whose == "own" and not (named or topic)):
+    if not whose or _to_itself(said, item) or ((whose == "own" or _OWN.search(said)) and not (named or topic)):
         return 0.0  # set apart from another's, the item must be named or its topic said ("the blue jacket is hers" is not the car)
-    return 2.0 * len(named) + len(shared) + 0.5 * len(topic)
+    # the change's own words may name the topic ("搬出来", "quit the band"): that breaks a tie between two items
+    cue = _topics(" ".join(m.group(0) for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said)))) & _topics(item)
+    return 2.0 * len(named) + len(shared) + 0.5 * len(topic) + 0.25 * len(cue)
 
 
 def _to_itself(said: str, item: str) -> bool:
@@ -148,7 +154,12 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool | str:
     """Whether the sentence is the person's news (or news of someone the item names): not a third
     person's ("my dad sold his Civic", "我同事的华为手机坏了") nor a thing's ("the gym changed its
     hours", "丰田的新车型改了设计")."""
+    theirs = _THEIRS_BY_NAME.match(said)
+    if theirs is not None:  # "hannah's sister just got divorced": the sister's news, unless the item is about her
+        return theirs.group(1).casefold().rstrip("s") in item.casefold()
     other = _OTHERS.search(said)
+    if other is not None and not _NEAR_START.match(said[: other.start()]):
+        other = None  # "closed that account after they lost my cheque": not who the sentence is about
     me = _ME.search(_SOMEONE.sub(lambda m: " " * len(m.group(0)), said))  # "my dad", "我同事": the dad, the colleague
     # what the sentence names of the item, where it first says it ("咪咪去年送给我姐养了": 咪咪 before 姐)
     at = [m.start() for n in named for m in [re.search(rf"\b{re.escape(n)}\b", said, _I)] if m]
@@ -159,11 +170,10 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool | str:
     if other is not None and other.start() < min(([me.start()] if me else [len(said)]) + at):
         # someone else comes first: their news, unless the item is about them ("Son Theo is in Year 4"),
         # by relation ("my son") or by a pronoun for a name the turn gave before ("Theo in Year 4?? He's in Year 6")
-        who = re.sub(r"^(?:my|our|his|her|their)\s+", "", other.group(0).casefold())
-        if who in _PRONOUNS:
+        if _who(other) in _PRONOUNS:
             return any(re.search(rf"\b{re.escape(n)}\b", before, _I) for n in _item_names(item))
-        return who.rstrip("s") in item.casefold()
-    if me is None and _POSSESSIVE.match(said):
+        return who_in(other, item)
+    if me is None and (_POSSESSIVE.match(said) or _ITS.search(said)):
         return False  # "Acme's office moved", "Biscuit's vet retired": a thing of the item's, not the person
     if me is not None:
         return True
@@ -172,6 +182,20 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool | str:
     return _THING.match(said) is None  # "The Shanghai metro changed…": a thing's news, even with the item's name in it
 
 
+def _who(other: re.Match) -> str:
+    return re.sub(r"^(?:my|our|his|her|their)\s+", "", other.group(0).casefold())
+
+
+def who_in(other: re.Match, item: str) -> bool:
+    """Whether the item is about the person `other` names ("my son" and "Son Leo is in Year 7")."""
+    return _who(other).rstrip("s") in item.casefold()
+
+
+_NEAR_START = re.compile(r"^\W*(?:\S+\s+){0,3}\S*$|^.{0,4}$")  # within the first four words, or four characters of Chinese
+_THEIRS_BY_NAME = re.compile(
+    r"^\W*(?:\S+\s+){0,3}?[A-Za-z]+['’]s\s+(partner|girlfriend|boyfriend|wife|husband|sister|brother|daughter|son|kid|mum|mom|mother"
+    r"|dad|father|parent|friend|colleague|boss|cousin|aunt|uncle|flatmate|roommate)s?\b", _I)
+_ITS = re.compile(r"\bits\b", _I)  # "puregym changed its hours": a thing's
 _POSSESSIVE = re.compile(
     r"\W*(?:the\s+)?\w+['’]s\s+(?!(?:in|at|on|now|a|an|the|been|got|not|no|still|off|over|with|from|back|gone|going|living|working"
     r"|just|already|finally|moved|home|away|all|my|for|out|up|down|since|never|always|getting|become|become|became)\b)[a-z]+", _I)

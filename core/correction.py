@@ -162,7 +162,8 @@ _TOPICS: dict[str, tuple[str, ...]] = {
              "住", "搬", "城市", "区", "區", "家在", "租房", "合租", "室友", "买了房", "买了套", "房子", "地址"),
     "work": ("work", "works", "working", "job", "company", "employer", "engineer", "quit", "left", "freelanc", "office", "boss",
              "role", "joined", "hired", "promoted", "manager", "director", "shift", "startup", "team",
-             "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里", "职业", "做产品", "入职", "升职"),
+             "shifts", "nights", "公司", "工作", "上班", "离职", "離職", "辞职", "辭職", "跳槽", "单位", "單位", "字节", "阿里", "职业",
+             "做产品", "入职", "升职", "倒班", "夜班", "白班", "门诊"),
     "name": ("called", "name", "named", "叫", "名字"),
     "age": ("years old", "age", "old", "岁", "歲", "年龄", "年齡", "birthday", "生日"),
     "birthday": ("birthday", "born", "生日"),
@@ -175,13 +176,14 @@ _TOPICS: dict[str, tuple[str, ...]] = {
                 "车", "車", "开车", "骑车", "地铁", "公交", "电动车", "通勤"),
     "phone": ("phone", "iphone", "android", "pixel", "samsung", "galaxy", "nokia", "huawei", "xiaomi", "oneplus",
               "手机", "手機", "华为", "華為", "苹果", "小米", "荣耀", "三星"),
-    "school": ("school", "grade", "year 1", "year 2", "year 3", "year 4", "year 5", "year 6", "secondary", "degree", "master",
-               "小学", "小學", "年级", "年級", "学校", "學校", "研究生", "读研", "读博", "博士", "大学", "本科", "专业"),
+    "school": ("school", "grade", "student", "graduat", "lecture", "uni", "university", "college", "year 1", "year 2", "year 3", "year 4", "year 5", "year 6", "secondary", "degree", "master",
+               "小学", "小學", "年级", "年級", "学校", "學校", "研究生", "读研", "读博", "博士", "大学", "本科", "专业", "毕业", "初中", "高中"),
     "sport": ("marathon", "training", "race", "running", "runner", "trail", "jog", "climb", "bouldering", "gym", "swim", "tennis",
               "padel", "badminton", "yoga", "马拉松", "跑步", "健身", "游泳", "羽毛球", "瑜伽", "爬山", "攀岩"),
     "language": ("learning", "japanese", "portuguese", "spanish", "french", "german", "korean", "mandarin", "italian",
                  "日语", "英语", "法语", "西班牙语", "韩语", "德语"),
     "allergy": ("allergic", "allergy", "react", "过敏"),
+    "bank": ("bank", "banks", "account", "monzo", "barclays", "hsbc", "santander", "银行", "工资卡", "信用卡", "储蓄卡"),
 }
 
 

@@ -43,7 +43,7 @@ class Slot:
     name: str
     frames: tuple[re.Pattern, ...] = field(repr=False)
     about: re.Pattern = field(repr=False)  # an item about this slot
-    kind: str = "name"  # "name" | "role" | "number" | "date" | "vocab" | "brand" | "zh": how its value reads
+    kind: str = "name"  # "name" | "role" | "number" | "date" | "vocab" | "brand" | "zh" | "year" | "words": how its value reads
     vocab: frozenset[str] = field(default=frozenset(), repr=False)
 
 
@@ -57,6 +57,7 @@ def _zh(*frames: str) -> tuple[re.Pattern, ...]:
 
 _NOW = r"(?:\s+(?:now|currently|actually|just|finally))?"
 _BE = r"(?:['’]m|\s+am|['’]re|\s+are)"
+_CAR_LOOK = r"(?:(?:red|blue|grey|gray|white|black|silver|green|yellow|orange|brown|new|old|little|small|big|used|secondhand|second-hand|electric|hybrid)\s+){0,2}"
 _ROLES = frozenset(
     "engineer developer programmer manager teacher designer nurse doctor analyst consultant freelancer student lawyer "
     "accountant writer chef scientist researcher architect pharmacist dentist librarian barista electrician plumber "
@@ -136,9 +137,15 @@ SLOTS: tuple[Slot, ...] = (
         r"\bi(?:['’]ve)?\s+switched\s+(?:from\s+[\w\s-]{1,20}?\s+)?to\s+(?P<v>[a-z][\w-]{1,20})",
     ), re.compile(r"\b(?:coffee|tea|drinks?|cups?|espresso|latte)\b", _I), "vocab", _DRINKS),
     Slot("car", _en(
-        rf"\bi{_NOW}\s+drive\s+(?:a|an)\s+{_VAL}",
-        rf"\bmy\s+car\s+is\s+(?:now\s+)?(?:a|an)\s+{_VAL}",
+        rf"\bi{_NOW}\s+drive\s+(?:a|an)\s+{_CAR_LOOK}{_VAL}",
+        rf"\bmy\s+car\s+is\s+(?:now\s+)?(?:a|an)\s+{_CAR_LOOK}{_VAL}",
     ), re.compile(r"\b(?:drives?|car)\b", _I), "name"),
+    Slot("school_year", _en(  # "leo's in year 9", "Theo is in Year 6 now": the child the item names
+        r"\b(?P<who>[a-z]+)(?:['’]s|\s+is)\s+(?:now\s+)?in\s+(?P<v>(?:year|grade)\s+\d{1,2})\b",
+    ), re.compile(r"\b(?:year|grade)\s+\d", _I), "year"),
+    Slot("degree", _en(
+        r"\bmy\s+(?:degree|major|masters?|master['’]s|phd|bachelor['’]?s?)(?:['’]s|\s+is|\s+was)\s+in\s+(?P<v>[a-z][a-z\s-]{2,40}?)(?=[,.;!?]|$)",
+    ), re.compile(r"\b(?:degree|major|masters?|master['’]s|phd|studied|bachelor)", _I), "words"),
     Slot("instrument", _en(
         rf"\bi{_NOW}\s+play\s+(?:the\s+)?(?P<v>[a-z]+)",
     ), re.compile(r"\b(?:" + "|".join(sorted(_INSTRUMENTS)) + r")\b", _I), "vocab", _INSTRUMENTS),
@@ -233,6 +240,7 @@ _NOT_VALUE_ZH = ("认真", "努力", "好好", "专心", "拼命", "处理", "�
 _MANY = frozenset({"instrument", "sport", "language", "weekend_zh"})
 _CHANGED = re.compile(r"\b(?:now|nowadays|these\s+days|instead|any\s*more|switched|no\s+longer|on\s+hold|dropped|gave\s+up|stopped|quit"
                       r"|rather\s+than|not)\b|现在|改|换|不再|已经|早就|如今|不", re.IGNORECASE)
+_NOT_A_FIELD = frozenset("it that this the same my his her their".split())
 _GLUE = frozenset("a an the at in on of for to with and or now these days".split())  # words that are no value
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
@@ -301,7 +309,8 @@ def _rel(slot: Slot, m: re.Match) -> str | None:
     if slot.name == "name_zh":  # the relation before the name ("我女朋友叫小妹" names a girlfriend, not a 妹妹)
         said = m.string[m.start():m.start("v")]
         return next((k for k, v in _REL_ZH.items() if re.search(v, said)), None)
-    return m.groupdict().get("who")  # a school year's child
+    who = m.groupdict().get("who")  # a school year's child
+    return who.casefold() if who and slot.name == "school_year" else who
 
 
 def _about(claim: Claim, item: Shown) -> bool:
@@ -313,6 +322,8 @@ def _about(claim: Claim, item: Shown) -> bool:
         return False
     if claim.slot.name == "grade_zh":
         return claim.rel is not None and claim.rel in text and claim.slot.about.search(text) is not None
+    if claim.slot.name == "school_year":  # the child the item names
+        return claim.rel is not None and re.search(rf"\b{re.escape(claim.rel)}\b", text, _I) is not None and claim.slot.about.search(text) is not None
     if claim.rel is None and _OTHERS.search(text):
         return False  # "My sister works at Google": someone else's
     if claim.rel is not None and claim.slot.name == "name":  # the same relation, and a name held for it
@@ -330,6 +341,10 @@ def _holds(claim: Claim, text: str) -> bool:
     kind = claim.slot.kind
     if kind == "number":
         return int(claim.value) in _numbers(text)
+    if kind == "year":
+        return re.search(rf"\b{re.escape(claim.value)}\b", low) is not None
+    if kind == "words":
+        return all(w in low for w in claim.value.split() if w not in _GLUE)
     if kind == "date":
         return all(t in re.findall(r"[a-z]+|\d+", low) for t in _date_tokens(claim.value))
     if kind in ("vocab", "brand"):
@@ -364,6 +379,11 @@ def _value(slot: Slot, raw: str) -> str:
         if re.match(r"(?:high\s+school|primary|secondary|maths|math|english|science|history|music|art|piano|yoga)", raw, _I):
             return raw.casefold()  # "I teach high school maths"
         return ""
+    if kind == "year":
+        return " ".join(raw.casefold().split())
+    if kind == "words":
+        words = [w for w in raw.casefold().split() if w not in _GLUE]
+        return " ".join(words) if words and not set(words) & _NOT_A_FIELD else ""
     if kind == "number":
         n = _number(raw)
         return str(n) if n is not None and 1 <= n <= 120 else ""

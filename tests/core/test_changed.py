@@ -54,6 +54,11 @@ def found(text: str, *texts: str):
     # the value was someone else's; the person's own set apart
     ("That's my brother's Civic, mine's a little Fiat", (DOG, CAR), 1),
     ("华为是公司配的，我自己的手机是小米", ("用的是华为手机", ZH_CITY), 0),
+    # a long ramble: its news read clause by clause, the request at its end vetoes nothing
+    ("long week, the boiler broke and my manager moved every deadline forward, anyway I quit the gym in march and just cycle "
+     "to work now, so yeah could you suggest a stretching routine", (SH, GYM), 1),
+    ("barclays lol. closed that account after they lost my card twice, everything's with monzo now", (DOG, "Banks with Barclays"), 1),
+    ("上周终于搬出来自己住了，在公司附近租了个一居室", ("和爸妈住在一起", ZH_JOB), 0),
 ])
 def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
     c = found(text, *items_)
@@ -83,6 +88,9 @@ def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
     ("It's not just coffee I love, tea too", (COFFEE,)),
     ("Nope, the blue jacket is my flatmate's, mine is the black one", (CAR,)),  # "blue" alone is not the car
     ("My sister has a Civic too, mine is older", (CAR,)),
+    ("the gym changed its opening hours, doesnt open till 7 now", (GYM,)),        # a thing's, by "its"
+    ("hannah's sister just got divorced, she's staying with us for a bit", ("Married to Hannah",)),
+    ("Registered for the marathon today. No backing out now!", ("Trains for a marathon in October",)),
 ])
 def test_what_is_not_the_persons_change_changes_nothing(text, items_):
     assert found(text, *items_) is None

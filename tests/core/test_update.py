@@ -119,6 +119,25 @@ def test_what_is_not_a_new_value_changes_nothing(text, items_):
     assert find_update(text, shown(*items_)) is None
 
 
+@pytest.mark.parametrize("text, item", [
+    ("I drive a red Kia Niro now", "Drives a blue Honda Civic"),        # a colour before the name
+    ("leo's in year 9", "Son Leo is in Year 7"),                        # the child the item names, lower case
+    ("my degree's in chemical engineering", "Has a degree in biochemistry"),
+])
+def test_more_slots_take_their_new_value(text, item):
+    c = find_update(text, shown(item))
+    assert c is not None and c.target.text == item
+
+
+@pytest.mark.parametrize("text, item", [
+    ("Sam is in year 5", "Son Leo is in Year 7"),                       # another child
+    ("Leo is in Year 7", "Son Leo is in Year 7"),                       # the same year
+    ("my degree is in it", "Has a degree in biochemistry"),
+])
+def test_those_slots_leave_others_and_restatements_alone(text, item):
+    assert find_update(text, shown(item)) is None
+
+
 def test_a_question_beside_the_statement_does_not_hide_it():
     """A question asks; the statement beside it still says. A plan anywhere in the turn still makes the turn a plan."""
     c = find_update("哈？小雪是我妹妹，我老婆叫晓琳", shown("我老婆叫小雪"))
