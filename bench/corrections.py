@@ -42,6 +42,7 @@ import correction_fresh4 as fresh4  # noqa: E402  (written blind before the upda
 import correction_fresh5 as fresh5  # noqa: E402  (written blind before the seventh round's markers were measured on it)
 import correction_fresh6 as fresh6  # noqa: E402  (written blind before the change rule, core/changed.py, ran on it)
 import correction_fresh7 as fresh7  # noqa: E402  (written blind after the change rule's second round, before it ran on it)
+import correction_fresh8 as fresh8  # noqa: E402  (written blind before the change rule's third round ran on it)
 
 FRESH = fresh.FRESH
 FRESH2 = fresh2.FRESH2
@@ -50,8 +51,9 @@ FRESH4 = fresh4.FRESH4
 FRESH5 = fresh5.FRESH5
 FRESH6 = fresh6.FRESH6
 FRESH7 = fresh7.FRESH7
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7)
-PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY, FRESH6: fresh6.ORDINARY, FRESH7: fresh7.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
+FRESH8 = fresh8.FRESH8
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8)
+PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY, FRESH6: fresh6.ORDINARY, FRESH7: fresh7.ORDINARY, FRESH8: fresh8.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
 ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
@@ -80,6 +82,8 @@ def cases_of(name: str, rnd: int | None = None) -> tuple[list[Case], list[Case]]
         return fresh6.CORRECTIONS, fresh6.LOOK_ALIKES + fresh6.ORDINARY
     if name == FRESH7:
         return fresh7.CORRECTIONS, fresh7.LOOK_ALIKES + fresh7.ORDINARY
+    if name == FRESH8:
+        return fresh8.CORRECTIONS, fresh8.LOOK_ALIKES + fresh8.ORDINARY
     pick = lambda cs: [c for c in split(cs, name) if rnd is None or c.round == rnd]  # noqa: E731
     return pick(CORRECTIONS), pick(LOOK_ALIKES)
 
