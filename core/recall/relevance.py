@@ -143,7 +143,8 @@ VERDICTS = {
     "no_floor": "no relevance floor is set: every item goes in",
     "near_everything": "close, but as close to prompts about nobody: its similarity is its own",
     "below_floor": "not close enough in meaning or words",
-    "small_talk": "the prompt is small talk or about the assistant, and this is not much closer to it than to prompts about nobody",
+    "small_talk": "the prompt is not about the person (small talk, words to the assistant, a joke asked for, text to work on), "
+                  "and this is not much closer to it than to prompts about nobody",
 }
 PASSING = frozenset({"close", "distinct", "words", "no_floor"})
 

@@ -17,6 +17,7 @@
     no_floor: "no relevance floor",
     near_everything: "as close to prompts about nobody",
     below_floor: "not close enough",
+    small_talk: "the prompt is not about you (small talk, a joke, text to work on)",
   };
 
   function why(it) {

@@ -67,7 +67,8 @@ def calibrated_host(tmp_path_factory):
 def test_recent_recalls_show_what_was_weighed_and_left_out_and_why(calibrated_host, page_for):
     url = calibrated_host
     singer = remember(url, "alice", "My favourite singer is Adele.")
-    for query, request in (("Tell me a pun about bread.", "left-out-1"), ("Which singer do I like most?", "used-1")):
+    asked = (("Say something cheerful.", "left-out-1"), ("Which singer do I like most?", "used-1"), ("Tell me a pun about bread.", "talk-1"))
+    for query, request in asked:
         httpx.post(f"{url}/v1/recall", json={"query": query, "why": request}, headers=auth("alice"), timeout=60).raise_for_status()
 
     page, watch = open_recalls(page_for, url)
@@ -82,4 +83,7 @@ def test_recent_recalls_show_what_was_weighed_and_left_out_and_why(calibrated_ho
     expect(used.locator(f"li[data-handle='{handle_of(singer['id'])}']")).to_contain_text(
         re.compile("close in meaning|closer to this prompt than to prompts about nobody"))
     expect(used.locator("details.left-out")).to_have_count(0)
+    talk = page.locator("li.recall[data-request=talk-1]")  # small talk: the reason in words, not the verdict's name
+    talk.locator("details.left-out summary").click()
+    expect(talk.locator(f"details.left-out li[data-handle='{handle_of(singer['id'])}']")).to_contain_text("not about you")
     assert not watch.dialogs and not watch.errors, (watch.dialogs, watch.errors)
