@@ -215,6 +215,24 @@ def frames_cost(repeat: int = 20) -> dict:
     return {"turns": len(texts), "p50": round(took[len(took) // 2], 1), "p99": round(took[int(len(took) * 0.99)], 1)}
 
 
+HOSTILE = ["I quit, " * 75, "I quit coffee now. " * 31, "现在，" * 200, "not " * 150 + "coffee", "hannah's " * 70 + "sister moved now",
+           "x, " * 199 + "now", "mine's " * 85, "都" * 300 + "了"]
+
+
+def hostile_cost(repeat: int = 5) -> dict:
+    """The change words' worst cases: turns at the 600-character limit built to make every sentence or
+    clause a candidate, read against two shown items. Milliseconds per turn, the slowest of them."""
+    import time
+
+    shown = [Shown(id="a", text="Loves coffee, drinks three cups a day"), Shown(id="b", text="我住在北京朝阳区")]
+    took = []
+    for t in HOSTILE * repeat:
+        at = time.perf_counter()
+        change_of(told(t), shown)
+        took.append((time.perf_counter() - at) * 1e3)
+    return {"turns": len(HOSTILE), "max_ms": round(max(took), 2), "p50_ms": round(sorted(took)[len(took) // 2], 2)}
+
+
 def by_round(decide: Decide = find_correction) -> dict:
     return {f"{name} {label}": measure(name, False, decide, rnd) for name in (TUNE, HELD_OUT) for label, rnd in ROUNDS.items()}
 
@@ -244,8 +262,10 @@ def main() -> None:
     told_too = {name: measure(name, a.show, with_changes(find_correction)) for name in SETS} | by_round(with_changes(find_correction))
     for name in told_too:
         print(line(name, "+changes", told_too[name]))
-    result = {"grammar": result, "grammar+updates": updates, "grammar+updates+changes": told_too, "frames_us": frames_cost()}
+    result = {"grammar": result, "grammar+updates": updates, "grammar+updates+changes": told_too, "frames_us": frames_cost(),
+              "hostile": hostile_cost()}
     print(f"update frames and change words on every corpus turn: p50 {result['frames_us']['p50']} us, p99 {result['frames_us']['p99']} us")
+    print(f"change words on hostile 600-character turns: p50 {result['hostile']['p50_ms']} ms, slowest {result['hostile']['max_ms']} ms")
     model = None if a.grammar_only else _load(str(WEIGHTS))
     engine = local_engine() if model is not None and model.embedder == LOCAL_EMBEDDER else None
     if engine is not None:

@@ -63,6 +63,7 @@ _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|
 _SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
 _CLAUSES = re.compile(r"[^,，]+[,，]*")
 _LONG = 100  # characters: a sentence longer than most chat sentences (set by hand, not fitted)
+_MOST = 6  # changes read from one turn: a correction says one or two things (set by hand; bounds the work on a hostile turn)
 
 
 @dataclass(frozen=True)
@@ -84,17 +85,20 @@ def told(text: str) -> list[Told]:
     # a long rambling sentence is read clause by clause: its request or wish does not veto its news
     parts = [c for p in parts for c in (_CLAUSES.findall(p) if len(p) > _LONG else [p])]
     parts = [p for p in parts if p.strip(" .,!?;，。！？；")]
+    says = [not _QUESTION.search(p) and not _NOT_NEWS.search(p) for p in parts]  # statements, each part read once
     out = []
     for i, s in enumerate(parts):
-        if _QUESTION.search(s) or _NOT_NEWS.search(s):
+        if not says[i]:
             continue
         aside = frozenset()
         if not (_CHANGE_EN.search(s) or _CHANGE_ZH.search(s)):
             aside = frozenset(w for m in _NOT_THAT.finditer(s) for w in _loose(m.group(1) or m.group(2)))
             if not aside:
                 continue
-        rest = " ".join(p for p in parts[i:] if not _QUESTION.search(p) and not _NOT_NEWS.search(p))
+        rest = " ".join(p for p, ok in zip(parts[i:], says[i:]) if ok)
         out.append(Told(s, rest.strip(), " ".join(parts[:i]), aside))
+        if len(out) == _MOST:
+            break
     return out
 
 

@@ -287,9 +287,20 @@ _AGE_SAID = re.compile(r"\bi(?:['’]m|\s+am)\s+\d{1,3}\b|\bturned\s+\d{1,3}\b"
                        r"|(?:都|已经|快|就|今年)(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了", re.IGNORECASE)  # "I'm 35": an age without the word
 
 
+def _topic_pattern(words: tuple[str, ...]) -> re.Pattern:
+    """One pattern for a topic's words, as `mentions` reads each: a CJK word anywhere, another as a word's start."""
+    cjk = [re.escape(w) for w in words if any("\u3400" <= ch <= "\u9fff" for ch in w)]
+    other = [re.escape(w) for w in words if not any("\u3400" <= ch <= "\u9fff" for ch in w)]
+    parts = ([r"\b(?:" + "|".join(other) + ")"] if other else []) + cjk
+    return re.compile("|".join(parts))
+
+
+_TOPIC_RE = {name: _topic_pattern(words) for name, words in _TOPICS.items()}
+
+
 def _topics(text: str) -> set[str]:
     low = text.casefold().replace("’", "'")
-    found = {name for name, words in _TOPICS.items() if any(mentions(low, w) for w in words)}
+    found = {name for name, pattern in _TOPIC_RE.items() if pattern.search(low)}
     return found | {"age"} if _AGE_SAID.search(text) else found
 
 

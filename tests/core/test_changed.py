@@ -146,6 +146,7 @@ hostile = [
     "now " * 150, "coffee " * 85 + "now", "都" * 300 + "了", "不" * 299 + "了", "I " * 290 + "switched",
     "since the " * 60, "现在" * 299, "?" * 600, "Ｎｏｗ ｔｅａ ｅｖｅｒｙ ｍｏｒｎｉｎｇ", "tea now 🙂" * 50, "\\x00now tea\\ud7ff",
     "my dad " * 80 + "moved now", "。" * 599 + "现在住海淀",
+    "I quit, " * 75, "现在，" * 200, "hannah's " * 70 + "sister moved now", "mine's " * 85, "not " * 150 + "coffee",
 ]
 for text in hostile:
     change_of(told(text), items)
