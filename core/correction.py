@@ -103,7 +103,8 @@ _AWAY = re.compile(
       | \b(?:if|suppose|supposing|imagine|assuming|what\s+if|in\s+case)\b
       | ^\W*(?:what|how|why|when|where|which|who|should|shall|do|does|did|is|are|can|could|would|will)\b
       | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你|想换|想要|打算|准备|準備
-      | 如果|假如|要是|假设|假設|万一|萬一|是不是|要不要|能不能|会不会|會不會|可不可以|有没有|好不好|(?<!不)对不对|行不行""",
+      | 如果|假如|要是|假设|假設|万一|萬一|是不是|要不要|能不能|会不会|會不會|可不可以|有没有|好不好|(?<!不)对不对|行不行
+      | 下个月|下個月|下周|下週|明年|要搬|要去|要换|要換""",
     _V,
 )
 # words in quotation marks are someone's words, not the person's correction
@@ -111,7 +112,7 @@ _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<!
 # someone other than the person (or "you", the assistant) speaks, thinks or changes: their words or news
 _PEOPLE_EN = (r"brother|sister|mom|mum|mother|dad|father|friend|colleague|coworker|co-worker|boss|neighbou?r|roommate|doctor"
               r"|partner|wife|husband|son|daughter|parents?|cousin|aunt|uncle|bandmate|teacher|he|she|they")
-_PEOPLE_ZH = r"他们|他們|她们|她們|他|她|哥哥|弟弟|姐姐|妹妹|爸爸|妈妈|媽媽|爸|妈|媽|朋友|同事|老师|老師|邻居|鄰居|室友|老板|老闆|主角|女儿|女兒|儿子|兒子"
+_PEOPLE_ZH = r"他们|他們|她们|她們|他|她|哥哥|弟弟|姐姐|妹妹|爸爸|妈妈|媽媽|爸|妈|媽|朋友|闺蜜|閨蜜|同事|老师|老師|邻居|鄰居|室友|老板|老闆|主角|女儿|女兒|儿子|兒子"
 _REPORTED = re.compile(
     rf"""\b(?!i\b|you\b)[A-Za-z]+\s+(?:says|said|told|tells|thinks|keeps\s+saying|corrected)\b
       | (?<=[\u4e00-\u9fff])(?<![我你瞎胡])(?:说|說|讲|講|认为|認為|以为|以為)  # 瞎说/胡说: 'nonsense'
@@ -121,7 +122,7 @@ _REPORTED = re.compile(
 _THEIR_CHANGE = re.compile(
     rf"""\b(?:(?:my|our|his|her)\s+)?({_PEOPLE_EN})\s+(?:no\s+longer|quit|left|sold|moved|switched|stopped|gave\s+up|got\s+rid\s+of
                                                    |lives|works|living|working|is\s+now|started|joined|goes)\b
-      | ({_PEOPLE_ZH})(?:的[^，,。\s]{{1,6}})?[^，,。\s]{{0,3}}?(?:已经|已經|早就|不再|换了|換了|卖了|賣了|搬|离职|離職|辞职|辭職|变了|變了|去了|跳槽)""",
+      | ({_PEOPLE_ZH})(?:的[^，,。\s]{{1,6}})?[^，,。\s]{{0,10}}?(?:已经|已經|早就|不再|换了|換了|卖了|賣了|搬|离职|離職|辞职|辭職|变了|變了|去了|跳槽)""",
     _V,
 )
 # "actually" praising or restating what is held is no correction ("actually I love it", "其实咪咪很乖")
@@ -201,6 +202,8 @@ def find_correction(text: str, shown: Sequence[Shown]) -> Correction | None:
     named = _by_handle(s, shown)
     if named is not None:
         rest = HANDLE_RE.sub(" ", s)
+        if _CONFIRM.match(rest):
+            return None  # "#k3 没错", "#k3 that's right": the item confirmed
         if _FORGET.search(rest):
             return Correction(named, "forget", "")
         statement = _statement(rest)

@@ -34,3 +34,12 @@ def test_what_each_kind_of_correction_does():
     assert (c.target, c.action) == (job, "retract")
     assert find_correction("That's wrong, I moved to Hangzhou", []) is None  # nothing shown: nothing to correct
     assert find_correction("forget #00000", [home]) is None or home.handle == "#00000"
+
+
+def test_a_confirmation_someone_elses_change_and_a_plan_correct_nothing():
+    """A handle said to be right, a relative's sale told at length, a friend's move next month."""
+    allergy, car, home = Shown("m-a", "对青霉素过敏"), Shown("m-c", "开的是一辆白色的比亚迪"), Shown("m-h", "我住在北京朝阳区")
+    assert find_correction(f"{allergy.handle}没错，所以每次看病我都要跟医生强调一遍", [allergy]) is None
+    assert find_correction(f"{home.handle} that's right, still there", [home]) is None
+    assert find_correction("我爸把他那辆老桑塔纳卖了，也换了个比亚迪", [car]) is None
+    assert find_correction("我闺蜜下个月要搬去杭州了，好舍不得", [home]) is None
