@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from .correction import _REPORTED, Correction, Shown, _names, _topics, _words
+from .correction import _REPORTED, _TOPICS, Correction, Shown, _names, _topics, _words
 from .recall.lexical import STOPWORDS, tokenize
 from .update import _NOT_CHAT, _OTHERS, _QUOTED
 
@@ -36,10 +36,10 @@ _SEASONS = (r"january|february|march|april|may|june|july|august|september|octobe
 _CHANGE_EN = re.compile(
     rf"""(?<!right\s)(?<!just\s)(?<!for\s)(?<!by\s)(?<!until\s)(?<!till\s)(?<!^)(?<!^\W)\bnow\b(?!\s+and\s+then)
       | \b(?:these\s+days|nowadays|any\s*more|no\s+longer|instead|not\s+since|ever\s+since|since\s+(?:{_SEASONS})
-      | switched|swapped|traded|gave\s+(?:\w+\s+)?up|given\s+(?:\w+\s+)?up|dropped|ditched|quit|stopped|outgrew|went\s+back\s+to
-      | changed|moved|sold|got\s+rid\s+of|not\s+any\s*more|none\s+of\s+that|replaced|passed\s+away|died|promoted|retired|graduated
+      | switched|swapped|traded|gave\s+(?:\w+\s+)?up|given\s+(?:\w+\s+)?up|dropped|ditched|quit|stopped|outgrew
+      | changed|moved|sold|got\s+rid\s+of|none\s+of\s+that|replaced|passed\s+away|died|promoted|retired|graduated
       | divorced|got\s+married|broke\s+up|split\s+up|shelved|cancell?ed|is\s+history|(?:behind|over)\s+(?:us|me)|down\s+to|back\s+to
-      | no\s+more|never\s+going\s+back|turned\s+\d{{1,3}}|parted\s+ways
+      | no\s+more(?!\s*,?\s*no\s+less)|never\s+going\s+back|turned\s+\d{{1,3}}|parted\s+ways
       | mine(?:['’]s|\s+is|\s+are)|my\s+own|since\s+(?:i|we)\s+(?:was|were)|put\s+\w+\s+down)\b  # the person's own set apart from another's: mine's a grey Subaru""",
     _I | re.VERBOSE)
 _CHANGE_ZH = re.compile(r"现在|現在|如今|早就|早已|已经|已經|不再|改成|改了|改去|改喝|改吃|换成|換成|换了|換了|转到|轉到|转去|不用[^，。,]{0,8}了"
@@ -47,17 +47,18 @@ _CHANGE_ZH = re.compile(r"现在|現在|如今|早就|早已|已经|已經|不�
                         r"|就(?:\d{1,3}|[二三四五六七八九]?十[一二三四五六七八九]?)了|我自己|自己的|私人|退了|退掉|注销|离职|辞职|分手|毕业|退休|去世|卖了|戒了")
 # a value put aside: "not Shanghai, Suzhou", "I'm not allergic to peanuts, it's shellfish", "不是会计"
 _NOT_THAT = re.compile(r"\bnot\s+(?!just\b|only\b|even\b|sure\b|really\b|that\b|much\b|bad\b)((?:[\w'’-]+\s+){0,2}[\w'’-]+)"
-                       r"|不是(?![^，。,]*的(?:问题|错|原因|事))([\u3400-\u9fff]{1,6})", _I)  # not "不是华为的问题"
+                       r"|不是(?![^，。,]*的(?:问题|错|原因|事|锅))([\u3400-\u9fff]{1,6})", _I)  # not "不是华为的问题"
 # not news: plans, wishes, hypotheticals, questions, a passing moment, an addition, something kept
 _NOT_NEWS = re.compile(
     r"""\b(?:will|won['’]t|['’]ll|going\s+to|gonna|might|maybe|would|could|should|if|whether|hope|hoping|wish|want|wanna
       | plan|plans|planning|thinking|considering|consider|tomorrow|tonight|today|this\s+(?:week|weekend|morning|evening)
       | right\s+now|at\s+the\s+moment|for\s+now|for\s+(?:the|a|my)\s+(?:conference|trip|holiday|vacation|week|weekend|few\s+days|night)
       | visiting|trip|holiday|vacation|too(?=\s*(?:[,.!;)]|$))|also|as\s+well|still|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play
-      | story|character|dream|once|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
+      | story|character|dream|once|yeah\s+right|like\s+i['’]d|i['’]d\s+(?:ever|never|rather|love|like|kill)|back\s+in
+      | in\s+(?:19|20)\d\d|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
       | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候
       | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
-      | remind|please|help\s+me|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
+      | remind\w*|please|help\s+me|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
     _I | re.VERBOSE)
 _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
 _SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
@@ -71,7 +72,7 @@ class Told:
     """A sentence of the turn that says something changed, with the rest of the turn after it."""
 
     said: str  # the sentence
-    rest: str  # it and the statements after it: what replaces the item
+    rest: tuple[str, ...]  # it and the statements after it: what replaces the item (those on its topic)
     before: str = ""  # the turn before it
     put_aside: frozenset[str] = frozenset()  # with no word of change: the words a "not" or "不是" puts aside
 
@@ -91,15 +92,27 @@ def told(text: str) -> list[Told]:
         if not says[i]:
             continue
         aside = frozenset()
-        if not (_CHANGE_EN.search(s) or _CHANGE_ZH.search(s)):
+        if not _strong_cue(s):
             aside = frozenset(w for m in _NOT_THAT.finditer(s) for w in _loose(m.group(1) or m.group(2)))
-            if not aside:
-                continue
-        rest = " ".join(p for p, ok in zip(parts[i:], says[i:]) if ok)
-        out.append(Told(s, rest.strip(), " ".join(parts[:i]), aside))
+            if not aside or _AGAIN.search(s):
+                continue  # "Not Shanghai again, every memory is about Shanghai": a complaint
+        rest = tuple(p for p, ok in zip(parts[i:], says[i:]) if ok)
+        out.append(Told(s, rest, " ".join(parts[:i]), aside))
         if len(out) == _MOST:
             break
     return out
+
+
+def _strong_cue(s: str) -> bool:
+    """A word of change that is not only a verb in its plain sense: "I moved the sofa", "I stopped at the
+    shop", "I dropped my phone", "我把沙发搬到阳台" move things, not the person's life."""
+    cues = [m for m in (*_CHANGE_EN.finditer(s), *_CHANGE_ZH.finditer(s))]
+    return any(not (_LITERAL.match(s, m.end()) and _PLAIN_VERB.fullmatch(m.group(0))) and not (m.group(0).startswith("搬") and "把" in s[: m.start()])
+               for m in cues)
+
+
+_PLAIN_VERB = re.compile(r"stopped|moved|dropped|changed|sold", _I)
+_LITERAL = re.compile(r"\s+(?:the|a|an|my|it|at|by|into|onto|our|his|her|their|them|up|off|in)\b", _I)  # "moved the car", "dropped my phone"
 
 
 def change_of(tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | None:
@@ -110,34 +123,53 @@ def change_of(tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | Non
         for item in shown:
             if item.source != "memory":
                 continue  # a captured turn is the conversation's, not a fact to replace
-            aside = t.put_aside & _loose(item.text)  # the value put aside is the item's: that is the evidence
+            aside = t.put_aside & _loose(item.text) - _PREDICATES  # the value put aside is the item's: that is the evidence
             s = _score(t.said, item.text, t.before, aside) if aside or not t.put_aside else 0.0
             if s > score:
                 best, score, tie = item, s, False
             elif s == score and s > 0:
                 tie = True
         if best is not None and not tie:
-            return Correction(best, "supersede", t.rest)
+            return Correction(best, "supersede", _statement(t, best.text))
     return None
 
 
-def _score(said: str, item: str, before: str = "", aside: frozenset[str] = frozenset()) -> float:
-    """How surely `said` is about `item` and says something new of it; 0 when it is not."""
+def _statement(t: Told, item: str) -> str:
+    """The change and the statements after it that stay on the item's topic ("Matcha now. Work has been
+    mad, my boss quit." keeps "Matcha now.")."""
+    on = _topics(item) | _topics(t.said)
+    keep = [t.said] + [p for p in t.rest[1:] if _topics(p) & on or _words(p) & (_words(item) | _words(t.said))]
+    return " ".join(keep).strip()
+
+
+def _score(sentence: str, item: str, before: str = "", aside: frozenset[str] = frozenset()) -> float:
+    """How surely `sentence` is about `item` and says something new of it; 0 when it is not. Read in
+    the clause that says the change ("Acme announced layoffs, I'm nervous now": "I'm nervous now"
+    says nothing of Acme)."""
+    said = sentence if aside or _OWN.search(sentence) else _cue_clause(sentence)
     words_s, words_i = _words(said), _words(item)
     echo = before if len(before) <= 40 and _QUESTION.search(before) or len(before) <= 20 else ""  # "Acme? …", "barclays lol. …"
     # a relative's word or the topic "family" alone is no evidence: "my sister got promoted" says nothing of "My sister is called Lan"
     shared = (words_s | _words(echo)) & words_i - _RELATIVES | aside
     topic = _topics(said + " " + echo) & _topics(item) - {"family", "name"}
     named = {n for n in _item_names(item) if re.search(rf"\b{re.escape(n)}\b", said, _I)}
-    news = (words_s - words_i - _CHANGE_WORDS) or set(re.findall(r"\d+", said)) - set(re.findall(r"\d+", item))
+    news = (_words(sentence) - words_i - _CHANGE_WORDS - _FILLERS) or set(re.findall(r"\d+", sentence)) - set(re.findall(r"\d+", item))
     if not (shared or topic or named) or not news:
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
-    whose = _whose(said, item, named, before)
-    if not whose or _to_itself(said, item) or ((whose == "own" or _OWN.search(said)) and not (named or topic)):
+    whose = _whose(said, item, named, before, contrast=bool(aside))
+    if not whose or _to_itself(said, item) or _held_since(said, item) or ((whose == "own" or _OWN.search(said)) and not (named or topic)):
         return 0.0  # set apart from another's, the item must be named or its topic said ("the blue jacket is hers" is not the car)
     # the change's own words may name the topic ("搬出来", "quit the band"): that breaks a tie between two items
     cue = _topics(" ".join(m.group(0) for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said)))) & _topics(item)
     return 2.0 * len(named) + len(shared) + 0.5 * len(topic) + 0.25 * len(cue)
+
+
+def _cue_clause(sentence: str) -> str:
+    """The clause of `sentence` (between commas) with its first word of change, or the sentence."""
+    clauses = _CLAUSES.findall(sentence)
+    if len(clauses) < 2:
+        return sentence
+    return next((c for c in clauses if _strong_cue(c)), sentence).strip(" ,，")
 
 
 def _to_itself(said: str, item: str) -> bool:
@@ -151,16 +183,24 @@ def _to_itself(said: str, item: str) -> bool:
     return False
 
 
+def _held_since(said: str, item: str) -> bool:
+    """"I've lived in Shanghai since 2019" beside "I live in Shanghai": "since" with the value held is how
+    long it has held, not a change (when no other word of change is said)."""
+    cues = [m.group(0).casefold() for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said))]
+    held = {w.casefold() for w in _item_names(item)} | {w for w in _words(item) if _CJK.search(w)}
+    return bool(cues) and all("since" in c for c in cues) and any(w in said.casefold() for w in held)
+
+
 _TO = re.compile(r"\s*(?:back\s+)?(?:to|into|in|at)\s+(?:the\s+|a\s+)?(\w+)|\s*(?:了|到|去|成)?([\u3400-\u9fff]{2,6})")
 
 
-def _whose(said: str, item: str, named: set[str], before: str) -> bool | str:
+def _whose(said: str, item: str, named: set[str], before: str, contrast: bool = False) -> bool | str:
     """Whether the sentence is the person's news (or news of someone the item names): not a third
     person's ("my dad sold his Civic", "我同事的华为手机坏了") nor a thing's ("the gym changed its
     hours", "丰田的新车型改了设计")."""
     theirs = _THEIRS_BY_NAME.match(said)
     if theirs is not None:  # "hannah's sister just got divorced": the sister's news, unless the item is about her
-        return theirs.group(1).casefold().rstrip("s") in item.casefold()
+        return re.search(rf"\b{re.escape(theirs.group(1))}s?\b", item, _I) is not None
     other = _OTHERS.search(said)
     if other is not None and not _NEAR_START.match(said[: other.start()]):
         other = None  # "closed that account after they lost my cheque": not who the sentence is about
@@ -179,11 +219,31 @@ def _whose(said: str, item: str, named: set[str], before: str) -> bool | str:
         return who_in(other, item)
     if me is None and (_POSSESSIVE.match(said) or _ITS.search(said)):
         return False  # "Acme's office moved", "Biscuit's vet retired": a thing of the item's, not the person
-    if me is not None:
-        return True
-    if _CJK.search(said):  # no 我: not about a thing the item names ("丰田的新车型改了设计") nor "this shop"
-        return not re.match(r"[这那](?:家|个|款|种|部)", said) and not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w))
-    return _THING.match(said) is None  # "The Shanghai metro changed…": a thing's news, even with the item's name in it
+    if me is not None or (contrast and _THING.match(said) is None) or _DROPPED_I.match(said):
+        return True  # the person, said or left out ("Got promoted to lead engineer", "Sold the Civic"), or the item's value put aside
+    kinds = _topics(item)
+    if kinds and kinds <= {"family", "pet", "name"} and (named or any(w in said for w in _words(item) if _CJK.search(w))):
+        # a pet or person the item names, and nothing else: only an ending is news of the item
+        # ("Biscuit passed away", "咪咪送回老家了"; not "Biscuit is three now", "咪咪变胖了", "Lan got married")
+        return _ENDED.search(said) is not None
+    if _CJK.search(said):  # no 我: not an opinion of a state ("杭州现在太热了", "现在外卖都好辣"), nor a thing the item names
+        return (_OPINION_ZH.search(said) is None and not re.match(r"[这那](?:家|个|款|种|部)", said)
+                and not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w)))
+    if named:  # a place, brand or language the item names, with no I: a thing's news unless a fragment ("Mandarin now")
+        return _THING.match(said) is None and _VERB.search(said) is None
+    # no I, me, my: a fragment with no verb ("Matcha every morning now"), not a thing's news ("Coffee prices have gone up now")
+    return _THING.match(said) is None and _VERB.search(said) is None
+
+
+_ENDED = re.compile(r"\b(?:passed\s+away|passed|died|put\s+\w+\s+down|went\s+to\s+live|lives\s+with|gave\s+\w+\s+away|rehomed|broke\s+up"
+                    r"|split\s+up|divorced|not\s+with|no\s+longer|any\s*more)\b|去世|走了|没了|送人|送回|送给|送走|分手|离婚|分了", _I)
+_OPINION_ZH = re.compile(r"(?:太|很|真|超|特别|非常|越来越|好)(?![了的吧啊呀])[\u4e00-\u9fff]|[死疯爆炸]了")
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|got|gets|goes|went|gone|did|does|do|made|makes|announced|changed|stopped"
+                   r"|moved|opened|closed|raised|sold|launched|updated|released|became|seems?|looks?|feels?|costs?|went)\b"
+                   r"|\b(?:it|that|there|he|she|what|who|everything|nothing|this)['’]s\b", _I)
+# a chat sentence that leaves its "I" out opens with the verb: "Got promoted…", "Sold the Civic…", "Switched to…"
+_DROPPED_I = re.compile(r"\W*(?:just\s+|finally\s+|recently\s+|also\s+)?(?:got|sold|quit|gave|went|left|moved|switched|started|took|bought|dropped"
+                        r"|stopped|finished|graduated|retired|swapped|traded|ditched|joined|became|turned|been|signed|outgrew|changed)\b", _I)
 
 
 def _who(other: re.Match) -> str:
@@ -192,7 +252,8 @@ def _who(other: re.Match) -> str:
 
 def who_in(other: re.Match, item: str) -> bool:
     """Whether the item is about the person `other` names ("my son" and "Son Leo is in Year 7")."""
-    return _who(other).rstrip("s") in item.casefold()
+    who = _who(other)
+    return any(re.search(rf"\b{re.escape(w)}s?\b", item, _I) for w in {who, who[:-1] if who.endswith("s") and not who.endswith("ss") else who})
 
 
 _NEAR_START = re.compile(r"^\W*(?:\S+\s+){0,3}\S*$|^.{0,4}$")  # within the first four words, or four characters of Chinese
@@ -202,7 +263,7 @@ _THEIRS_BY_NAME = re.compile(
 _ITS = re.compile(r"\bits\b", _I)  # "puregym changed its hours": a thing's
 _POSSESSIVE = re.compile(
     r"\W*(?:the\s+)?\w+['’]s\s+(?!(?:in|at|on|now|a|an|the|been|got|not|no|still|off|over|with|from|back|gone|going|living|working"
-    r"|just|already|finally|moved|home|away|all|my|for|out|up|down|since|never|always|getting|become|become|became)\b)[a-z]+", _I)
+    r"|just|already|finally|moved|home|away|all|my|for|out|up|down|since|never|always|getting|become|became)\b)[a-z]+", _I)
 def _loose(text: str) -> set[str]:
     """A text's words less stop words, every Chinese pair kept ("会计" too, which the grammar's word set drops)."""
     return set(tokenize(text)) - STOPWORDS
@@ -216,15 +277,20 @@ def _item_names(item: str) -> set[str]:
 _RELATIVES = frozenset(_words("sister brother partner wife husband mother father mum mom dad daughter son kids girlfriend boyfriend "
                               "哥哥 弟弟 姐姐 妹妹 女儿 儿子 老婆 老公 女朋友 男朋友 爸爸 妈妈"))
 _OWN = re.compile(r"\bmine(?:['’]s|\s+is|\s+are)\b|\bmy\s+own\b|我自己|自己的|私人", _I)
+_TOPIC_WORDS = tuple(_TOPICS.values())
+_AGAIN = re.compile(r"\bagain\b|又", _I)
+# words that say what kind of thing a value is, not the value: "not allergic to cats" puts no allergy aside
+_PREDICATES = frozenset(w for words in _TOPIC_WORDS for w in _loose(" ".join(words)))
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
-_SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
-_ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)
+_SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
+_ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _THING = re.compile(r"\W*(?:(?:no|nope|oh|well|yeah|yes|ha|haha|lol|erm|um|so|but|and|ok|okay)\W+)*"
                     r"(?:(?:the|a|an|this|that|these|those|it|its|it['’]s|there|his|her|their)\b"
                     r"|[^,]{1,20},\s*(?:the|this|that|these|those|his|her|their)\b)", _I)  # "Not quite, the meeting is…"
 
 
+_FILLERS = frozenset(_words("yep yeah yes no nope lol haha ok okay less more exactly right sure"))
 # the change words themselves are nothing new
 _CHANGE_WORDS = frozenset(_words("now these days nowadays anymore any more no longer instead since switched swapped traded gave given up "
                                  "dropped ditched quit stopped outgrew went back changed moved sold got rid none 现在 如今 已经 不再"))

@@ -104,7 +104,7 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
             score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
         found = combine(text, shown, score, model)
         # the classifier turned down what the grammar read: the change words do not overrule it
-        tolds = tolds if found is not None or model is None or find_correction(text, shown) is None else []
+        tolds = tolds if model is None or found is not None or find_correction(text, shown) is None else []
     found = found or update_of(claims, shown) or change_of(tolds, shown)
     return await carry_out(port, found) if found is not None else None
 

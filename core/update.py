@@ -144,7 +144,7 @@ SLOTS: tuple[Slot, ...] = (
         r"\b(?P<who>[a-z]+)(?:['’]s|\s+is)\s+(?:now\s+)?in\s+(?P<v>(?:year|grade)\s+\d{1,2})\b",
     ), re.compile(r"\b(?:year|grade)\s+\d", _I), "year"),
     Slot("degree", _en(
-        r"\bmy\s+(?:degree|major|masters?|master['’]s|phd|bachelor['’]?s?)(?:['’]s|\s+is|\s+was)\s+in\s+(?P<v>[a-z][a-z\s-]{2,40}?)(?=[,.;!?]|$)",
+        r"\bmy\s+(?:degree|major|masters?|master['’]s|phd|bachelor['’]?s?)(?:['’]s|\s+is|\s+was)\s+in\s+(?P<v>[a-z][a-z\s-]{2,40}?)(?=[,.;!?]|\s+(?:but|and|though|so)\b|$)",
     ), re.compile(r"\b(?:degree|major|masters?|master['’]s|phd|studied|bachelor)", _I), "words"),
     Slot("instrument", _en(
         rf"\bi{_NOW}\s+play\s+(?:the\s+)?(?P<v>[a-z]+)",
@@ -220,7 +220,7 @@ _NOT_CHAT = re.compile(r"```|^\s*(?:#|//|def\s|class\s|import\s|print\(|>)|\b(?:
 # someone else in an item ("My sister works at Google"): a plain statement about the person does not replace it
 _OTHERS = re.compile(r"\b(?:my|his|her|their|our)\s+(?:partner|girlfriend|boyfriend|wife|husband|fianc[eé]e?|sister|brother|daughter|son|kids?"
                      r"|children|mum|mom|mother|dad|father|parents?|friend|colleague|co-?worker|teammate|classmate|boss|manager|cousin|aunt|uncle|roommate|flatmate|housemate"
-                     r"|neighbou?r)s?\b|\b(?:he|she|they)\b|哥|弟|姐|妹|女朋友|男朋友|老婆|老公|爸|妈|朋友|同事|室友|他|她", re.IGNORECASE)
+                     r"|neighbou?r)s?\b|\b(?:he|she|they)\b|哥|弟|姐|妹|女朋友|男朋友|老婆|老公|爸|妈|朋友|闺蜜|閨蜜|同事|室友|他|她", re.IGNORECASE)
 _NOT_A_PLACE_ZH = ("公司", "家", "路上", "开会", "上班", "学校", "医院", "外面", "楼下", "车上", "地铁", "机场", "酒店", "这", "那", "这里", "那里",
                    "这儿", "那儿", "里面", "床上", "办公室", "家里", "单位")
 _TRIM_ZH = "了啦呢啊呀的住上班工作"
@@ -343,8 +343,8 @@ def _holds(claim: Claim, text: str) -> bool:
         return int(claim.value) in _numbers(text)
     if kind == "year":
         return re.search(rf"\b{re.escape(claim.value)}\b", low) is not None
-    if kind == "words":
-        return all(w in low for w in claim.value.split() if w not in _GLUE)
+    if kind == "words":  # "art" is not held by "smart materials"
+        return all(re.search(rf"\b{re.escape(w)}\b", low) for w in claim.value.split() if w not in _GLUE)
     if kind == "date":
         return all(t in re.findall(r"[a-z]+|\d+", low) for t in _date_tokens(claim.value))
     if kind in ("vocab", "brand"):

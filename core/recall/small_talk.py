@@ -39,7 +39,9 @@ _PHATIC_EN = frozenset(
     "just really very well too amber bot have day ttyl talk tomorrow soon for now nighty happy weekend friday monday tuesday "
     "wednesday thursday saturday sunday holidays new year".split())
 _PHATIC_ZH = re.compile(
-    r"^(?:你好|您好|大家好|嗨|哈喽|哈啰|早上好|早安|早|中午好|下午好|晚上好|晚安|谢谢你?|谢啦|多谢|感谢|辛苦了|哈+|嘿+|嗯+|哦+|噢|啊|呀|呢|吧|"
+    # each step atomic and each word once (no "哈+" inside the repeat): a long "哈哈哈…笑死我了" that fails to match
+    # must fail in linear time, not try every way of cutting it (it took seconds at 28 characters)
+    r"^(?>你好|您好|大家好|嗨|哈喽|哈啰|早上好|早安|早|中午好|下午好|晚上好|晚安|谢谢你|谢谢|谢啦|多谢|感谢|辛苦了|哈|嘿|嗯|哦|噢|啊|呀|呢|吧|"
     r"了|啦|好的|好吧|好|行|可以|没问题|再见|拜拜|回头见|在吗|在不在|没事|你)+$")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b|你|您", re.IGNORECASE)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|im|me|my|mine|myself|we|we['’](?:re|ve|d|ll)|our|ours|us)\b|我|咱", re.IGNORECASE)
@@ -62,8 +64,8 @@ _TASK = re.compile(
     r"|翻译|润色|改写|改得|改成|病句|什么意思|的意思|近义词|反义词|怎么读|怎么说|语法|标点|成语", re.IGNORECASE)
 _QUOTE = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)")
 # a colon that hands over the text ("Translate into German: …", "润色这句话：…"), not a speaker's ("Lisa: …")
-_HANDOVER = re.compile(r"(?:(?:translat\w*|proofread\w*|rephrase|paraphrase|rewrite|reword|polish|fix|correct|sentence|phrase|text|line"
-                       r"|word|this|following)[^:：\n]{0,30}|这句话|这段话|这句|下面|以下|这个词|翻译|润色|改写)[:：]", re.IGNORECASE)
+_HANDOVER = re.compile(r"(?:(?:translat\w*|proofread\w*|rephrase|paraphrase|rewrite|reword|polish|fix|correct)[^:：\n]{0,30}"
+                       r"|这句话|这段话|这句|下面|以下|这个词|翻译|润色|改写)[:：]", re.IGNORECASE)  # not "what does this mean: my …"
 _WRITE = re.compile(
     r"^\W*(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+)?(?:write|compose|draft|come\s+up\s+with|give\s+me)\s+(?:me\s+)?"
     r"(?:a|an|one|two|three|some|\d+)\s+(?:[\w-]+\s+){0,2}?(?:poems?|haikus?|limericks?|stor(?:y|ies)|tweets?|slogans?|taglines?"
@@ -71,8 +73,12 @@ _WRITE = re.compile(
     r"|(?:写|来|起)(?:一|两|几)?(?:首|个|段|篇|句|副)[^，。,]{0,12}?(?:诗|绝句|律诗|对联|文案|开头|故事|书名|名字|标语|口号|段子)", re.IGNORECASE)
 # the person's people, named without "my" ("给老婆的祝福", "a poem for mum"): the piece is about the person's life
 _KIN = re.compile(r"\b(?:wife|husband|partner|girlfriend|boyfriend|mum|mom|dad|mother|father|sister|brother|son|daughter|kids?|boss"
-                  r"|colleague|friend|grandma|grandpa)s?\b|老婆|老公|爸|妈|女儿|儿子|哥|姐|弟|妹|男朋友|女朋友|老板|同事|朋友|爷爷|奶奶", re.IGNORECASE)
-_INTO = re.compile(r"\b(?:into|in|to|from)\s+[A-Z][a-z]+")  # "into German": a language, not someone memory holds
+                  r"|colleague|friend|grandma|grandpa|baby|babies|children|nan|nana)s?\b|老婆|老公|爸|妈|女儿|儿子|孩子|宝宝|哥|姐|弟|妹|男朋友|女朋友"
+                  r"|老板|同事|朋友|爷爷|奶奶", re.IGNORECASE)
+_INTO = re.compile(  # "into German": a language, not someone memory holds ("a poem to Sarah" names someone)
+    r"\b(?:into|in|to|from)\s+(?:English|Spanish|French|German|Italian|Portuguese|Japanese|Korean|Chinese|Mandarin|Cantonese|Arabic"
+    r"|Russian|Hindi|Dutch|Swedish|Norwegian|Danish|Finnish|Polish|Turkish|Greek|Hebrew|Vietnamese|Thai|Indonesian|Malay|Latin"
+    r"|Ukrainian|Czech|Hungarian|Romanian|Persian|Welsh|Irish|Catalan)\b")
 _TO_ME = re.compile(r"\b(?:tell|give|send|show|entertain|amuse|cheer|help)\s+me\b|给我|陪我|逗我|跟我|帮我", re.IGNORECASE)  # the person as listener
 
 
@@ -91,7 +97,7 @@ def small_talk(query: str) -> bool:
     if _NAMED.search(text):
         return False
     if _FUN.search(text):
-        return not _ME.search(_TO_ME.sub(" ", text))
+        return not _ME.search(_TO_ME.sub(" ", text)) and not _KIN.search(text)
     return bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text)
 
 

@@ -57,7 +57,7 @@ def found(text: str, *texts: str):
     # a long ramble: its news read clause by clause, the request at its end vetoes nothing
     ("long week, the boiler broke and my manager moved every deadline forward, anyway I quit the gym in march and just cycle "
      "to work now, so yeah could you suggest a stretching routine", (SH, GYM), 1),
-    ("barclays lol. closed that account after they lost my card twice, everything's with monzo now", (DOG, "Banks with Barclays"), 1),
+    ("barclays lol. closed that account after they lost my card twice, I bank with monzo now", (DOG, "Banks with Barclays"), 1),
     ("上周终于搬出来自己住了，在公司附近租了个一居室", ("和爸妈住在一起", ZH_JOB), 0),
 ])
 def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
@@ -94,6 +94,49 @@ def test_a_change_on_a_shown_memory_supersedes_it(text, items_, target):
 ])
 def test_what_is_not_the_persons_change_changes_nothing(text, items_):
     assert found(text, *items_) is None
+
+
+# a review's findings: turns that are not the person's change, each of which once replaced a true memory
+REVIEWED = [
+    ("I'm not allergic to cats though.", "Allergic to peanuts"),
+    ("Not allergic to anything else as far as I know.", "Severely allergic to penicillin"),
+    ("Not Shanghai again, I swear every memory is about Shanghai lol", "Lives in Shanghai"),
+    ("不是字节的锅，是产品经理的。", "我在字节跳动工作"),
+    ("Coffee prices have gone up so much now.", COFFEE),
+    ("Shanghai is so humid now, I can't stand it.", "Lives in Shanghai"),
+    ("Monzo changed their app, it's terrible now.", "Banks with Monzo"),
+    ("Apple stopped updating the iPhone 8.", "Uses an iPhone 8"),
+    ("杭州现在太热了。", "我住在杭州"),
+    ("北京现在堵死了。", ZH_CITY),
+    ("现在外卖都好辣。", ZH_SPICY),
+    ("Acme announced layoffs, I'm nervous now.", "Works at Acme"),
+    ("Lan got married in June!", "My sister is called Lan"),
+    ("Mia turned 7 last week!", "Has two kids, Mia and Leo"),
+    ("Biscuit is three now", DOG),
+    ("咪咪变胖了。", ZH_CAT),
+    ("Hannah's boss moved to Seattle now.", "Lives in Boston"),
+    ("My son moved to Madrid now.", "Lives in Jacksonville"),
+    ("我闺蜜搬到上海了。", "我住在杭州"),
+    ("I stopped at the coffee shop on the way in.", COFFEE),
+    ("I moved the car to the other side of the street.", CAR),
+    ("我把沙发搬到阳台了。", ZH_CITY),
+    ("I dropped my phone in the toilet lol.", "Uses an iPhone 12"),
+    ("Back in 2015 I sold my first car for £500.", CAR),
+    ("I've lived in Shanghai since 2019.", "Lives in Shanghai"),
+    ("Yep, three cups a day, no more no less.", COFFEE),
+    ("Yeah right, like I'd ever give up coffee now.", COFFEE),
+    ("Not quite, the meeting is on March 4, not March 3", "Birthday is on March 3"),
+]
+
+
+@pytest.mark.parametrize("text, item", REVIEWED)
+def test_a_reviews_look_alikes_change_nothing(text, item):
+    assert found(text, item) is None
+
+
+def test_only_the_sentences_on_the_items_topic_replace_it():
+    c = found("Matcha now. Work has been mad, my boss quit.", COFFEE)
+    assert c is not None and c.statement == "Matcha now."
 
 
 def test_a_captured_turn_is_not_replaced():

@@ -26,6 +26,9 @@ NOT_TALK = [
     'Fix the grammar in my cover letter: "I am work at Acme"', "Write a poem about my dog", "Write a poem for Casey",
     "What does my name mean?", "帮我把给老婆的生日祝福改得更正式一些：“生日快乐”",
     "Lisa: 我打碎了妈妈的碗\nAssistant: 你想想怎样解释？\nLisa: 我应该怎么说呢？",  # a dialogue's speakers hand over no text
+    # a review's findings: the person's own details after a colon, a name after "to", the person's people
+    "What does this mean: ferritin 12 ug/L on my blood test, I'm 20 weeks pregnant", "Write a birthday poem to Sarah",
+    "Write a short poem in Theo's honour", "Tell me a riddle for the kids", "讲个笑话逗逗老婆", "Give me some names for the baby",
     "Explain TCP vs UDP", "thanks, and what was my manager called again?", "Good morning! I start the new job today",
     "我平时做什么运动？", "你能推荐一家餐厅吗", "帮我写一封邮件", "行程安排好了吗", "你记得我妹妹叫什么吗", "",
     "Do you remember where I work?", "What would you cook for dinner tonight?", "What do you know about Casey?",
@@ -67,3 +70,21 @@ def test_a_prompt_about_the_person_is_never_words_to_the_assistant(text, person)
     as usual: its memory is not withheld."""
     prompt = f"{text} you {person} x"
     assert not small_talk(prompt)
+
+
+def test_hostile_prompts_are_read_in_a_child_that_ends():
+    """Repeated laughter or thanks that does not end as small talk once took seconds to fail (a repeat
+    inside a repeat): in a child process, so a hang fails this test and nothing else."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+from core.recall.small_talk import small_talk
+for text in ["哈" * 290 + "x", "嗯" * 290 + "，我的", "谢谢你" * 95 + "猫", "哈哈嘿嘿" * 70 + "?", "hi " * 99 + "my",
+             "Translate " + "'a' " * 70 + "into German", "写一首" * 90 + "诗", "😂" * 290 + "my"]:
+    small_talk(text)
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=str(Path(__file__).resolve().parents[2]))
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
