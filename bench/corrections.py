@@ -53,6 +53,7 @@ FRESH6 = fresh6.FRESH6
 FRESH7 = fresh7.FRESH7
 FRESH8 = fresh8.FRESH8
 SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8)
+FRESH_SETS = {FRESH: fresh, FRESH2: fresh2, FRESH3: fresh3, FRESH4: fresh4, FRESH5: fresh5, FRESH6: fresh6, FRESH7: fresh7, FRESH8: fresh8}
 PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY, FRESH6: fresh6.ORDINARY, FRESH7: fresh7.ORDINARY, FRESH8: fresh8.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
 ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
@@ -67,23 +68,10 @@ def text_of(case: Case, shown: list[Shown]) -> str:
 
 
 def cases_of(name: str, rnd: int | None = None) -> tuple[list[Case], list[Case]]:
-    """A set's corrections and look-alikes (with fresh3, its ordinary turns after the look-alikes)."""
-    if name == FRESH:
-        return fresh.CORRECTIONS, fresh.LOOK_ALIKES
-    if name == FRESH2:
-        return fresh2.CORRECTIONS, fresh2.LOOK_ALIKES
-    if name == FRESH3:
-        return fresh3.CORRECTIONS, fresh3.LOOK_ALIKES + fresh3.ORDINARY
-    if name == FRESH4:
-        return fresh4.CORRECTIONS, fresh4.LOOK_ALIKES + fresh4.ORDINARY
-    if name == FRESH5:
-        return fresh5.CORRECTIONS, fresh5.LOOK_ALIKES + fresh5.ORDINARY
-    if name == FRESH6:
-        return fresh6.CORRECTIONS, fresh6.LOOK_ALIKES + fresh6.ORDINARY
-    if name == FRESH7:
-        return fresh7.CORRECTIONS, fresh7.LOOK_ALIKES + fresh7.ORDINARY
-    if name == FRESH8:
-        return fresh8.CORRECTIONS, fresh8.LOOK_ALIKES + fresh8.ORDINARY
+    """A set's corrections and look-alikes (from fresh3 on, its ordinary turns after the look-alikes)."""
+    if name in FRESH_SETS:
+        m = FRESH_SETS[name]
+        return m.CORRECTIONS, m.LOOK_ALIKES + list(getattr(m, "ORDINARY", []))
     pick = lambda cs: [c for c in split(cs, name) if rnd is None or c.round == rnd]  # noqa: E731
     return pick(CORRECTIONS), pick(LOOK_ALIKES)
 
