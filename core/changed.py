@@ -56,7 +56,7 @@ _NOT_NEWS = re.compile(
       | visiting|trip|holiday|vacation|too(?=\s*(?:[,.!;)]|$))|also|as\s+well|still|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play
       | story|character|dream|once|yeah\s+right|like\s+i['’]d|i['’]d\s+(?:ever|never|rather|love|like|kill)|back\s+in
       | in\s+(?:19|20)\d\d|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
-      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候
+      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候|[喝吃抽]了[一二两三四五六七八九十几\d]+[杯碗顿根个口]
       | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
       | remind\w*|please|help\s+me|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
     _I | re.VERBOSE)

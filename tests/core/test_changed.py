@@ -126,6 +126,7 @@ REVIEWED = [
     ("Yep, three cups a day, no more no less.", COFFEE),
     ("Yeah right, like I'd ever give up coffee now.", COFFEE),
     ("Not quite, the meeting is on March 4, not March 3", "Birthday is on March 3"),
+    ("我已经喝了三杯茶了。", "每天喝一杯奶茶"),
 ]
 
 
