@@ -53,12 +53,14 @@ _NOT_NEWS = re.compile(
     r"""\b(?:will|won['’]t|['’]ll|going\s+to|gonna|might|maybe|would|could|should|if|whether|hope|hoping|wish|want|wanna
       | plan|plans|planning|thinking|considering|consider|tomorrow|tonight|today|this\s+(?:week|weekend|morning|evening)
       | right\s+now|at\s+the\s+moment|for\s+now|for\s+(?:the|a|my)\s+(?:conference|trip|holiday|vacation|week|weekend|few\s+days|night)
-      | visiting|trip|holiday|vacation|too(?=\s*(?:[,.!;)]|$))|also|as\s+well|still|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play
-      | story|character|dream|once|yeah\s+right|like\s+i['’]d|i['’]d\s+(?:ever|never|rather|love|like|kill)|back\s+in
+      | visiting|trip|holiday|vacation|too(?=\s*(?:[,.!;)]|lol|haha|$)|\s*[\U0001F300-\U0001FAFF])|also|as\s+well|still|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play
+      | story|character|dream|once|yeah\s+right|like\s+i['’]d|i['’]d|back\s+in|rental|loaner|borrow\w*|while|until|during
+      | repair\w*|in\s+the\s+shop|later|jk|just\s+kidding|apparently|basically|literally|in\s+another\s+life|picture\s+this|thanks\s+to\s+you
+      | longest|yet|catching\s+up|^\W*say|^\W*had\s+i|flight|landed|arrived|airport|got\s+to|more\s+and\s+more
       | in\s+(?:19|20)\d\d|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
-      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候|[喝吃抽]了[一二两三四五六七八九十几\d]+[杯碗顿根个口]
+      | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候|暂时|临时|这个月|这段时间|过完年|年后|换作|烦|😂|🤣|学到|能看|越来越|现在在[^，。,]{0,8}(?:遛|吃|喝|玩|逛|看|睡|开会|等|排队|路上|楼下)|[喝吃抽]了[一二两三四五六七八九十几\d]+[杯碗顿根个口]
       | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
-      | remind\w*|please|help\s+me|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
+      | \b(?:remind\w*|please|help\s+me)\b|\d+\s*%|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
     _I | re.VERBOSE)
 _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
 _SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
@@ -157,6 +159,8 @@ def _score(sentence: str, item: str, before: str = "", aside: frozenset[str] = f
     if not (shared or topic or named) or not news:
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
     whose = _whose(said, item, named, before, contrast=bool(aside))
+    if "allergy" in _topics(item) and not (aside or _OUTGREW.search(sentence)):
+        return 0.0  # a new allergy is one more, not the old one gone ("I'm allergic to cats now" beside peanuts)
     if not whose or _to_itself(said, item) or _held_since(said, item) or ((whose == "own" or _OWN.search(said)) and not (named or topic)):
         return 0.0  # set apart from another's, the item must be named or its topic said ("the blue jacket is hers" is not the car)
     # the change's own words may name the topic ("搬出来", "quit the band"): that breaks a tie between two items
@@ -188,9 +192,13 @@ def _held_since(said: str, item: str) -> bool:
     long it has held, not a change (when no other word of change is said)."""
     cues = [m.group(0).casefold() for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said))]
     held = {w.casefold() for w in _item_names(item)} | {w for w in _words(item) if _CJK.search(w)}
-    return bool(cues) and all("since" in c for c in cues) and any(w in said.casefold() for w in held)
+    if not any(w in said.casefold() for w in held):
+        return False
+    # "since 2019", or how long it has held: "已经在字节工作三年了", "married 10 years now"
+    return bool(cues) and (all("since" in c for c in cues) or _DURATION.search(said) is not None)
 
 
+_DURATION = re.compile(r"\b\d+\s+(?:years?|months?)\b|[一二两三四五六七八九十\d]+(?:年|个月)了", _I)
 _TO = re.compile(r"\s*(?:back\s+)?(?:to|into|in|at)\s+(?:the\s+|a\s+)?(\w+)|\s*(?:了|到|去|成)?([\u3400-\u9fff]{2,6})")
 
 
@@ -217,15 +225,20 @@ def _whose(said: str, item: str, named: set[str], before: str, contrast: bool = 
         if _who(other) in _PRONOUNS:
             return any(re.search(rf"\b{re.escape(n)}\b", before, _I) for n in _item_names(item))
         return who_in(other, item)
+    mine = _MY_THING.match(said)
+    if mine and any(w.casefold().startswith(mine.group(1).casefold()[:4]) for w in _item_names(item) | _words(item)) and not _ENDED.search(said):
+        return False  # "My Civic is making a noise now", "我的华为手机换了个壳": a thing of the item's, not a new value
     if me is None and (_POSSESSIVE.match(said) or _ITS.search(said)):
         return False  # "Acme's office moved", "Biscuit's vet retired": a thing of the item's, not the person
-    if me is not None or (contrast and _THING.match(said) is None) or _DROPPED_I.match(said):
-        return True  # the person, said or left out ("Got promoted to lead engineer", "Sold the Civic"), or the item's value put aside
     kinds = _topics(item)
     if kinds and kinds <= {"family", "pet", "name"} and (named or any(w in said for w in _words(item) if _CJK.search(w))):
         # a pet or person the item names, and nothing else: only an ending is news of the item
-        # ("Biscuit passed away", "咪咪送回老家了"; not "Biscuit is three now", "咪咪变胖了", "Lan got married")
+        # ("Biscuit passed away", "咪咪送回老家了"; not "Biscuit is three now", "咪咪现在每天叫我起床", "Lan got married")
         return _ENDED.search(said) is not None
+    if any(re.search(rf"\b{re.escape(n)}['’]s\b", said, _I) for n in _item_names(item)):
+        return False  # "I switched the Civic's tyres": a part of the item's thing
+    if me is not None or (contrast and _THING.match(said) is None) or _DROPPED_I.match(said):
+        return True  # the person, said or left out ("Got promoted to lead engineer", "Sold the Civic"), or the item's value put aside
     if _CJK.search(said):  # no 我: not an opinion of a state ("杭州现在太热了", "现在外卖都好辣"), nor a thing the item names
         return (_OPINION_ZH.search(said) is None and not re.match(r"[这那](?:家|个|款|种|部)", said)
                 and not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w)))
@@ -239,7 +252,8 @@ _ENDED = re.compile(r"\b(?:passed\s+away|passed|died|put\s+\w+\s+down|went\s+to\
                     r"|split\s+up|divorced|not\s+with|no\s+longer|any\s*more)\b|去世|走了|没了|送人|送回|送给|送走|分手|离婚|分了", _I)
 _OPINION_ZH = re.compile(r"(?:太|很|真|超|特别|非常|越来越|好)(?![了的吧啊呀])[\u4e00-\u9fff]|[死疯爆炸]了")
 _VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|got|gets|goes|went|gone|did|does|do|made|makes|announced|changed|stopped"
-                   r"|moved|opened|closed|raised|sold|launched|updated|released|became|seems?|looks?|feels?|costs?|went)\b"
+                   r"|moved|opened|closed|raised|sold|launched|updated|released|became|seems?|looks?|feels?|costs?|went|switched|quit"
+                   r"|swapped|dropped|started|left|joined)\b"
                    r"|\b(?:it|that|there|he|she|what|who|everything|nothing|this)['’]s\b", _I)
 # a chat sentence that leaves its "I" out opens with the verb: "Got promoted…", "Sold the Civic…", "Switched to…"
 _DROPPED_I = re.compile(r"\W*(?:just\s+|finally\s+|recently\s+|also\s+)?(?:got|sold|quit|gave|went|left|moved|switched|started|took|bought|dropped"
@@ -281,6 +295,8 @@ _TOPIC_WORDS = tuple(_TOPICS.values())
 _AGAIN = re.compile(r"\bagain\b|又", _I)
 # words that say what kind of thing a value is, not the value: "not allergic to cats" puts no allergy aside
 _PREDICATES = frozenset(w for words in _TOPIC_WORDS for w in _loose(" ".join(words)))
+_OUTGREW = re.compile(r"\b(?:outgrew|grown\s+out|no\s+longer|not\s+any\s*more|any\s*more|gone|fine\s+now)\b|脱敏|不过敏|没事", _I)
+_MY_THING = re.compile(r"\W*(?:my|我的)\s*([A-Za-z]+|[\u3400-\u9fff]{2})", _I)
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
 _SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
 _ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)

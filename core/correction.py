@@ -104,7 +104,12 @@ _AWAY = re.compile(
       | ^\W*(?:what|how|why|when|where|which|who|should|shall|do|does|did|is|are|can|could|would|will)\b
       | 意思|问|問|今天|今晚|这周|這週|这次|這次|出差|不知道|怎么办|怎麼辦|想问|吗|嗎|一下怎么|觉得|覺得|说你|說你|想换|想要|打算|准备|準備
       | 如果|假如|要是|假设|假設|万一|萬一|是不是|要不要|能不能|会不会|會不會|可不可以|有没有|好不好|(?<!不)对不对|行不行
-      | 下个月|下個月|下周|下週|明年|要搬|要去|要换|要換""",
+      | 下个月|下個月|下周|下週|明年|要搬|要去|要换|要換|暂时|暫時|临时|臨時|这个月|這個月|这段时间|过完年|年后|换作|換作
+      | \b(?:rental|loaner|borrow\w*|while|until|during|repair\w*|in\s+the\s+shop|later|jk|just\s+kidding|apparently|in\s+another\s+life|picture\s+this)\b
+      | ^\W*(?:say|had\s+i)\b
+      | ['’]s\s+(?:tyres?|tires?|oil|case|screen|battery|strap|brakes?|seats?|food|bowl|lead|collar)\b|\b(?:switched|moved|changed)\s+(?:the|my|our)\s+\w+\s+(?:to|into)\s+(?:a|an|the)\b
+      | 换了个(?:新的)?(?:壳|膜|套|屏|电池|教练|物业)|的(?:壳|膜|屏幕|电池)|把[^，。]{0,6}搬
+      | \b(?:stopped|moved|dropped)\s+(?:at|by|the|a|my|into)\b|\bback\s+in\b""",
     _V,
 )
 # words in quotation marks are someone's words, not the person's correction
@@ -132,7 +137,7 @@ _NEGATED = re.compile(r"\b(?:not|no|never|n['’]t)\b|不|没|沒", re.IGNORECAS
 # what a correction with only a soft marker needs: a no, a change, or a value put in place of another
 _CONTRA = re.compile(
     r"""\b(?:not|no|never|none|n['’]t|any\s*more|now|these\s+days|switched|moved|since|instead|rather)\b
-      | 不|没|沒|非|现在|現在|已经|已經|改|换|換|是|叫""",
+      | 不|没|沒|非|已经|已經|改|换|換|是|叫(?![我你他她它])""",  # 现在 is the soft marker itself, not a contrast
     _V,
 )
 _CONFIRM = re.compile(r"^\W*(?:that['’]?s\s+right|that\s+is\s+right|correct|right|yes|yep|yeah|exactly|没错|沒錯|对[，,。]|對[，,。]|是的|对的)(?:\W|$)", re.IGNORECASE)

@@ -55,7 +55,7 @@ def _zh(*frames: str) -> tuple[re.Pattern, ...]:
     return tuple(re.compile(f) for f in frames)
 
 
-_NOW = r"(?:\s+(?:now|currently|actually|just|finally))?"
+_NOW = r"(?:\s+(?:now(?!\s+and\s+then)|currently|actually|just|finally))?"
 _BE = r"(?:['’]m|\s+am|['’]re|\s+are)"
 _CAR_LOOK = r"(?:(?:red|blue|grey|gray|white|black|silver|green|yellow|orange|brown|new|old|little|small|big|used|secondhand|second-hand|electric|hybrid)\s+){0,2}"
 _ROLES = frozenset(
@@ -133,7 +133,7 @@ SLOTS: tuple[Slot, ...] = (
         r"\bback\s+(?:to|on)\s+(?:eating\s+)?(?P<v>meat|fish|chicken|beef|pork|seafood)\b",
     ), re.compile(r"\b(?:vegetarian|vegan|pescatarian|keto|paleo|meat|diet)\b", _I), "vocab", _DIETS),
     Slot("drink", _en(
-        r"\bi\s+(?:only\s+|mostly\s+|just\s+)?drink\s+(?P<v>[a-z][\w\s-]{1,20}?)\s+(?:now|nowadays|these\s+days|instead)\b",
+        r"\bi\s+(?:only\s+|mostly\s+|just\s+)?drink\s+(?P<v>[a-z][\w\s-]{1,20}?)\s+(?:now(?!\s+and\s+then)|nowadays|these\s+days|instead)\b",
         r"\bi(?:['’]ve)?\s+switched\s+(?:from\s+[\w\s-]{1,20}?\s+)?to\s+(?P<v>[a-z][\w-]{1,20})",
     ), re.compile(r"\b(?:coffee|tea|drinks?|cups?|espresso|latte)\b", _I), "vocab", _DRINKS),
     Slot("car", _en(

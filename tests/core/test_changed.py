@@ -18,6 +18,7 @@ from correction_phrasings import LOOK_ALIKES  # noqa: E402
 
 from core.changed import change_of, told
 from core.correction import Shown, find_correction
+from core.update import find_update
 
 COFFEE, CAR, DOG = "Loves coffee, drinks three cups a day", "Drives a blue Honda Civic", "Has a dog named Biscuit"
 SH, JOB, GYM = "I live in Shanghai", "Works as a backend engineer at Acme", "Goes to the gym on weekday mornings"
@@ -127,12 +128,33 @@ REVIEWED = [
     ("Yeah right, like I'd ever give up coffee now.", COFFEE),
     ("Not quite, the meeting is on March 4, not March 3", "Birthday is on March 3"),
     ("我已经喝了三杯茶了。", "每天喝一杯奶茶"),
+    # a second review's: someone or something else as the subject, a passing state, a part of the thing,
+    # a hypothetical, hyperbole, another allergy, a restated duration
+    ("Hannah switched to decaf now", COFFEE),
+    ("Acme switched to Rust for the backend", JOB),
+    ("My Civic is in the shop so I'm driving a rental Corolla now", CAR),
+    ("手机坏了，现在暂时用我妈的旧小米", "用的是华为手机"),
+    ("Just got to Shanghai now after the flight", SH),
+    ("我现在在朝阳公园遛弯", ZH_CITY),
+    ("咪咪现在每天早上五点叫我起床", ZH_CAT),
+    ("My Civic is making a weird rattling noise now", CAR),
+    ("I switched the Civic's tyres to winter ones", CAR),
+    ("我的华为手机换了个壳", "用的是华为手机"),
+    ("Say I moved to Hangzhou, what would rent be", SH),
+    ("I drink tea now and then", COFFEE),
+    ("I'm allergic to cats now, turns out", "Allergic to peanuts"),
+    ("I'm 90% coffee now", COFFEE),
+    ("过完年就辞职", ZH_JOB),
+    ("我已经在字节工作三年了", ZH_JOB),
+    ("I love Shanghai more and more these days", SH),
 ]
 
 
 @pytest.mark.parametrize("text, item", REVIEWED)
 def test_a_reviews_look_alikes_change_nothing(text, item):
-    assert found(text, item) is None
+    """Through every decider a turn meets: the grammar, the update frames, the change words."""
+    s = shown(item)
+    assert find_correction(text, s) is None and find_update(text, s) is None and found(text, item) is None
 
 
 def test_only_the_sentences_on_the_items_topic_replace_it():
