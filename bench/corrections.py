@@ -30,8 +30,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 from core.correction import Shown, find_correction, near_correction  # noqa: E402
-from core.update import find_update  # noqa: E402
+from core.update import find_update, stated  # noqa: E402
 from core.changed import change_of, told  # noqa: E402
+from core.correcting import settle  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
 from correction_open import combine_open  # noqa: E402  (the experiment, beside this file)
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
@@ -175,10 +176,8 @@ def with_changes(decide: Decide) -> Decide:
     topic (core/changed.py)."""
     def decided(text: str, shown: list[Shown]):
         found = decide(text, shown)
-        if found is not None:
-            return found
-        vetoed = decide is not find_correction and find_correction(text, shown) is not None  # the classifier turned it down
-        return find_update(text, shown) or (None if vetoed else change_of(told(text), shown))
+        vetoed = found is None and decide is not find_correction and find_correction(text, shown) is not None  # the classifier turned it down
+        return settle(found, vetoed, stated(text), told(text), shown)
 
     return decided
 

@@ -27,7 +27,7 @@ from typing import Sequence
 
 from .correction import _REPORTED, _TOPICS, Correction, Shown, _names, _topics, _words
 from .recall.lexical import STOPWORDS, tokenize
-from .update import _NOT_CHAT, _OTHERS, _QUOTED
+from .update import _NOT_CHAT, _OTHERS, _QUOTED, _SENTENCE
 
 _I = re.IGNORECASE
 _SEASONS = (r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall"
@@ -63,7 +63,6 @@ _NOT_NEWS = re.compile(
       | \b(?:remind\w*|please|help\s+me)\b|\d+\s*%|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
     _I | re.VERBOSE)
 _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
-_SENTENCES = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
 _CLAUSES = re.compile(r"[^,，]+[,，]*")
 _LONG = 100  # characters: a sentence longer than most chat sentences (set by hand, not fitted)
 _MOST = 6  # changes read from one turn: a correction says one or two things (set by hand; bounds the work on a hostile turn)
@@ -84,7 +83,7 @@ def told(text: str) -> list[Told]:
     give none."""
     if not text or len(text) > 600 or _NOT_CHAT.search(text) or _REPORTED.search(text):
         return []
-    parts = [" ".join(p.split()) for p in _SENTENCES.findall(_QUOTED.sub(" ", text))]
+    parts = [" ".join(p.split()) for p in _SENTENCE.findall(_QUOTED.sub(" ", text))]
     # a long rambling sentence is read clause by clause: its request or wish does not veto its news
     parts = [c for p in parts for c in (_CLAUSES.findall(p) if len(p) > _LONG else [p])]
     parts = [p for p in parts if p.strip(" .,!?;，。！？；")]
@@ -105,12 +104,16 @@ def told(text: str) -> list[Told]:
     return out
 
 
+def _cues(s: str) -> list[re.Match]:
+    """The words of change in `s`, English then Chinese."""
+    return [*_CHANGE_EN.finditer(s), *_CHANGE_ZH.finditer(s)]
+
+
 def _strong_cue(s: str) -> bool:
     """A word of change that is not only a verb in its plain sense: "I moved the sofa", "I stopped at the
     shop", "I dropped my phone", "我把沙发搬到阳台" move things, not the person's life."""
-    cues = [m for m in (*_CHANGE_EN.finditer(s), *_CHANGE_ZH.finditer(s))]
     return any(not (_LITERAL.match(s, m.end()) and _PLAIN_VERB.fullmatch(m.group(0))) and not (m.group(0).startswith("搬") and "把" in s[: m.start()])
-               for m in cues)
+               for m in _cues(s))
 
 
 _PLAIN_VERB = re.compile(r"stopped|moved|dropped|changed|sold", _I)
@@ -158,13 +161,13 @@ def _score(sentence: str, item: str, before: str = "", aside: frozenset[str] = f
     news = (_words(sentence) - words_i - _CHANGE_WORDS - _FILLERS) or set(re.findall(r"\d+", sentence)) - set(re.findall(r"\d+", item))
     if not (shared or topic or named) or not news:
         return 0.0  # another topic, or nothing the item does not already say (a restatement)
-    whose = _whose(said, item, named, before, contrast=bool(aside))
     if "allergy" in _topics(item) and not (aside or _OUTGREW.search(sentence)):
         return 0.0  # a new allergy is one more, not the old one gone ("I'm allergic to cats now" beside peanuts)
+    whose = _whose(said, item, named, before, contrast=bool(aside))
     if not whose or _to_itself(said, item) or _held_since(said, item) or ((whose == "own" or _OWN.search(said)) and not (named or topic)):
         return 0.0  # set apart from another's, the item must be named or its topic said ("the blue jacket is hers" is not the car)
     # the change's own words may name the topic ("搬出来", "quit the band"): that breaks a tie between two items
-    cue = _topics(" ".join(m.group(0) for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said)))) & _topics(item)
+    cue = _topics(" ".join(m.group(0) for m in _cues(said))) & _topics(item)
     return 2.0 * len(named) + len(shared) + 0.5 * len(topic) + 0.25 * len(cue)
 
 
@@ -179,8 +182,8 @@ def _cue_clause(sentence: str) -> str:
 def _to_itself(said: str, item: str) -> bool:
     """Whether the change is to what the item already holds ("I moved to Shanghai in 2019" beside "I
     live in Shanghai", "换成了华为" beside "用的是华为手机"): the item's words right after the change."""
-    low, held = said.casefold(), {w.casefold() for w in _item_names(item)} | {w for w in _words(item) if _CJK.search(w)}
-    for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said)):
+    low, held = said.casefold(), _held(item)
+    for m in _cues(said):
         to = _TO.match(low, m.end())
         if to is not None and any((to.group(1) or to.group(2) or "").startswith(w) for w in held):
             return True
@@ -190,12 +193,20 @@ def _to_itself(said: str, item: str) -> bool:
 def _held_since(said: str, item: str) -> bool:
     """"I've lived in Shanghai since 2019" beside "I live in Shanghai": "since" with the value held is how
     long it has held, not a change (when no other word of change is said)."""
-    cues = [m.group(0).casefold() for m in (*_CHANGE_EN.finditer(said), *_CHANGE_ZH.finditer(said))]
-    held = {w.casefold() for w in _item_names(item)} | {w for w in _words(item) if _CJK.search(w)}
-    if not any(w in said.casefold() for w in held):
+    cues = [m.group(0).casefold() for m in _cues(said)]
+    if not any(w in said.casefold() for w in _held(item)):
         return False
     # "since 2019", or how long it has held: "已经在字节工作三年了", "married 10 years now"
     return bool(cues) and (all("since" in c for c in cues) or _DURATION.search(said) is not None)
+
+
+def _held(item: str) -> set[str]:
+    """What the item holds, as a sentence would name it: its names (casefolded) and its Chinese words."""
+    return {w.casefold() for w in _item_names(item)} | _cjk_words(item)
+
+
+def _cjk_words(item: str) -> set[str]:
+    return {w for w in _words(item) if _CJK.search(w)}
 
 
 _DURATION = re.compile(r"\b\d+\s+(?:years?|months?)\b|[一二两三四五六七八九十\d]+(?:年|个月)了", _I)
@@ -215,7 +226,7 @@ def _whose(said: str, item: str, named: set[str], before: str, contrast: bool = 
     me = _ME.search(_SOMEONE.sub(lambda m: " " * len(m.group(0)), said))  # "my dad", "我同事": the dad, the colleague
     # what the sentence names of the item, where it first says it ("咪咪去年送给我姐养了": 咪咪 before 姐)
     at = [m.start() for n in named for m in [re.search(rf"\b{re.escape(n)}\b", said, _I)] if m]
-    at += [i for w in _words(item) if _CJK.search(w) for i in [said.find(w)] if i >= 0]
+    at += [i for w in _cjk_words(item) for i in [said.find(w)] if i >= 0]
     own = _OWN.search(said)
     if other is not None and own is not None and own.start() > other.start():
         return "own"  # the value given to someone else, then the person's own: "That's my brother's Civic, mine's a Fiat"
@@ -231,7 +242,7 @@ def _whose(said: str, item: str, named: set[str], before: str, contrast: bool = 
     if me is None and (_POSSESSIVE.match(said) or _ITS.search(said)):
         return False  # "Acme's office moved", "Biscuit's vet retired": a thing of the item's, not the person
     kinds = _topics(item)
-    if kinds and kinds <= {"family", "pet", "name"} and (named or any(w in said for w in _words(item) if _CJK.search(w))):
+    if kinds and kinds <= {"family", "pet", "name"} and (named or any(w in said for w in _cjk_words(item))):
         # a pet or person the item names, and nothing else: only an ending is news of the item
         # ("Biscuit passed away", "咪咪送回老家了"; not "Biscuit is three now", "咪咪现在每天叫我起床", "Lan got married")
         return _ENDED.search(said) is not None
@@ -241,10 +252,9 @@ def _whose(said: str, item: str, named: set[str], before: str, contrast: bool = 
         return True  # the person, said or left out ("Got promoted to lead engineer", "Sold the Civic"), or the item's value put aside
     if _CJK.search(said):  # no 我: not an opinion of a state ("杭州现在太热了", "现在外卖都好辣"), nor a thing the item names
         return (_OPINION_ZH.search(said) is None and not re.match(r"[这那](?:家|个|款|种|部)", said)
-                and not any(said.startswith(w) and said[len(w):].startswith("的") for w in _words(item) if _CJK.search(w)))
-    if named:  # a place, brand or language the item names, with no I: a thing's news unless a fragment ("Mandarin now")
-        return _THING.match(said) is None and _VERB.search(said) is None
-    # no I, me, my: a fragment with no verb ("Matcha every morning now"), not a thing's news ("Coffee prices have gone up now")
+                and not any(said.startswith(w) and said[len(w):].startswith("的") for w in _cjk_words(item)))
+    # no I, me, my: a fragment with no verb ("Matcha every morning now", "Mandarin now"), not a thing's news
+    # ("Coffee prices have gone up now", "Acme switched to Rust"), whether or not it names the item
     return _THING.match(said) is None and _VERB.search(said) is None
 
 
@@ -278,6 +288,8 @@ _ITS = re.compile(r"\bits\b", _I)  # "puregym changed its hours": a thing's
 _POSSESSIVE = re.compile(
     r"\W*(?:the\s+)?\w+['’]s\s+(?!(?:in|at|on|now|a|an|the|been|got|not|no|still|off|over|with|from|back|gone|going|living|working"
     r"|just|already|finally|moved|home|away|all|my|for|out|up|down|since|never|always|getting|become|became)\b)[a-z]+", _I)
+
+
 def _loose(text: str) -> set[str]:
     """A text's words less stop words, every Chinese pair kept ("会计" too, which the grammar's word set drops)."""
     return set(tokenize(text)) - STOPWORDS
@@ -291,10 +303,9 @@ def _item_names(item: str) -> set[str]:
 _RELATIVES = frozenset(_words("sister brother partner wife husband mother father mum mom dad daughter son kids girlfriend boyfriend "
                               "哥哥 弟弟 姐姐 妹妹 女儿 儿子 老婆 老公 女朋友 男朋友 爸爸 妈妈"))
 _OWN = re.compile(r"\bmine(?:['’]s|\s+is|\s+are)\b|\bmy\s+own\b|我自己|自己的|私人", _I)
-_TOPIC_WORDS = tuple(_TOPICS.values())
 _AGAIN = re.compile(r"\bagain\b|又", _I)
 # words that say what kind of thing a value is, not the value: "not allergic to cats" puts no allergy aside
-_PREDICATES = frozenset(w for words in _TOPIC_WORDS for w in _loose(" ".join(words)))
+_PREDICATES = frozenset(w for words in _TOPICS.values() for w in _loose(" ".join(words)))
 _OUTGREW = re.compile(r"\b(?:outgrew|grown\s+out|no\s+longer|not\s+any\s*more|any\s*more|gone|fine\s+now)\b|脱敏|不过敏|没事", _I)
 _MY_THING = re.compile(r"\W*(?:my|我的)\s*([A-Za-z]+|[\u3400-\u9fff]{2})", _I)
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
@@ -304,8 +315,6 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _THING = re.compile(r"\W*(?:(?:no|nope|oh|well|yeah|yes|ha|haha|lol|erm|um|so|but|and|ok|okay)\W+)*"
                     r"(?:(?:the|a|an|this|that|these|those|it|its|it['’]s|there|his|her|their)\b"
                     r"|[^,]{1,20},\s*(?:the|this|that|these|those|his|her|their)\b)", _I)  # "Not quite, the meeting is…"
-
-
 _FILLERS = frozenset(_words("yep yeah yes no nope lol haha ok okay less more exactly right sure"))
 # the change words themselves are nothing new
 _CHANGE_WORDS = frozenset(_words("now these days nowadays anymore any more no longer instead since switched swapped traded gave given up "

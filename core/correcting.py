@@ -21,15 +21,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Awaitable, Sequence
 
-from .changed import change_of, told
-from .correction import Correction, Shown, find_correction, might_correct
-from .correction_model import classifier_for, combine
+from .changed import Told, change_of, told
+from .correction import Correction, Shown, might_correct
+from .correction_model import classifier_for, judge
 from .errors import NotFound
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
 from .recall.config import RecallConfig
 from .recall.query import dense_query
 from .recall.render import HANDLE_RE, defuse, fenced
-from .update import stated, update_of
+from .update import Claim, stated, update_of
 from .results import WhyRequest
 
 log = logging.getLogger("amber.correction")
@@ -94,7 +94,7 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     shown = shown_items(await port.why(last=20), text)
     if not shown:
         return None
-    found = None
+    found, vetoed = None, False
     if marked:
         embedder = getattr(getattr(port, "service", None), "embedder", None)
         model = classifier_for(embedder)
@@ -102,11 +102,16 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
         if model is not None:
             query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
             score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
-        found = combine(text, shown, score, model)
-        # the classifier turned down what the grammar read: the change words do not overrule it
-        tolds = tolds if model is None or found is not None or find_correction(text, shown) is None else []
-    found = found or update_of(claims, shown) or change_of(tolds, shown)
+        found, vetoed = judge(text, shown, score, model)
+    found = settle(found, vetoed, claims, tolds, shown)
     return await carry_out(port, found) if found is not None else None
+
+
+def settle(found: Correction | None, vetoed: bool, claims: Sequence[Claim], tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | None:
+    """After the grammar and the classifier (`found`; `vetoed`: the classifier turned down what the
+    grammar read): a new value the update frames read, then a change told in passing, which does not
+    overrule a veto. The order every face and bench/corrections.py decide a turn in."""
+    return found or update_of(claims, shown) or (None if vetoed else change_of(tolds, shown))
 
 
 async def _score(model: Any, vector: Awaitable[list[float]]) -> float | None:

@@ -76,12 +76,18 @@ def classifier_for(embedder: Any) -> CorrectionClassifier | None:
 def combine(text: str, shown: Sequence[Shown], score: float | None, model: CorrectionClassifier | None) -> Correction | None:
     """The grammar's verdict, overruled by the classifier's `score` of this turn where it is sure:
     with no score (no classifier for this embedder, or the turn not embedded) the grammar's alone."""
+    return judge(text, shown, score, model)[0]
+
+
+def judge(text: str, shown: Sequence[Shown], score: float | None, model: CorrectionClassifier | None) -> tuple[Correction | None, bool]:
+    """`combine`'s verdict, and whether it is the classifier turning down what the grammar read (a
+    veto: nothing read later in the turn overrules it)."""
     found = find_correction(text, shown)
     if score is None or model is None:
-        return found
+        return found, False
     if found is not None:
         if {f"#{m}" for m in HANDLE_RE.findall(text)} & {x.handle for x in shown}:
-            return found  # the person named the item: no doubt about what they mean
-        return found if score >= model.veto else None
+            return found, False  # the person named the item: no doubt about what they mean
+        return (found, False) if score >= model.veto else (None, True)
     near = near_correction(text, shown)
-    return near if near is not None and score >= model.rescue else None
+    return (near if near is not None and score >= model.rescue else None), False

@@ -211,7 +211,7 @@ _NOT_NOW = re.compile(
     r"|in\s+(?:19|20)\d\d|last\s+year|years\s+ago)\b"
     r"|想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也|故事|小说|梦|的时候|那时|那年|以前|之前"
     r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假|假设|假装|翻译|语法|造句|例句|改写|润色", _I)
-_SENTENCE = re.compile(r"[^.!?;。！？；]+[.!?;。！？；]*")
+_SENTENCE = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")  # a sentence and its closing marks (core/changed.py reads a turn by them too)
 _MAY = re.compile(r"\bmay\b(?!\s+\d)")  # the modal, not the month ("born in May", "May 3")
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)|`[^`]*`")
 # code, or words meant for somewhere else ("Draft a bio: I work at..."): not the person telling Amber
