@@ -315,7 +315,7 @@ class Flat:
         """Per row: anything injected, and served (an answer injected for a small store's question)."""
         np = self.np
         base, cjk = np.where(self.mem, fl.memory, fl.message), np.where(self.cjk, fl.cjk_offset, 0.0)
-        one = base + 0.0 + cjk  # a person holding one record; sums in Floor.dense_floor's order (a tie must fall alike)
+        one = base + cjk  # a person holding one record; floors are summed in Floor.dense_floor's order (a tie must fall alike)
         words = (fl.lexical > 0) & (self.lex >= fl.lexical)
         rise = fl.per_decade * self.decades
         m = -np.inf if fl.margin is None else fl.margin  # a memory's margin over its background (Floor._near_everything)
@@ -371,14 +371,15 @@ def calibrate(rows: list[dict]) -> dict:
         ok = ok or sorted(scores, key=lambda sc: -min((sc[2][(other, st)] for st in store_names), default=0.0))[:20]
         best = min(ok, key=lambda sc: (sum(sc[1][g] for g in fams if g != f), -sc[2][other]))
         fl, serve = best[0], best[3]
+        injected = flat.outcome(fl)[0]
         held = is_real & ranked & (half == h)
         folds.append({
             "held_out_family": f, "held_out_half": h, "floor": dict(fl.__dict__),
             "family_injected": round(best[1][f], 4), "real_served": round(best[2][h], 4),
             "by_store": {str(st): round(mean(serve[held & (stores == st)]), 4) for st in sorted(set(stores[held]))},
-            "big_store_injected": round(mean(flat.outcome(fl)[0][(fam == f) & (stores == "big")]), 4),
+            "big_store_injected": round(mean(injected[(fam == f) & (stores == "big")]), 4),
             # the families written later, under this fold's floor (they chose nothing)
-            "fresh_injected": {g: round(sum(mean(flat.outcome(fl)[0][(fam == g) & (stores == st)]) for st in store_names)
+            "fresh_injected": {g: round(sum(mean(injected[(fam == g) & (stores == st)]) for st in store_names)
                                         / max(1, len(store_names)), 4) for g in sorted(fresh_families(rows))},
         })
     # the default: the same rule on every family and both halves (the folds above estimate how it holds)
