@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from core import Actor, Message, Role, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from core.recall import ranker  # noqa: E402
 from injected import Injected  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -47,6 +48,7 @@ ABLATIONS = {
     "amber_rrf60": {"rrf_k": 60},  # the textbook RRF constant instead of the default
     "amber_neighbours": {"neighbours": 0.15},  # credit adjacent turns with part of a hit's score
     "amber_trust": {"lexical_evidence": 0.3},  # lexical arms weighted by their best hit's coverage of the query
+    "amber_fusion": {"turn_ranker": False},  # fusion's order of the turns, without the turn ranker
 }
 
 
@@ -103,6 +105,8 @@ def main() -> None:
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--ranker-folds", type=Path, default=None,
+                    help="score conversation n with the turn ranker fitted without it (DIR/fold<n>.json, from turn_ranker_fit.py --folds DIR)")
     ap.add_argument("--smoke", action="store_true", help="a tiny made-up conversation (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
     if args.smoke:
@@ -124,6 +128,9 @@ def main() -> None:
     for n, sample in enumerate(samples):
         msgs = conversation_messages(sample["conversation"])
         questions = questions_of(sample)
+        if args.ranker_folds:  # held out: this conversation never taught the ranker
+            ranker.shipped.cache_clear()
+            ranker.WEIGHTS = args.ranker_folds / f"fold{n}.json"
         with tempfile.TemporaryDirectory(prefix="amber-locomo-") as tmp:
             svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
             try:

@@ -40,6 +40,7 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("precision.py", ["--smoke"]),
     ("abstention.py", ["--smoke"]),  # two prompts a family, four small-store cases, made-up MADial and LoCoMo
     ("locomo_folds.py", ["--smoke"]),  # two made-up conversations
+    ("turn_ranker_fit.py", ["--smoke"]),  # three made-up conversations, nothing written
     ("locomo_recall.py", ["--smoke"]),
     ("madial_recall.py", ["--smoke"]),
     ("long_docs.py", ["--smoke"]),

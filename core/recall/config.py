@@ -35,6 +35,9 @@ class RecallConfig(BaseModel):
     # share of a turn's fused score credited to its adjacent turns (0: off). Off: 0.1 and 0.15 lost
     # R@10 on the LoCoMo dev split as a whole (bench/README.md); no fold procedure, nothing to carry
     neighbours: float = 0.0
+    # Captured turns put in order after fusion by ranker.py's linear score (weights fitted leaving
+    # one LoCoMo conversation out, bench/turn_ranker_fit.py). False: fusion's order.
+    turn_ranker: bool = True
     include_messages: bool = True  # the episodic arm: raw turns not yet extracted
     message_window_days: float | None = None  # None: every stored message
     # the dense query is the query's last lines (turns), at most this many. Chosen on MADial dev as a

@@ -202,6 +202,15 @@ class BM25Index:
         df = self._df[t]
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    def idf_weights(self, query: str) -> dict[str, float]:
+        """The query's distinct terms and their IDF here; a term no document holds weighs as much
+        as the rarest one could. Empty for an empty index."""
+        n = len(self._g.slot)
+        if not n:
+            return {}
+        unseen = math.log(1 + (n + 0.5) / 0.5)
+        return {t: w if (w := self._idf(self._term.get(t), n)) is not None else unseen for t in set(tokenize(query))}
+
     def coverage(self, query: str, doc_ids: Iterable[str]) -> dict[str, float]:
         """For each document, the share of the query's IDF weight that its words cover: 1.0 when it
         holds every query word, near 0 when it shares only common ones. Unlike a BM25 score this is
@@ -212,12 +221,10 @@ class BM25Index:
         word is chance ("Who discovered penicillin?" meets "discovering fun places" on "discover").
         A one-word query is covered by that word."""
         g = self._g
-        n = len(g.slot)
-        terms = set(tokenize(query))
-        if not n or not terms:
+        idf = self.idf_weights(query)
+        if not len(g.slot) or not idf:
             return {d: 0.0 for d in doc_ids}
-        unseen = math.log(1 + (n + 0.5) / 0.5)
-        idf = {t: w if (w := self._idf(self._term.get(t), n)) is not None else unseen for t in terms}
+        terms = idf.keys()
         total = sum(idf.values())
         need = min(2, len(terms))
         out = {}

@@ -12,8 +12,7 @@ import asyncio
 import logging
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -35,7 +34,7 @@ from .background import Background, backgrounds
 from .relevance import PASSING, Floor, is_cjk, select, verdicts
 from .render import estimate_tokens, fit_budget, render
 from .refine import Refines
-from . import warm_start
+from . import ranker, warm_start
 from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
@@ -527,6 +526,8 @@ class Recaller(CatchUp, Refines):
         evidence = {i: (sims.get(i, 0.0), cover.get(i, 0.0)) for i in cands}
         weights = lexical_trust(w, rankings, cover, cfg.lexical_evidence) if is_cjk(query) else w
         ranked = fuse(cands, rankings, weights, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours, evidence)
+        if cfg.turn_ranker:  # turns put in order by what fusion leaves out (ranker.py)
+            ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
 

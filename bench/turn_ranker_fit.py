@@ -1,0 +1,195 @@
+"""Fit the turn ranker (core/recall/ranker.py) on LoCoMo dev, leaving one conversation out.
+
+Each conversation is stored as `locomo_recall.py` stores it and every question (categories 1-4)
+asked through `MemoryService.search` with the ranker off; what the ranker would read (fusion's
+candidates and the product's own feature rows) is kept. Labels: a turn is positive when it is
+evidence for the question.
+
+The model is logistic regression (IRLS, classes weighted to balance, L2 on the weights), fitted
+here with numpy. Its L2 strength is chosen from a grid by leaving one conversation out *within*
+the training conversations; each conversation is then scored with weights fitted on the other
+four (nested: it never chooses anything). R@10 is counted as the product counts it: the turns
+reordered in their places, near-duplicates cut, the top ten kept. The shipped weights are fitted
+on every conversation with the strength the same procedure picks on all five.
+
+    .venv/bin/python bench/turn_ranker_fit.py [--write] [--vectors /tmp/amber-vectors.pkl]
+
+`--write` writes core/recall/turn_ranker.json. The last line printed is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("AMBER_RECALL_INDEX_WAIT_S", "3600")  # recall quality: every query waits for the whole turn index
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from core import Actor, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from core.recall import ranker  # noqa: E402
+from core.recall.fusion import dedup  # noqa: E402
+from core.recall.rerank import in_slots  # noqa: E402
+import locomo_recall  # noqa: E402
+from abstention import cached_vectors  # noqa: E402
+
+STRENGTHS = (1.0, 10.0, 100.0, 1000.0)  # L2 on the standardised weights (sklearn's 1/C)
+
+
+class Asked:
+    """One question: fusion's candidates, the turns among them with their feature rows, the evidence."""
+
+    def __init__(self, ranked, turns, rows, evidence, dedup_threshold):
+        self.ranked, self.turns, self.rows = ranked, turns, rows
+        self.evidence, self.dedup_threshold = set(evidence), dedup_threshold
+        self.labels = np.array([1.0 if c.id in self.evidence else 0.0 for c in turns])
+
+    def recall_at(self, scores: np.ndarray | None, k: int = 10) -> float:
+        items = self.ranked
+        if scores is not None and len(self.turns) > 1:
+            order = sorted(range(len(self.turns)), key=lambda i: (-scores[i], i))
+            items = in_slots(self.ranked, [self.turns[i] for i in order])
+        got = {c.id for c in dedup(items, self.dedup_threshold, k)}
+        return len(got & self.evidence) / len(self.evidence)
+
+
+def capture(samples, embedder) -> list[list[Asked]]:
+    """Per conversation, its questions as the ranker would see them."""
+    seen: dict = {}
+    real = ranker.reorder
+
+    def spy(query, ranked, idx, lexical, rrf_k, given=None):
+        turns = [c for c in ranked if c.source == "message" and idx is not None and c.id in idx.msgs]
+        rank_of = {d: r for r, d in enumerate(lexical, start=1)}
+        seen["asked"] = (list(ranked), turns, ranker.features(query, turns, idx, rank_of, rrf_k))
+        return list(ranked)
+
+    ranker.reorder = spy
+    out = []
+    try:
+        for n, sample in enumerate(samples):
+            with tempfile.TemporaryDirectory(prefix="amber-ranker-fit-") as tmp:
+                svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
+                try:
+                    scope = scope_for(Actor(user_id=f"locomo-{n}", via="bench"))
+                    locomo_recall.ingest_all(svc, scope, locomo_recall.conversation_messages(sample["conversation"]))
+                    cfg = svc.recall_config(top_k=10)
+                    conv = []
+                    for q in locomo_recall.questions_of(sample):
+                        svc.search(scope, q["question"], config=cfg)
+                        conv.append(Asked(*seen.pop("asked"), q["evidence"], cfg.dedup_threshold))
+                    out.append(conv)
+                finally:
+                    svc.close()
+            print(f"conversation {n + 1}/{len(samples)}: {len(out[-1])} questions", flush=True)
+    finally:
+        ranker.reorder = real
+    return out
+
+
+def fit(asked: list[Asked], strength: float) -> ranker.TurnRanker:
+    """L2-regularised logistic regression by Newton's method (IRLS), classes weighted to balance,
+    the intercept unpenalised; features standardised on these rows."""
+    X = np.vstack([a.rows for a in asked if len(a.rows)])
+    y = np.concatenate([a.labels for a in asked if len(a.rows)])
+    mean, scale = X.mean(0), X.std(0)
+    scale[scale == 0] = 1.0
+    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
+    pos = y.mean()
+    sw = np.where(y > 0, 0.5 / pos, 0.5 / (1 - pos))
+    penalty = np.full(Z.shape[1], strength)
+    penalty[-1] = 0.0
+    w = np.zeros(Z.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(Z @ w)))
+        grad = Z.T @ (sw * (p - y)) + penalty * w
+        hess = (Z * (sw * p * (1 - p))[:, None]).T @ Z + np.diag(penalty)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return ranker.TurnRanker(mean, scale, w[:-1])
+
+
+def recall(asked: list[Asked], model: ranker.TurnRanker | None) -> list[float]:
+    return [a.recall_at(None if model is None else model.score(a.rows)) for a in asked]
+
+
+def choose(convs: list[list[Asked]]) -> float:
+    """The L2 strength best over leaving each of `convs` out in turn (ties: the stronger)."""
+    def held(s: float) -> float:
+        r = [x for i in range(len(convs)) for x in recall(convs[i], fit([a for j, c in enumerate(convs) if j != i for a in c], s))]
+        return float(np.mean(r))
+    return max(reversed(STRENGTHS), key=held)
+
+
+def save(model: ranker.TurnRanker, strength: float, path: Path, on: str) -> None:
+    path.write_text(json.dumps({
+        "chosen_by": f"bench/turn_ranker_fit.py: logistic regression on {on}; L2 strength by leaving one conversation out",
+        "strength": strength, "features": list(ranker.FEATURES),
+        "mean": [round(float(x), 6) for x in model.mean], "scale": [round(float(x), 6) for x in model.scale],
+        "weights": [round(float(x), 6) for x in model.weights],
+    }, indent=1) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=locomo_recall.DEFAULT_DATA)
+    ap.add_argument("--vectors", type=Path, default=None)
+    ap.add_argument("--write", action="store_true", help="write core/recall/turn_ranker.json")
+    ap.add_argument("--folds", type=Path, default=None,
+                    help="write each fold's weights (fitted without conversation n) to DIR/fold<n>.json, for locomo_recall.py --ranker-folds")
+    ap.add_argument("--smoke", action="store_true", help="two made-up conversations (bench/synthetic.py): checks that the bench runs")
+    args = ap.parse_args()
+    if args.smoke:
+        import synthetic
+
+        args.data = synthetic.locomo(Path(tempfile.mkdtemp(prefix="amber-smoke-")) / "locomo.json", conversations=3)
+    samples = json.loads(args.data.read_text())
+    embedder = build_embedder("local")
+    store = cached_vectors(embedder, args.vectors)
+    try:
+        convs = capture(samples, embedder)
+    finally:
+        if args.vectors:
+            args.vectors.write_bytes(pickle.dumps(store))
+
+    folds = []
+    held, fused = [], []
+    for i, conv in enumerate(convs):
+        rest = [c for j, c in enumerate(convs) if j != i]
+        s = choose(rest)
+        model = fit([a for c in rest for a in c], s)
+        r, b = recall(conv, model), recall(conv, None)
+        held += r
+        fused += b
+        if args.folds:
+            args.folds.mkdir(parents=True, exist_ok=True)
+            save(model, s, args.folds / f"fold{i}.json", f"leaving LoCoMo dev conversation {i} out")
+        folds.append({"conversation": i, "strength": s, "r10": round(float(np.mean(r)), 4), "fusion_r10": round(float(np.mean(b)), 4)})
+        print(f"held out {i}: strength {s}, R@10 {np.mean(r):.4f} (fusion {np.mean(b):.4f})", flush=True)
+    diff = np.array(held) - np.array(fused)
+    rng = np.random.default_rng(34)
+    boot = [float(diff[rng.integers(0, len(diff), len(diff))].mean()) for _ in range(2000)]
+    strength = choose(convs)
+    final = fit([a for c in convs for a in c], strength)
+    if args.write and not args.smoke:
+        save(final, strength, ranker.WEIGHTS, "every LoCoMo dev conversation")
+    print(json.dumps({
+        "questions": len(held), "held_out_r10": round(float(np.mean(held)), 4), "fusion_r10": round(float(np.mean(fused)), 4),
+        "paired_gain": round(float(diff.mean()), 4), "gain_ci95": [round(float(x), 4) for x in np.percentile(boot, [2.5, 97.5])],
+        "folds": folds, "strength": strength, "weights": dict(zip(ranker.FEATURES, (round(float(x), 3) for x in final.weights))),
+    }))
+
+
+if __name__ == "__main__":
+    main()

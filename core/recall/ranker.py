@@ -1,0 +1,137 @@
+"""The turn ranker: after fusion, captured turns are put in order by a linear score over what
+fusion reads (the arms' ranks) and what it leaves out: who said the turn, whether its own words
+(not only its window's) hold the query's, whether it asks or answers, how its session and its
+neighbours fared. Memories keep the places fusion gave them; the turns are reordered among the
+turns' places (rerank.in_slots).
+
+The weights (turn_ranker.json) are fitted by bench/turn_ranker_fit.py: logistic regression on
+LoCoMo dev turns, its L2 strength chosen leaving one conversation out within the training
+conversations; the held-out figures (each conversation scored by weights fitted on the other four)
+are in bench/README.md. Pure: no I/O beyond reading the weights once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .fusion import Candidate
+from .lexical import tokenize
+from .relevance import is_cjk
+from .rerank import in_slots
+from .turns import TurnIndex
+
+FEATURES = (
+    "fused",  # fusion's score, x10
+    "lexical_rank",  # 1 / (rrf_k + rank in the turns' lexical arm), x10; not found: rank 100
+    "dense_gap",  # similarity minus the best turn's, x10 (not found by the dense arm: under the worst found)
+    "cover_share",  # the lexical coverage of the query over the best turn's
+    "author_named",  # the turn's author is named in the query ("What did Hannah say about Rome?")
+    "length",  # log(1 + words) / 4
+    "asks",  # the turn ends with a question mark
+    "answers",  # the turn before it in its session ends with one
+    "own_words",  # share of the query's IDF weight held by the turn's own words, not its window's
+    "neighbour",  # the best fused score among its adjacent turns in the session, x10
+    "session",  # the best fused score of another turn of its session among the candidates, x10
+)
+_WORD = re.compile(r"\w+")
+WEIGHTS = Path(__file__).with_name("turn_ranker.json")
+
+
+@lru_cache(maxsize=8192)
+def _own(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text))
+
+
+def _named(author: str | None, words: set[str], query: str) -> bool:
+    """The author's name is a word of the query (a CJK name: anywhere in it, having no spaces)."""
+    if not author:
+        return False
+    name = author.lower()
+    return name in words or (is_cjk(name) and name in query)
+
+
+def _asks(text: str) -> bool:
+    return text.rstrip().endswith(("?", "？"))
+
+
+def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Mapping[str, int], rrf_k: int) -> np.ndarray:
+    """One row per turn (FEATURES, in order). `rank_of`: each turn's rank in the lexical arm."""
+    if not turns:
+        return np.zeros((0, len(FEATURES)))
+    fused = {c.id: c.score for c in turns}
+    found = [c.dense for c in turns if c.dense > 0]
+    best, worst = (max(found), min(found)) if found else (0.0, 0.0)
+    top_cover = max(c.lexical for c in turns) or 1.0
+    q_words = {w.lower() for w in _WORD.findall(query)}
+    idf = idx.bm25.idf_weights(query)
+    total = sum(idf.values()) or 1.0
+    by_session: dict[str, list[float]] = {}
+    for c in turns:
+        t = idx.msgs.get(c.id)
+        by_session.setdefault(t.session if t else "", []).append(c.score)
+    rows = []
+    for c in turns:
+        t = idx.msgs.get(c.id)
+        session = (t.session if t else "") or ""
+        prev, nxt = idx.prev_of.get(c.id), idx.next_of.get(c.id)
+        mates = by_session.get(session, [])
+        own = _own(c.text)
+        rows.append((
+            10 * c.score,
+            10 / (rrf_k + rank_of.get(c.id, 100)),
+            10 * ((c.dense if c.dense > 0 else worst - 0.01) - best),
+            c.lexical / top_cover,
+            1.0 if _named(c.author, q_words, query) else 0.0,
+            math.log1p(len(_WORD.findall(c.text))) / 4,
+            1.0 if _asks(c.text) else 0.0,
+            1.0 if prev is not None and _asks(prev.content) else 0.0,
+            sum(w for term, w in idf.items() if term in own) / total,
+            10 * max((fused.get(n.id, 0.0) for n in (prev, nxt) if n is not None), default=0.0),
+            10 * max((s for s in mates if s != c.score), default=0.0) if len(mates) > 1 else 0.0,
+        ))
+    return np.array(rows, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class TurnRanker:
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> TurnRanker:
+        spec = json.loads(path.read_text())
+        if tuple(spec["features"]) != FEATURES:
+            raise ValueError(f"{path.name} was fitted on features {spec['features']}, recall computes {list(FEATURES)}")
+        return cls(*(np.array(spec[k], dtype=np.float64) for k in ("mean", "scale", "weights")))
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        return ((rows - self.mean) / self.scale) @ self.weights if len(rows) else np.zeros(0)
+
+
+@lru_cache(maxsize=1)
+def shipped() -> TurnRanker:
+    return TurnRanker.load()
+
+
+def reorder(query: str, ranked: Sequence[Candidate], idx: TurnIndex | None, lexical: Sequence[str], rrf_k: int,
+            ranker: TurnRanker | None = None) -> list[Candidate]:
+    """`ranked` (fusion's order) with its turns put in the ranker's order in the turns' places;
+    ties keep fusion's order. Memories, and every item when there is no turn index, stay put."""
+    if idx is None:
+        return list(ranked)
+    turns = [c for c in ranked if c.source == "message" and c.id in idx.msgs]
+    if len(turns) < 2:
+        return list(ranked)
+    rank_of = {d: r for r, d in enumerate(lexical, start=1)}
+    s = (ranker or shipped()).score(features(query, turns, idx, rank_of, rrf_k))
+    order = sorted(range(len(turns)), key=lambda i: (-s[i], i))
+    return in_slots(ranked, [turns[i] for i in order])
