@@ -24,7 +24,7 @@ import numpy as np
 
 from .fusion import Candidate
 from .lexical import tokenize
-from .relevance import is_cjk
+from .relevance import is_cjk, word_count
 from .rerank import in_slots
 from .turns import TurnIndex
 
@@ -34,7 +34,7 @@ FEATURES = (
     "dense_gap",  # similarity minus the best turn's, x10 (not found by the dense arm: under the worst found)
     "cover_share",  # the lexical coverage of the query over the best turn's
     "author_named",  # the turn's author is named in the query ("What did Hannah say about Rome?")
-    "length",  # log(1 + words) / 4
+    "length",  # log(1 + words) / 4 (a CJK character a word), counted up to LONGEST
     "asks",  # the turn ends with a question mark
     "answers",  # the turn before it in its session ends with one
     "own_words",  # share of the query's IDF weight held by the turn's own words, not its window's
@@ -42,6 +42,9 @@ FEATURES = (
     "session",  # the best fused score of another turn of its session among the candidates, x10
 )
 _WORD = re.compile(r"\w+")
+# The longest turn the weights were fitted on (LoCoMo dev: 82 words, 99 % under 70): a longer one (an
+# assistant's long answer) counts as this long instead of beyond anything the fit saw.
+LONGEST = 80
 WEIGHTS = Path(__file__).with_name("turn_ranker.json")
 
 
@@ -90,7 +93,7 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
             10 * ((c.dense if c.dense > 0 else worst - 0.01) - best),
             c.lexical / top_cover,
             1.0 if _named(c.author, q_words, query) else 0.0,
-            math.log1p(len(_WORD.findall(c.text))) / 4,
+            math.log1p(min(LONGEST, word_count(c.text))) / 4,
             1.0 if _asks(c.text) else 0.0,
             1.0 if prev is not None and _asks(prev.content) else 0.0,
             sum(w for term, w in idf.items() if term in own) / total,
