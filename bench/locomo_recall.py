@@ -106,7 +106,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--ranker-folds", type=Path, default=None,
-                    help="score conversation n with the turn ranker fitted without it (DIR/fold<n>.json, from turn_ranker_fit.py --folds DIR)")
+                    help="score conversation n with the turn ranker fitted without it (DIR/<data file>-<n>.json, from turn_ranker_fit.py --folds DIR)")
     ap.add_argument("--smoke", action="store_true", help="a tiny made-up conversation (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
     if args.smoke:
@@ -130,7 +130,7 @@ def main() -> None:
         questions = questions_of(sample)
         if args.ranker_folds:  # held out: this conversation never taught the ranker
             ranker.shipped.cache_clear()
-            ranker.WEIGHTS = args.ranker_folds / f"fold{n}.json"
+            ranker.WEIGHTS = args.ranker_folds / f"{Path(args.data).stem}-{n}.json"
         with tempfile.TemporaryDirectory(prefix="amber-locomo-") as tmp:
             svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
             try:

@@ -43,6 +43,8 @@ import locomo_recall  # noqa: E402
 from abstention import cached_vectors  # noqa: E402
 
 STRENGTHS = (1.0, 10.0, 100.0, 1000.0)  # L2 on the standardised weights (sklearn's 1/C)
+# LoCoMo dev (two people chatting) and a person's chats with an assistant, written for Amber
+FIT_ON = (locomo_recall.DEFAULT_DATA, Path(__file__).resolve().parent / "prompts" / "assistant_chats.json")
 
 
 class Asked:
@@ -141,54 +143,72 @@ def save(model: ranker.TurnRanker, strength: float, path: Path, on: str) -> None
     }, indent=1) + "\n")
 
 
+def gain(held: list[float], fused: list[float]) -> dict:
+    """R@10 with the ranker and with fusion's order on the same questions, and the paired gain's bootstrap 95 % CI."""
+    diff = np.array(held) - np.array(fused)
+    rng = np.random.default_rng(34)
+    boot = [float(diff[rng.integers(0, len(diff), len(diff))].mean()) for _ in range(2000)]
+    return {"questions": len(held), "r10": round(float(np.mean(held)), 4), "fusion_r10": round(float(np.mean(fused)), 4),
+            "paired_gain": round(float(diff.mean()), 4), "gain_ci95": [round(float(x), 4) for x in np.percentile(boot, [2.5, 97.5])]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=locomo_recall.DEFAULT_DATA)
+    ap.add_argument("--data", type=Path, action="append", default=None,
+                    help=f"conversations to fit on (repeatable; default {', '.join(str(p) for p in FIT_ON)})")
+    ap.add_argument("--check", type=Path, action="append", default=[],
+                    help="conversations never fitted on: scored once with the weights fitted on all of --data")
     ap.add_argument("--vectors", type=Path, default=None)
     ap.add_argument("--write", action="store_true", help="write core/recall/turn_ranker.json")
     ap.add_argument("--folds", type=Path, default=None,
-                    help="write each fold's weights (fitted without conversation n) to DIR/fold<n>.json, for locomo_recall.py --ranker-folds")
-    ap.add_argument("--smoke", action="store_true", help="two made-up conversations (bench/synthetic.py): checks that the bench runs")
+                    help="write each fold's weights (fitted without that conversation) to DIR/<data file>-<n>.json, for locomo_recall.py --ranker-folds")
+    ap.add_argument("--smoke", action="store_true", help="made-up conversations (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
     if args.smoke:
         import synthetic
 
-        args.data = synthetic.locomo(Path(tempfile.mkdtemp(prefix="amber-smoke-")) / "locomo.json", conversations=3)
-    samples = json.loads(args.data.read_text())
+        tmp = Path(tempfile.mkdtemp(prefix="amber-smoke-"))
+        args.data = [synthetic.locomo(tmp / "locomo.json", conversations=3)]
+        args.check = [synthetic.locomo(tmp / "check.json", conversations=1)]
+    args.data = args.data or list(FIT_ON)
     embedder = build_embedder("local")
     store = cached_vectors(embedder, args.vectors)
     try:
-        convs = capture(samples, embedder)
+        convs = [(path, n, conv) for path in args.data for n, conv in enumerate(capture(json.loads(path.read_text()), embedder))]
+        checks = {path: capture(json.loads(path.read_text()), embedder) for path in args.check}
     finally:
         if args.vectors:
             args.vectors.write_bytes(pickle.dumps(store))
 
     folds = []
-    held, fused = [], []
-    for i, conv in enumerate(convs):
-        rest = [c for j, c in enumerate(convs) if j != i]
+    held: dict[str, list[float]] = {}
+    fused: dict[str, list[float]] = {}
+    for i, (path, n, conv) in enumerate(convs):
+        rest = [c for j, (_, _, c) in enumerate(convs) if j != i]
         s = choose(rest)
         model = fit([a for c in rest for a in c], s)
         r, b = recall(conv, model), recall(conv, None)
-        held += r
-        fused += b
+        held.setdefault(path.name, []).extend(r)
+        fused.setdefault(path.name, []).extend(b)
         if args.folds:
             args.folds.mkdir(parents=True, exist_ok=True)
-            save(model, s, args.folds / f"fold{i}.json", f"leaving LoCoMo dev conversation {i} out")
-        folds.append({"conversation": i, "strength": s, "r10": round(float(np.mean(r)), 4), "fusion_r10": round(float(np.mean(b)), 4)})
-        print(f"held out {i}: strength {s}, R@10 {np.mean(r):.4f} (fusion {np.mean(b):.4f})", flush=True)
-    diff = np.array(held) - np.array(fused)
-    rng = np.random.default_rng(34)
-    boot = [float(diff[rng.integers(0, len(diff), len(diff))].mean()) for _ in range(2000)]
-    strength = choose(convs)
-    final = fit([a for c in convs for a in c], strength)
+            save(model, s, args.folds / f"{path.stem}-{n}.json", f"every conversation but {path.name}'s {n}")
+        folds.append({"data": path.name, "conversation": n, "strength": s, "r10": round(float(np.mean(r)), 4), "fusion_r10": round(float(np.mean(b)), 4)})
+        print(f"held out {path.name} {n}: strength {s}, R@10 {np.mean(r):.4f} (fusion {np.mean(b):.4f})", flush=True)
+    strength = choose([c for _, _, c in convs])
+    final = fit([a for _, _, c in convs for a in c], strength)
     if args.write and not args.smoke:
-        save(final, strength, ranker.WEIGHTS, "every LoCoMo dev conversation")
-    print(json.dumps({
-        "questions": len(held), "held_out_r10": round(float(np.mean(held)), 4), "fusion_r10": round(float(np.mean(fused)), 4),
-        "paired_gain": round(float(diff.mean()), 4), "gain_ci95": [round(float(x), 4) for x in np.percentile(boot, [2.5, 97.5])],
+        save(final, strength, ranker.WEIGHTS, "every conversation of " + ", ".join(p.name for p in args.data))
+    report = {
+        "held_out": {name: gain(held[name], fused[name]) for name in held},
+        "checked": {path.name: gain(recall([a for c in conv for a in c], final), recall([a for c in conv for a in c], None))
+                    for path, conv in checks.items()},
         "folds": folds, "strength": strength, "weights": dict(zip(ranker.FEATURES, (round(float(x), 3) for x in final.weights))),
-    }))
+    }
+    for kind in ("held_out", "checked"):
+        for name, g in report[kind].items():
+            print(f"{kind} {name}: R@10 {g['r10']} against fusion's {g['fusion_r10']}, gain {g['paired_gain']} (95 % CI {g['gain_ci95']})")
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
 """The turn ranker: after fusion, captured turns are put in order by a linear score over what
 fusion reads (the arms' ranks) and what it leaves out: who said the turn, whether its own words
-(not only its window's) hold the query's, whether it asks or answers, how its session and its
-neighbours fared. Memories keep the places fusion gave them; the turns are reordered among the
-turns' places (rerank.in_slots).
+(not only its window's) hold the query's, how its session and its neighbours fared. Memories keep
+the places fusion gave them; the turns are reordered among the turns' places (rerank.in_slots).
+
+Only features that mean the same in a chat between two people and in a chat with an assistant:
+the form of a turn (its length, whether it asks or answers a question) helped on LoCoMo's
+human-to-human chats and cost a third of the MRR on a person's chats with an assistant, where the
+person asks and the assistant answers at length (bench/README.md, "The turn ranker").
 
 The weights (turn_ranker.json) are fitted by bench/turn_ranker_fit.py: logistic regression on
 LoCoMo dev turns, its L2 strength chosen leaving one conversation out within the training
@@ -13,7 +17,6 @@ are in bench/README.md. Pure: no I/O beyond reading the weights once.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,7 +27,7 @@ import numpy as np
 
 from .fusion import Candidate
 from .lexical import tokenize
-from .relevance import is_cjk, word_count
+from .relevance import is_cjk
 from .rerank import in_slots
 from .turns import TurnIndex
 
@@ -34,17 +37,11 @@ FEATURES = (
     "dense_gap",  # similarity minus the best turn's, x10 (not found by the dense arm: under the worst found)
     "cover_share",  # the lexical coverage of the query over the best turn's
     "author_named",  # the turn's author is named in the query ("What did Hannah say about Rome?")
-    "length",  # log(1 + words) / 4 (a CJK character a word), counted up to LONGEST
-    "asks",  # the turn ends with a question mark
-    "answers",  # the turn before it in its session ends with one
     "own_words",  # share of the query's IDF weight held by the turn's own words, not its window's
     "neighbour",  # the best fused score among its adjacent turns in the session, x10
     "session",  # the best fused score of another turn of its session among the candidates, x10
 )
 _WORD = re.compile(r"\w+")
-# The longest turn the weights were fitted on (LoCoMo dev: 82 words, 99 % under 70): a longer one (an
-# assistant's long answer) counts as this long instead of beyond anything the fit saw.
-LONGEST = 80
 WEIGHTS = Path(__file__).with_name("turn_ranker.json")
 
 
@@ -59,10 +56,6 @@ def _named(author: str | None, words: set[str], query: str) -> bool:
         return False
     name = author.lower()
     return name in words or (is_cjk(name) and name in query)
-
-
-def _asks(text: str) -> bool:
-    return text.rstrip().endswith(("?", "？"))
 
 
 def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Mapping[str, int], rrf_k: int) -> np.ndarray:
@@ -93,9 +86,6 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
             10 * ((c.dense if c.dense > 0 else worst - 0.01) - best),
             c.lexical / top_cover,
             1.0 if _named(c.author, q_words, query) else 0.0,
-            math.log1p(min(LONGEST, word_count(c.text))) / 4,
-            1.0 if _asks(c.text) else 0.0,
-            1.0 if prev is not None and _asks(prev.content) else 0.0,
             sum(w for term, w in idf.items() if term in own) / total,
             10 * max((fused.get(n.id, 0.0) for n in (prev, nxt) if n is not None), default=0.0),
             10 * max((s for s in mates if s != c.score), default=0.0) if len(mates) > 1 else 0.0,

@@ -156,11 +156,6 @@ def is_cjk(text: str) -> bool:
     return cjk > 0 and cjk >= len(_WORD.findall(_CJK.sub(" ", text)))
 
 
-def word_count(text: str) -> int:
-    """About how many words a text holds, a CJK character counting as one."""
-    return len(_CJK.findall(text)) + len(_WORD.findall(_CJK.sub(" ", text)))
-
-
 def admitted(items: Sequence[Candidate], cjk: bool, floor: Floor, held: Mapping[str, int],
              background: Mapping[str, float] | None = None) -> list[Candidate]:
     """The items worth injecting, in the order given (`held`: how many records of each kind,
