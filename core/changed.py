@@ -60,7 +60,15 @@ _NOT_NEWS = re.compile(
       | in\s+(?:19|20)\d\d|as\s+a\s+(?:puppy|kitten|kid|child|baby|teenager)|when\s+(?:i|he|she|we)\s+was|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example)\b
       | 想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|该|出差|旅游|旅行|这周|今天|今晚|也(?!太|挺|很|蛮|好)|还是|还在|仍然|依然|照样|故事|小说|梦|小时候|暂时|临时|这个月|这段时间|过完年|年后|换作|烦|😂|🤣|学到|能看|越来越|现在在[^，。,]{0,8}(?:遛|吃|喝|玩|逛|看|睡|开会|等|排队|路上|楼下)|[喝吃抽]了[一二两三四五六七八九十几\d]+[杯碗顿根个口]
       | 假设|假装|翻译|语法|造句|例句|改写|润色|(?<!好)吗|嗎|什么|怎么|是不是
-      | \b(?:remind\w*|please|help\s+me)\b|\d+\s*%|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request""",
+      | \b(?:remind\w*|please|help\s+me)\b|\d+\s*%|(?:^|,\s*)(?:use|make|try|put|add|write|give|show|send|set|change|switch|let['’]?s)\b  # a request
+      | ^\W*(?:any|anyone|recommendations?|suggestions?|ideas?|tips?)\b  # a question without its mark
+      | \b(?:nearly|almost|halfway|on\s+me|stuck|waiting|sitting|having\s+my|for\s+good|in\s+peace|now\s+i\s+can|know\s+how|comfortable
+      | for\s+(?:a|the)\s+(?:month|week|while|whole\s+\w+)|for\s+(?:\d+|a\s+few|several|many|two|three|four|five|six|ten)\s+(?:years?|months?|weeks?)
+      | (?:have|has)n['’]t\s+changed|never\s+changed|didn['’]t\s+change|switched\s+(?:it\s+|(?:my|the)\s+\w+\s+)?(?:off|on)|\w+\s+mode
+      | dropped\s+\w+\s+off|after\s+(?:the\s+)?(?:holidays?|break|weekend|\w+\s+weeks?|\w+\s+days?)|battery|tyres?|tires?|brakes?|charger)\b
+      | 多少|啥|([\u4e00-\u9fff])不\1|帮我|幫我|文案|朋友圈|已经(?:到|吃|喝|睡|起|出门|下班|上车|下车|回家|回来|在路上)|放假|请假|休假|不用上班
+      | 习惯|習慣|知道|现在的[^，。,]{0,6}(?:挺|很|还|蛮|真|太)|把[^，。,]{0,10}退|这两周|這兩週|这几天|這幾天|这两天|這兩天|(?<!都)毕业[一二三四五六七八九十\d]+年
+      | 自己(?:做|煮|泡|冲|修)|让我|讓我|腻了|膩了|马上到|馬上到|快到了|都[^，。,]{1,6}了还|破功|不是每|不是所有""",
     _I | re.VERBOSE)
 _QUESTION = re.compile(r"[?？]\s*$|^\W*(?:who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b", _I)
 _CLAUSES = re.compile(r"[^,，]+[,，]*")

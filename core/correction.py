@@ -60,11 +60,11 @@ _STRONG = re.compile(
           |not\s+(?:right|true|correct|accurate|current|up\s+to\s+date)|no\s+longer\s+(?:true|right|correct|accurate|current)|false)
       | \byou['’]?(?:ve|\s+have)?\s+got\s+.{1,40}?\bwrong\b | \byou['’]re\s+wrong\s+about\s+my\b | ^\W*(?:wrong|incorrect)\b
       | \bnot\s+(?:true|right|correct|accurate)\s+any\s*more\b | \bany\s*more\b | \bno\s+longer\b
-      | ^\W*(?:\w+\s+)?(?:correction|update)\s*[:：] | \bthat\s+was\s+true\b.{0,40}\bbut\b
+      | ^\W*(?:\w+\s+)?correction\s*[:：] | \bthat\s+was\s+true\b.{0,40}\bbut\b
       | \b(?:is|are|was|'s)n['’]t\s+[^,.;]{1,40},\s*(?:it|she|he|they)['’]?(?:s|\s+is|\s+are)\b    # "isn't March 3, it's May 3"
-      | \b(?:I|we|she|he|it)\s+(?:quit|left|sold|broke\s+up|split\s+up|switched|passed\s+away|moved|got\s+rid\s+of|gave\s+up|stopped)\b
+      | \b(?:I|we|she|he)\s+(?:quit|left|sold|broke\s+up|split\s+up|switched|passed\s+away|moved|got\s+rid\s+of|gave\s+up|stopped)\b
       | ,\s*not\s+[^,.;]{1,30}$ | ,\s*not\s+(?:the\s+)?[^,.;]{1,30}[,.;]
-      | \byou\s+(?:have|had|['’]ve\s+got|got)\s+.{1,40}?\bwrong\b | \b(?:mixed|mixing|mix)\s+(?:\w+\s+)?up\b | \boff\s+by\b
+      | \byou\s+(?:have|had|['’]ve\s+got|got)\s+.{1,40}?\bwrong\b | \byou(?:['’]ve|\s+have|['’]re|\s+are)?\s+(?:\w+\s+)?(?:mixed|mixing)\s+(?:\w+\s+)?up\b | ^\W*(?:mixed|mixing)\s+(?:\w+\s+)?up\b | \boff\s+by\b
       | \b(?:mistaken|stale|outdated)\b | \bold\s+(?:info|information|news)\b | \bused\s+to\b
       | \b(?:is|are)\s+gone\b | \bhaven['’]t\s+(?:\w+\s+){0,3}since\b | \bnever\s+(?:had|lived|was|were|been|worked|owned)\b
       | \b(?:please\s+)?(?:fix|update|correct)\s+(?:that|this|it)\b | \b(?:has|have|had|got)\s+(?:that|this|it|them)\s+wrong\b
@@ -75,18 +75,21 @@ _STRONG = re.compile(
       | \bconfus(?:ed|ing)\s+(?:me\s+)?with\b | \bthat['’]s\s+(?:someone|somebody)\s+else\b | \bwrong\s+(?:person|guy|girl)\b | \bthat['’]s\s+not\s+me\b
       | \bupdate\s+(?:your|the)\s+(?:notes?|records?|memory|info)\b | \b(?:that|this|it|things)(?:['’]s|\s+has|\s+have|['’]ve)\s+changed\b
       | \bthat['’]s\s+(?:a\s+bit\s+|way\s+)?off\b | \bthat\s+was\s+(?:years|ages|months|a\s+while|a\s+long\s+time)\s+(?:ago|back)\b
-      | 不对|不對|错了|錯了|记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯|不是|不叫|不在|已经不|已經不|早就不|不再|过时|過時|过期|過期
+      | 不对|不對|错了|錯了|(?:你|^|[，,。！!：:\s])(?:好像|应该|應該|肯定|可能|是)?(?:记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯)
+      | (?:^|[，,。！!：:\s])不是(?:的|这样|這樣|那样|那樣)?的?[，,。！!\s] | (?:不是|并不|並不)[^，,。！!？?\s]{1,12}[，,、]?\s*(?:而是|是|叫|在) | 是[^，,。！!？?]{1,12}[，,]\s*不是
+      | 不叫|不在[^，,。！!？?\s]{0,12}了|已经不|已經不|早就不|不再
+      | (?:^|[，,。！!：:\s]|这|這|那|信息|資訊|记录|記錄|资料|資料)[^，,。]{0,3}(?:过时|過時|过期|過期)
       | 更正|纠正|糾正|离职|離職|辞职|辭職|搬到|搬回|搬去|换了|換了|^\W*错
-      | 记反|記反|弄反|搞反|搞混|弄混|记混|記混|以前的事|那是以前|早搬|卖了|賣了|卖掉|賣掉|送人|送给|送給|转学|轉學|改成
-      | 没(?:有)?(?:养|養|住|开|開|用)|给(?:了|[^，,。\s]{1,4}了)|瞎说|瞎說|胡说|胡說|哪有|不准|不準|才对|才對
-      | 记岔|記岔|说岔|說岔|搞岔|弄岔|有误|有誤|老黄历|老黃曆|太老了|(?:信息|消息|记录|資料|资料)(?:太|有点)?旧了|落后了|落後了|早变|早變|不太对|不太對
-      | 从没|從沒|从来没|從來沒|没说过|沒說過|并不|並不|以前是|哪还|哪還|没有的事|没这回事|沒這回事|更新一下|修改一下|改一下""",
+      | 记反|記反|弄反|搞反|搞混|弄混|记混|記混|以前的事|那是以前|早搬|卖了|賣了|卖掉|賣掉|送人|(?<![我你他她])(?:送给|送給)|转学|轉學|改成
+      | 没(?:有)?(?:养|養|住|开|開|用)(?!过(?:这|那|這))|(?<![我你他她])给(?:了|[^，,。\s]{1,4}了)|瞎说|瞎說|胡说|胡說|^\W*哪有(?:啊|呀|哦)?(?:[，,。！!\s]|$)|不准确|不準確|是[^，,。！!？?]{1,12}才(?:对|對)
+      | 记岔|記岔|说岔|說岔|搞岔|弄岔|有误|有誤|老黄历|老黃曆|太老了|(?:信息|消息|记录|資料|资料)(?:太|有点)?旧了|(?:信息|消息|记录|資料|资料|这|這|那)[^，,。]{0,3}落(?:后|後)了|早变|早變|不太对|不太對
+      | 从没|從沒|从来没|從來沒|没说过|沒說過|以前是|哪还|哪還|没有的事|没这回事|沒這回事|更新一下|修改一下|改一下""",
     _V | re.MULTILINE,
 )
 # with a handle named, "#48213 is wrong" says enough
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+true|untrue|outdated|out\s+of\s+date|no\s+longer\s+true)\b|不对|不對|错|錯|不是真的|过时|過時", re.IGNORECASE)
 # softer: "actually", "no,", "其实", "现在...了": needs the person and a shared word or topic
-_WEAK = re.compile(r"""^\W*(?:actually|in\s+fact|no|nope|nah)\b|(?:^|[.,;!]\s*)(?:no|nope|nah)\s*[,.!]|\bactually\b|其实|其實|现在|現在|\bscratch\s+that\b|\bwait,?\s+no\b
+_WEAK = re.compile(r"""^\W*(?:actually|in\s+fact|no(?!\s+(?:worries|problem|probs?|rush|biggie|need|wonder|thanks|offen[cs]e|pressure)\b)|nope|nah)\b|^\W*(?:\w+\s+)?update\s*[:：]|(?:^|[.,;!]\s*)(?:no|nope|nah)\s*[,.!]|\bactually\b|其实|其實|现在|現在|\bscratch\s+that\b|\bwait,?\s+no\b
                    | \bi\s+meant\s+(?:that\s+)?(?:i|i['’]m|my|we)\b | \bfor\s+the\s+record\b | \bto\s+(?:clarify|be\s+clear)\b | \bset\s+the\s+record\s+straight\b
                    | \bheads\s+up\b | \bfyi\b | \bjust\s+so\s+you\s+know\b | \b(?:strike|scrap|disregard|ignore)\s+that\b | \bnot\s+(?:quite|exactly)\b
                    | ^\W*(?:close|almost|nearly)\b[^.]{0,10}\bbut\b""", _V)
@@ -109,7 +112,10 @@ _AWAY = re.compile(
       | ^\W*(?:say|had\s+i)\b
       | ['’]s\s+(?:tyres?|tires?|oil|case|screen|battery|strap|brakes?|seats?|food|bowl|lead|collar)\b|\b(?:switched|moved|changed)\s+(?:the|my|our)\s+\w+\s+(?:to|into)\s+(?:a|an|the)\b
       | 换了个(?:新的)?(?:壳|膜|套|屏|电池|教练|物业)|的(?:壳|膜|屏幕|电池)|把[^，。]{0,6}搬
-      | \b(?:stopped|moved|dropped)\s+(?:at|by|the|a|my|into)\b|\bback\s+in\b""",
+      | \b(?:stopped|moved|dropped)\s+(?:at|by|the|a|my|into)\b|\bback\s+in\b
+      | \bleft\s+(?:early|late|work\s+early|home\s+early)\b|\bleft\s+(?:\w+\s+){1,2}at\s+\d
+      | \b(?:left|forgot)\s+(?:my|the|a|an|his|her|our|their)\s+(?:\w+\s+){0,2}(?:at|in|on|behind|outside|by)\s+(?:the|home|work|my|our|his|her)\b
+      | \bgave\s+up\s+(?:on\s+)?trying\b|\bswitched\s+(?:it\s+|(?:my|the)\s+\w+\s+)?(?:off|on)\b|\bmoved\s+(?:desks|\w+['’]s\s+\w+)\b|\b(?:upstairs|downstairs)\b""",
     _V,
 )
 # words in quotation marks are someone's words, not the person's correction

@@ -208,9 +208,17 @@ _NOT_NOW = re.compile(
     r"(?:conference|trip|holiday|vacation|week|weekend|few\s+days|summer|night)|visiting|trip|holiday|vacation|used\s+to|when\s+i\s+was"
     r"|too|also|as\s+well|pretend|imagine|suppose|supposing|let['’]s\s+say|as\s+if|role-?play|story|character|dream"
     r"|translate|translation|proofread|grammar|rephrase|paraphrase|rewrite|spelling|sentence|example|e\.g"
-    r"|in\s+(?:19|20)\d\d|last\s+year|years\s+ago)\b"
+    r"|in\s+(?:19|20)\d\d|last\s+year|years\s+ago"
+    # not the literal fact: a figure of speech, a costume or a game, a side job, a countdown
+    r"|at\s+heart|emotionally|in\s+spirit|mentally|in\s+dog\s+years|of\s+life|costume|halloween|dress(?:ed|es)?\s+(?:up\s+)?as"
+    r"|in\s+(?:the\s+)?(?:game|gran\s+turismo|forza|minecraft|the\s+sims|gta)|video\s*game"
+    r"|on\s+(?:weekends|saturdays|sundays|the\s+side)|side\s+(?:job|gig|hustle)|extra\s+(?:cash|money)|part[-\s]time"
+    r"|in\s+\d+\s+(?:days?|weeks?|months?))\b"
     r"|想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也|故事|小说|梦|的时候|那时|那年|以前|之前"
-    r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假|假设|假装|翻译|语法|造句|例句|改写|润色", _I)
+    r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假|假设|假装|翻译|语法|造句|例句|改写|润色"
+    # 叫 as "ask" or "call for" ("我儿子叫爷爷帮他", "叫滴滴去机场"), a floor, an afternoon's work, a one-off, an age then
+    r"|叫[^，。,\s]{1,4}(?:帮|去|来|给|过来|過來|送)|[一二三四五六七八九十\d]+(?:楼|樓|层|層)|(?:工作|上班|办公)了?一(?:下午|上午|整天|晚上|会儿)"
+    r"|过一次|過一次|过几次|過幾次|岁(?:来|去|到)的|岁那年|岁时|(?:沙发|沙發|床|桌子|地板)上", _I)
 _SENTENCE = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")  # a sentence and its closing marks (core/changed.py reads a turn by them too)
 _MAY = re.compile(r"\bmay\b(?!\s+\d)")  # the modal, not the month ("born in May", "May 3")
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)|`[^`]*`")
@@ -220,7 +228,10 @@ _NOT_CHAT = re.compile(r"```|^\s*(?:#|//|def\s|class\s|import\s|print\(|>)|\b(?:
 # someone else in an item ("My sister works at Google"): a plain statement about the person does not replace it
 _OTHERS = re.compile(r"\b(?:my|his|her|their|our)\s+(?:partner|girlfriend|boyfriend|wife|husband|fianc[eé]e?|sister|brother|daughter|son|kids?"
                      r"|children|mum|mom|mother|dad|father|parents?|friend|colleague|co-?worker|teammate|classmate|boss|manager|cousin|aunt|uncle|roommate|flatmate|housemate"
-                     r"|neighbou?r)s?\b|\b(?:he|she|they)\b|哥|弟|姐|妹|女朋友|男朋友|老婆|老公|爸|妈|朋友|闺蜜|閨蜜|同事|室友|他|她", re.IGNORECASE)
+                     r"|neighbou?r|mate|buddy|pal|bestie|best\s+friend|ex|grandma|grandpa|gran|nan|granny|grandmother|grandfather|nephew|niece"
+                     r"|(?:sister|brother|mother|father)-in-law|in-laws|team|landlord|landlady)s?\b|\bhalf\s+(?:my|our|the)\s+\w+|\b(?:he|she|they)\b"
+                     r"|哥|弟|姐|妹|女朋友|男朋友|老婆|老公|爸|妈|朋友|闺蜜|閨蜜|同事|室友|他|她|发小|發小|舅|奶奶|爷爷|爺爺|外婆|外公|姥姥|姥爷|叔叔|阿姨|婶婶|嬸嬸"
+                     r"|领导|領導|上司|邻居|鄰居|老板|老闆", re.IGNORECASE)
 _NOT_A_PLACE_ZH = ("公司", "家", "路上", "开会", "上班", "学校", "医院", "外面", "楼下", "车上", "地铁", "机场", "酒店", "这", "那", "这里", "那里",
                    "这儿", "那儿", "里面", "床上", "办公室", "家里", "单位")
 _TRIM_ZH = "了啦呢啊呀的住上班工作"
