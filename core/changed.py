@@ -317,8 +317,11 @@ _PREDICATES = frozenset(w for words in _TOPICS.values() for w in _loose(" ".join
 _OUTGREW = re.compile(r"\b(?:outgrew|grown\s+out|no\s+longer|not\s+any\s*more|any\s*more|gone|fine\s+now)\b|脱敏|不过敏|没事", _I)
 _MY_THING = re.compile(r"\W*(?:my|我的)\s*([A-Za-z]+|[\u3400-\u9fff]{2})", _I)
 _PRONOUNS = frozenset({"he", "she", "they", "他", "她"})
-_SOMEONE = re.compile(r"我的?(?=哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友)|" + _OTHERS.pattern, _I)
-_ME = re.compile(r"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!的?(?:哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友))|咱", _I)
+# after 我: someone of the person's, or a place of theirs that has its own news ("我发小搬到深圳了", "我们公司换了新CEO")
+_KIN_ZH = (r"的?(?:哥|弟|姐|妹|爸|妈|朋友|闺蜜|同事|室友|表|堂|老婆|老公|女朋友|男朋友|发小|發小|舅|奶奶|爷爷|爺爺|外婆|外公|姥|叔|阿姨|婶|嬸"
+           r"|领导|領導|上司|邻居|鄰居|老板|老闆|以前的同事)|们的?(?:公司|小区|小區|组|組|部门|部門|学校|學校|单位|單位|楼|樓)")
+_SOMEONE = re.compile(rf"我(?={_KIN_ZH})|" + _OTHERS.pattern, _I)
+_ME = re.compile(rf"\b(?:i|i['’](?:m|ve|d)|im|ive|my|me|mine|we|we['’](?:re|ve)|our|us)\b|我(?!{_KIN_ZH})|咱", _I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _THING = re.compile(r"\W*(?:(?:no|nope|oh|well|yeah|yes|ha|haha|lol|erm|um|so|but|and|ok|okay)\W+)*"
                     r"(?:(?:the|a|an|this|that|these|those|it|its|it['’]s|there|his|her|their)\b"

@@ -75,7 +75,8 @@ _STRONG = re.compile(
       | \bconfus(?:ed|ing)\s+(?:me\s+)?with\b | \bthat['’]s\s+(?:someone|somebody)\s+else\b | \bwrong\s+(?:person|guy|girl)\b | \bthat['’]s\s+not\s+me\b
       | \bupdate\s+(?:your|the)\s+(?:notes?|records?|memory|info)\b | \b(?:that|this|it|things)(?:['’]s|\s+has|\s+have|['’]ve)\s+changed\b
       | \bthat['’]s\s+(?:a\s+bit\s+|way\s+)?off\b | \bthat\s+was\s+(?:years|ages|months|a\s+while|a\s+long\s+time)\s+(?:ago|back)\b
-      | 不对|不對|错了|錯了|(?:你|^|[，,。！!：:\s])(?:好像|应该|應該|肯定|可能|是)?(?:记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯)
+      | 不对|不對|(?:你|您|^|[，,。！!：:\s])(?:都|全|完全|好像|应该|應該|肯定|可能|是)?(?:记|記|说|說|搞|弄)?(?:错了|錯了)
+      | (?:你|您|^|[，,。！!：:\s])(?:都|全|完全|好像|应该|應該|肯定|可能|是)?(?:记错|記錯|说错|說錯|搞错|搞錯|弄错|弄錯)
       | (?:^|[，,。！!：:\s])不是(?:的|这样|這樣|那样|那樣)?的?[，,。！!\s] | (?:不是|并不|並不)[^，,。！!？?\s]{1,12}[，,、]?\s*(?:而是|是|叫|在) | 是[^，,。！!？?]{1,12}[，,]\s*不是
       | 不叫|不在[^，,。！!？?\s]{0,12}了|已经不|已經不|早就不|不再
       | (?:^|[，,。！!：:\s]|这|這|那|信息|資訊|记录|記錄|资料|資料)[^，,。]{0,3}(?:过时|過時|过期|過期)
@@ -115,15 +116,23 @@ _AWAY = re.compile(
       | \b(?:stopped|moved|dropped)\s+(?:at|by|the|a|my|into)\b|\bback\s+in\b
       | \bleft\s+(?:early|late|work\s+early|home\s+early)\b|\bleft\s+(?:\w+\s+){1,2}at\s+\d
       | \b(?:left|forgot)\s+(?:my|the|a|an|his|her|our|their)\s+(?:\w+\s+){0,2}(?:at|in|on|behind|outside|by)\s+(?:the|home|work|my|our|his|her)\b
-      | \bgave\s+up\s+(?:on\s+)?trying\b|\bswitched\s+(?:it\s+|(?:my|the)\s+\w+\s+)?(?:off|on)\b|\bmoved\s+(?:desks|\w+['’]s\s+\w+)\b|\b(?:upstairs|downstairs)\b""",
+      | \b(?:get|getting|got|be|am|['’]m|is|are|was|were)\s+(?:\w+\s+)?used\s+to\b|\bnot\s+(?:just|only)\b|\bthe\s+days\s+of\b
+      | \bnever\s+\w+\s+(?:anywhere|anything|anyone)\b|\bnever\s+(?:had|owned|lived|used)\s+(?:\w+\s+){0,3}before\b
+      | \b(?:appointment|dentist|booking|deadline|roadmap|spreadsheet|formula|totals?|calculation|bus\s+times|timetable)\b|\byou\s+(?:made|wrote|gave|built|sent)\b
+      | \b(?:tweet|toast|caption|post|speech|lyrics?|poem|slogan)\b[^:]{0,30}:
+      | 想象|想像|念头|念頭|梦|夢|简历|簡歷|翻译|翻譯|歌词|歌詞|文案|朋友圈|(?:这|那|這)(?:么|麼|样|樣)(?:大|多|好|差|快|慢|高|低|冷|热|熱|贵|貴|难|難|累|美|远|遠)
+      | 换了(?:个|張|张|款|一款|一张|一个|些)?(?:新的?)?(?:猫粮|貓糧|狗粮|狗糧|卡|发型|髮型|头像|頭像|壁纸|壁紙|铃声|鈴聲|密码|密碼|轮胎|輪胎|机油|機油|老板|老闆|CEO|ceo|领导|領導)
+      | 把[^，。]{0,8}改|\bgave\s+up\s+(?:on\s+)?trying\b|\bswitched\s+(?:it\s+|(?:my|the)\s+\w+\s+)?(?:off|on)\b|\bmoved\s+(?:desks|\w+['’]s\s+\w+)\b|\b(?:upstairs|downstairs)\b""",
     _V,
 )
 # words in quotation marks are someone's words, not the person's correction
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|‘[^’]*’")
 # someone other than the person (or "you", the assistant) speaks, thinks or changes: their words or news
-_PEOPLE_EN = (r"brother|sister|mom|mum|mother|dad|father|friend|colleague|coworker|co-worker|boss|neighbou?r|roommate|doctor"
+_PEOPLE_EN = (r"brother|sister|mom|mum|mother|dad|father|friend|colleague|coworker|co-worker|boss|neighbou?r|roommate|doctor|mate|buddy|pal|grandma|grandpa|nan|team"
               r"|partner|wife|husband|son|daughter|parents?|cousin|aunt|uncle|bandmate|teacher|he|she|they")
-_PEOPLE_ZH = r"他们|他們|她们|她們|他|她|哥哥|弟弟|姐姐|妹妹|爸爸|妈妈|媽媽|爸|妈|媽|朋友|闺蜜|閨蜜|同事|老师|老師|邻居|鄰居|室友|老板|老闆|主角|女儿|女兒|儿子|兒子"
+_PEOPLE_ZH = (r"他们|他們|她们|她們|他|她|哥哥|弟弟|姐姐|妹妹|爸爸|妈妈|媽媽|爸|妈|媽|朋友|闺蜜|閨蜜|同事|老师|老師|邻居|鄰居|室友|老板|老闆|主角|女儿|女兒|儿子|兒子"
+              r"|发小|發小|舅舅|舅妈|奶奶|爷爷|爺爺|外婆|外公|姥姥|姥爷|叔叔|阿姨|表哥|表姐|表弟|表妹|堂哥|堂姐|领导|領導|上司|有人"
+              r"|公司|小区|小區|健身房|组里|組裡|学校|學校|单位|單位|部门|部門")  # people, and places that have their own news
 _REPORTED = re.compile(
     rf"""\b(?!i\b|you\b)[A-Za-z]+\s+(?:says|said|told|tells|thinks|keeps\s+saying|corrected)\b
       | (?<=[\u4e00-\u9fff])(?<![我你瞎胡])(?:说|說|讲|講|认为|認為|以为|以為)  # 瞎说/胡说: 'nonsense'
@@ -137,7 +146,7 @@ _THEIR_CHANGE = re.compile(
     _V,
 )
 # "actually" praising or restating what is held is no correction ("actually I love it", "其实咪咪很乖")
-_PRAISE = re.compile(r"\b(?:love|loves|great|amazing|awesome|nice|good|enjoy|enjoys|fun)\b|喜欢|喜歡|好用|可爱|可愛|很乖|不错|不錯", re.IGNORECASE)
+_PRAISE = re.compile(r"\b(?:love|loves|great|amazing|awesome|nice|good|enjoy|enjoys|fun)\b|喜欢|喜歡|好用|可爱|可愛|很乖|不错|不錯|还行|還行|过得|過得", re.IGNORECASE)
 _STILL = re.compile(r"\b(?:still|yes|yeah)\b|还是|還是|仍然|依然|还在|還在", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:not|no|never|n['’]t)\b|不|没|沒", re.IGNORECASE)
 # what a correction with only a soft marker needs: a no, a change, or a value put in place of another

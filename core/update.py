@@ -213,12 +213,14 @@ _NOT_NOW = re.compile(
     r"|at\s+heart|emotionally|in\s+spirit|mentally|in\s+dog\s+years|of\s+life|costume|halloween|dress(?:ed|es)?\s+(?:up\s+)?as"
     r"|in\s+(?:the\s+)?(?:game|gran\s+turismo|forza|minecraft|the\s+sims|gta)|video\s*game"
     r"|on\s+(?:weekends|saturdays|sundays|the\s+side)|side\s+(?:job|gig|hustle)|extra\s+(?:cash|money)|part[-\s]time"
-    r"|in\s+\d+\s+(?:days?|weeks?|months?))\b"
+    r"|in\s+\d+\s+(?:days?|weeks?|months?)|(?:parallel|alternate|another)\s+universe|goals?|bucket\s+list|someday|one\s+day"
+    r"|most\s+(?:mornings|days|evenings|nights)|team\s+\w+|right\s+now|watching|on\s+tv|at\s+(?:lunch|dinner|breakfast)|with\s+(?:lunch|dinner))\b"
+    r"|\b\w+\s+obsessed\b(?!\s+with)"
     r"|想|打算|准备|要去|会去|可能|如果|要是|假如|下周|下个月|明天|明年|出差|旅游|旅行|这周|今天|今晚|也|故事|小说|梦|的时候|那时|那年|以前|之前"
     r"|曾经|刚下|落地|飞机|高铁|火车|酒店|度假|假设|假装|翻译|语法|造句|例句|改写|润色"
     # 叫 as "ask" or "call for" ("我儿子叫爷爷帮他", "叫滴滴去机场"), a floor, an afternoon's work, a one-off, an age then
     r"|叫[^，。,\s]{1,4}(?:帮|去|来|给|过来|過來|送)|[一二三四五六七八九十\d]+(?:楼|樓|层|層)|(?:工作|上班|办公)了?一(?:下午|上午|整天|晚上|会儿)"
-    r"|过一次|過一次|过几次|過幾次|岁(?:来|去|到)的|岁那年|岁时|(?:沙发|沙發|床|桌子|地板)上", _I)
+    r"|过一次|過一次|过几次|過幾次|岁(?:来|去|到)的|岁那年|岁时|(?:沙发|沙發|床|桌子|地板)上|叫声|叫聲|资本家|資本家", _I)
 _SENTENCE = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")  # a sentence and its closing marks (core/changed.py reads a turn by them too)
 _MAY = re.compile(r"\bmay\b(?!\s+\d)")  # the modal, not the month ("born in May", "May 3")
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"|‘[^’]*’|(?<!\w)'[^'\n]*'(?!\w)|`[^`]*`")
