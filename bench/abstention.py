@@ -53,13 +53,14 @@ from core import Actor, Kind, MemoryIn, Settings, build_embedder, build_service,
 from core.recall.config import RecallConfig  # noqa: E402
 from core.recall.fusion import Candidate  # noqa: E402
 from core.recall.relevance import Floor, admitted, is_cjk, select  # noqa: E402
-from core.recall.small_talk import small_talk  # noqa: E402
+from core.recall.small_talk import about_me, small_talk  # noqa: E402
 import locomo_recall  # noqa: E402
 import madial_recall  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 FAMILIES = HERE / "prompts" / "families"
 CASES = HERE / "prompts" / "small_store.jsonl"
+CHATS = HERE / "prompts" / "assistant_chats.json"  # a person's chats with an assistant (written for Amber, LoCoMo's format)
 EPOCH = datetime(2024, 1, 1, tzinfo=timezone.utc)
 SERVED = 0.95  # share of real questions that must still be served on the tuning side
 FRESH = "_fresh"  # in a family's name: from --fresh, held out from every choice
@@ -203,22 +204,26 @@ def collect(args, embedder) -> list[dict]:
         finally:
             svc.close()
 
-    # LoCoMo: one person per conversation, every turn captured
-    samples = json.loads(locomo_recall.DEFAULT_DATA.read_text())[: args.locomo_limit or None]
-    for n, sample in enumerate(samples):
-        with tempfile.TemporaryDirectory(prefix="amber-abstention-") as tmp:
-            svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
-            try:
-                scope = scope_for(Actor(user_id=f"locomo-{n}", via="bench"))
-                msgs = locomo_recall.conversation_messages(sample["conversation"])
-                locomo_recall.ingest_all(svc, scope, msgs)
-                for q in locomo_recall.questions_of(sample):
-                    rows.append(ask(svc, scope, q["question"], cfg, set(q["evidence"]), store="locomo", group=f"conv-{n}",
-                                    family="real", n_mem=0, n_msg=len(msgs)))
-                unrelated_rows(svc, scope, "locomo", f"conv-{n}", 0, len(msgs))
-            finally:
-                svc.close()
-        print(f"locomo {n + 1}/{len(samples)}: {len(rows)} rows", flush=True)
+    # LoCoMo (two people talking), then a person's chats with an assistant (the same format): one
+    # person per conversation, every turn captured
+    sources = [(json.loads(locomo_recall.DEFAULT_DATA.read_text())[: args.locomo_limit or None], "locomo", 1)]
+    sources += [(json.loads(path.read_text()), "chats", 1) for path in args.chats or ()]
+    sources += [(json.loads(path.read_text()), "chats" + FRESH, 3) for path in args.chats_fresh or ()]
+    for samples, store, every in sources:
+        for n, sample in enumerate(samples):
+            with tempfile.TemporaryDirectory(prefix="amber-abstention-") as tmp:
+                svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
+                try:
+                    scope = scope_for(Actor(user_id=f"{store}-{n}", via="bench"))
+                    msgs = locomo_recall.conversation_messages(sample["conversation"])
+                    locomo_recall.ingest_all(svc, scope, msgs)
+                    for q in locomo_recall.questions_of(sample):
+                        rows.append(ask(svc, scope, q["question"], cfg, set(q["evidence"]), store=store, group=f"conv-{n}",
+                                        family="real", n_mem=0, n_msg=len(msgs)))
+                    unrelated_rows(svc, scope, store, f"conv-{n}", 0, len(msgs), every=every)
+                finally:
+                    svc.close()
+            print(f"{store} {n + 1}/{len(samples)}: {len(rows)} rows", flush=True)
     return rows
 
 
@@ -271,7 +276,7 @@ GRID = {
 def floors():
     keys = list(GRID)
     for vals in itertools.product(*(GRID[k] for k in keys)):
-        yield Floor(**dict(zip(keys, vals)))
+        yield Floor(**dict(zip(keys, vals)), about_me=RecallConfig().floor_about_me)  # the about-me route as shipped (calibrate_about_me)
 
 
 def rate(xs) -> float:
@@ -308,11 +313,21 @@ class Flat:
         self.distinct = np.where(np.isnan(over), -np.inf, over)
         talk = [small_talk(r["query"]) for r in rows]  # the prompt is small talk: the distinct route only (Floor.for_query)
         self.talk = np.array([talk[r_i] for r_i, _, _ in items], dtype=bool)
+        mine = [not t and about_me(r["query"]) for t, r in zip(talk, rows)]  # a question about the person's own things (Floor.for_query)
+        self.mine = np.array(mine, dtype=bool)
         self.n = len(rows)
         self.small = np.array([r["store"] in ("small-1", "small-10", "big") for r in rows])
 
     def outcome(self, fl: Floor):
-        """Per row: anything injected, and served (an answer injected for a small store's question)."""
+        """Per row: anything injected, and served (an answer injected for a small store's question); a
+        question about the person's own things under the floor Floor.for_query gives it."""
+        if fl.about_me is None or fl.off or not self.mine.any():
+            return self._outcome(fl)
+        mine = dataclasses.replace(fl, memory=fl.memory - fl.about_me, message=fl.message - fl.about_me, per_decade=0.0, about_me=None)
+        (any_a, serve_a), (any_b, serve_b) = self._outcome(dataclasses.replace(fl, about_me=None)), self._outcome(mine)
+        return self.np.where(self.mine, any_b, any_a), self.np.where(self.mine, serve_b, serve_a)
+
+    def _outcome(self, fl: Floor):
         np = self.np
         base, cjk = np.where(self.mem, fl.memory, fl.message), np.where(self.cjk, fl.cjk_offset, 0.0)
         one = base + cjk  # a person holding one record; floors are summed in Floor.dense_floor's order (a tie must fall alike)
@@ -328,6 +343,12 @@ class Flat:
         ok = np.where(talk, alone, ok) & any_[self.row]
         hit = np.bincount(self.row[ok & self.rel], minlength=self.n) > 0
         return any_, np.where(self.small, hit, any_)
+
+
+def constrained(stores) -> list[str]:
+    """The kinds of store whose real questions the floors must serve: all but the ~3 000-memory one
+    (reported) and those written after the floors were chosen (`--chats-fresh`: reported, never chosen on)."""
+    return sorted(st for st in set(stores) if st != "big" and FRESH not in st)
 
 
 def fresh_families(rows: list[dict]) -> set[str]:
@@ -346,7 +367,7 @@ def calibrate(rows: list[dict]) -> dict:
 
     # the ~3 000-memory store is reported, not a constraint: its memories are LoCoMo chat lines
     # ("haha, that's great!"), nearer small talk than anything extraction would keep
-    store_names = sorted(set(stores[is_real]) - {"big"})
+    store_names = constrained(stores[is_real])
     grid = list(floors())
     # a family's injected share is the mean over the kinds of store (one memory, ten, MADial, LoCoMo),
     # each weighted alike however many of its prompt x person pairs were asked
@@ -410,7 +431,7 @@ def calibrate_margin(rows: list[dict], floor: Floor) -> dict:
     fam, stores = np.array([r["family"] for r in rows]), np.array([r["store"] for r in rows])
     half = np.array([half_of(r) if r["family"] == "real" else "" for r in rows])
     ranked = np.array([r["family"] != "real" or not flat.small[i] or any(it[3] for it in r["items"]) for i, r in enumerate(rows)])
-    store_names = sorted(set(stores[is_real]) - {"big"})
+    store_names = constrained(stores[is_real])
     fams = sorted(set(fam) - {"real"} - fresh_families(rows))
 
     def served_by_store(fl: Floor, halves: str) -> dict:
@@ -458,6 +479,41 @@ def calibrate_margin(rows: list[dict], floor: Floor) -> dict:
     return {"margin_folds": folds, "margin_chosen_on_all": margin, "distinct_folds": distinct_folds, "distinct_chosen_on_all": loosest(fams)}
 
 
+ABOUT_ME = [round(0.01 * i, 2) for i in range(11)]
+
+
+def calibrate_about_me(rows: list[dict], floor: Floor) -> dict:
+    """The about-me route's lowering (RecallConfig.floor_about_me), chosen on a person's chats with an
+    assistant in halves (conversation parity): on the tuning half, the smallest value past which the
+    share of its questions served stops rising; reported on the other half, with what every family
+    of prompts about nobody gets. No family is read to choose it."""
+    import numpy as np
+
+    flat = Flat(rows)
+    fam, stores = np.array([r["family"] for r in rows]), np.array([r["store"] for r in rows])
+    half = np.array([half_of(r) for r in rows])
+    chats = (fam == "real") & (stores == "chats")
+    fams = sorted({f for f in fam if f != "real" and FRESH not in f})
+    kinds = constrained(stores[fam == "real"])
+    out = {d: flat.outcome(dataclasses.replace(floor, about_me=d)) for d in [None, *ABOUT_ME]}
+
+    def served(d, h) -> float:
+        return mean(out[d][1][chats & np.isin(half, list(h))])
+
+    def pick(h) -> float:
+        best = max(served(d, h) for d in ABOUT_ME)
+        return min(d for d in ABOUT_ME if served(d, h) >= best)
+
+    def families(d) -> dict:
+        return {f: round(sum(mean(out[d][0][(fam == f) & (stores == st)]) for st in kinds) / max(1, len(kinds)), 4) for f in fams}
+
+    folds = [{"held_out_half": h, "about_me": (d := pick("b" if h == "a" else "a")), "chats_served": round(served(d, h), 4),
+              "without": round(served(None, h), 4)} for h in "ab"]
+    chosen = pick("ab")
+    return {"about_me_folds": folds, "about_me_chosen_on_all": chosen,
+            "about_me_families": {"with": families(chosen), "without": families(None)}}
+
+
 def check(rows: list[dict], fl: Floor) -> None:
     """The numpy arithmetic agrees with the product's admitted() on every row."""
     any_, serve = Flat(rows).outcome(fl)
@@ -470,7 +526,7 @@ def report(rows: list[dict], floor: Floor) -> dict:
     share is the mean over the kinds of store (the ~3 000-memory one apart, as `big`); a small
     store's question is served when its memory is injected, counted where search ranked it."""
     out: dict = {"families": {}, "stores": {}}
-    kinds = sorted({r["store"] for r in rows} - {"big"})
+    kinds = constrained(r["store"] for r in rows)
     injected = [outcome(r, floor)[0] for r in rows]
 
     def share(keep) -> float:
@@ -502,6 +558,10 @@ def main() -> None:
     ap.add_argument("--fresh", type=Path, action="append",
                     help="a folder of families written after the floors were chosen (bench/prompts/fresh, fresh2; repeatable): "
                          "reported as NAME_FOLDER, never chosen on")
+    ap.add_argument("--chats", type=Path, action="append", default=None,
+                    help=f"a person's chats with an assistant, LoCoMo's format (repeatable; default {CHATS.name}): its questions are real ones the floors must serve")
+    ap.add_argument("--chats-fresh", type=Path, action="append", default=None,
+                    help="chats written after the floors were chosen (bench/prompts/assistant_chats2.json): reported, never chosen on")
     ap.add_argument("--smoke", action="store_true", help="made-up MADial and LoCoMo files (bench/synthetic.py), a few prompts and cases")
     args = ap.parse_args()
     if args.smoke:
@@ -510,7 +570,10 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="amber-smoke-"))
         madial_recall.DATA = synthetic.madial(tmp / "madial")
         locomo_recall.DEFAULT_DATA = synthetic.locomo(tmp / "locomo.json", conversations=2)
+        args.chats = [synthetic.locomo(tmp / "chats.json", conversations=1)]
         args.no_big = True
+    elif args.chats is None:
+        args.chats = [CHATS]
     if args.from_features:
         rows = json.loads(args.from_features.read_text())
     else:
@@ -524,13 +587,20 @@ def main() -> None:
         if args.features:
             args.features.write_text(json.dumps(rows))
     d = RecallConfig()
-    default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade, d.floor_margin, d.floor_distinct)
+    default = Floor(d.floor_memory, d.floor_message, d.floor_lexical, d.floor_cjk_offset, d.floor_per_decade, d.floor_margin, d.floor_distinct,
+                    about_me=d.floor_about_me)
     check(rows, default)
     alone = dataclasses.replace(default, margin=None, distinct=None)
     talk_off = dataclasses.replace(default, reads_talk=False)  # small talk weighed like any prompt (RecallConfig.floor_small_talk)
     result = {"bench": "abstention", "rows": len(rows), "default": report(rows, default), "floor_alone": report(rows, alone),
               "without_small_talk": report(rows, talk_off),
-              **calibrate(rows), **calibrate_margin(rows, alone)}
+              "without_about_me": report(rows, dataclasses.replace(default, about_me=None)),
+              **calibrate(rows), **calibrate_margin(rows, alone), **calibrate_about_me(rows, default)}
+    for f in result["about_me_folds"]:
+        print(f"about-me lowering {f['about_me']} chosen on the other half; half {f['held_out_half']}: chats served {f['chats_served']:.3f} "
+              f"(without the route {f['without']:.3f})", flush=True)
+    print(f"about-me chosen on all: {result['about_me_chosen_on_all']}; families with it {result['about_me_families']['with']}, "
+          f"without {result['about_me_families']['without']}", flush=True)
     for f in result["margin_folds"]:
         print(f"margin {f['margin']} chosen on the other half; half {f['held_out_half']}: real served {f['with_margin']['real_served']:.3f} "
               f"(floor alone {f['floor_alone']['real_served']:.3f}), worst family {f['with_margin']['worst_family']} "

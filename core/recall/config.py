@@ -72,6 +72,12 @@ class RecallConfig(BaseModel):
     # Small talk and words to the assistant about itself (small_talk.py: a rule with no constant)
     # open only the distinct route above. False: such prompts are weighed like any other.
     floor_small_talk: bool = True
+    # A question about the person's own things ("What's my daughter's name again?", small_talk.about_me)
+    # has its similarity floors this much lower, with no rise for how much they hold (None: off).
+    # Chosen by bench/abstention.py on a person's chats with an assistant (bench/prompts/assistant_chats.json)
+    # in halves: the smallest value past which the tuning half's served share stops rising, grid 0-0.10
+    # (0.03 on one half, 0.05 on the other and on all); no prompt family is read to choose it.
+    floor_about_me: float | None = 0.05
     # Similarities are on each embedder's own scale: the floors hold for this one only. With any
     # other embedder recall does not abstain, until floors measured for it are set with its id here.
     floor_embedder: str = "local:multilingual-e5-small-q4"

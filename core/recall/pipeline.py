@@ -572,7 +572,7 @@ class Recaller(CatchUp, Refines):
         if destination is not None and self.destinations is not None:  # only what may go to that model is packed
             pool = self.destinations.admit(pool, destination)
         floor = Floor(cfg.floor_memory, cfg.floor_message, cfg.floor_lexical, cfg.floor_cjk_offset, cfg.floor_per_decade,
-                      cfg.floor_margin, cfg.floor_distinct, reads_talk=cfg.floor_small_talk)
+                      cfg.floor_margin, cfg.floor_distinct, reads_talk=cfg.floor_small_talk, about_me=cfg.floor_about_me)
         if getattr(self.embedder, "id", None) != cfg.floor_embedder:
             floor = Floor()
         # Each item on its own evidence: one that clears the floor brings no weaker one in with it.

@@ -24,7 +24,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .fusion import Candidate
 from .lexical import CJK_RANGES, tokenize
-from .small_talk import small_talk
+from .small_talk import about_me, small_talk
 
 # Whole turns that carry no fact of their own: acknowledgements, thanks, laughter.
 FILLER = frozenset(
@@ -74,7 +74,11 @@ class Floor:
     `distinct`: a memory or turn this much closer to the prompt than to its background is evidence
     on its own, however many records the person holds (None: no such route).
     `small_talk`: the prompt is small talk or speaks to the assistant about itself (small_talk.py,
-    `for_query`): only the `distinct` route is open."""
+    `for_query`): only the `distinct` route is open.
+    `about_me`: for a question about the person's own things (small_talk.about_me, `for_query`) the
+    similarity floors are this much lower and do not rise with how much the person holds: the rise
+    guards prompts about nobody against a big store's chance neighbours, and this prompt is about
+    them (None: no such route)."""
 
     memory: float = 0.0
     message: float = 0.0
@@ -85,11 +89,20 @@ class Floor:
     distinct: float | None = None
     small_talk: bool = False
     reads_talk: bool = True  # whether `for_query` reads small talk at all (RecallConfig.floor_small_talk)
+    about_me: float | None = None
 
     def for_query(self, query: str) -> "Floor":
         """This floor as it applies to `query`: small talk and words to the assistant about itself
-        keep only the distinct route (no constant: the rule is small_talk.py's)."""
-        return dataclasses.replace(self, small_talk=True) if not self.off and self.reads_talk and small_talk(query) else self
+        keep only the distinct route (no constant: the rule is small_talk.py's); a question about the
+        person's own things lowers the similarity floors by `about_me`, with no rise."""
+        if self.off:
+            return self
+        if self.reads_talk and small_talk(query):
+            return dataclasses.replace(self, small_talk=True)
+        if self.about_me is not None and about_me(query):
+            return dataclasses.replace(self, memory=self.memory - self.about_me, message=self.message - self.about_me, per_decade=0.0,
+                                       about_me=None)
+        return self
 
     @property
     def weighs_background(self) -> bool:

@@ -23,6 +23,10 @@ What counts, with no constant to fit:
   request for help or about what was said is where memory personalises the answer.
 The faces pass the person's last message, so a "thanks" that ends a talk about their trip is read
 alone, as recall reads it.
+
+The other way round, `about_me` reads a question about the person's own things: "What's my daughter's
+name again?", "Which phone was I using before?", "did I tell you…", "我女儿叫什么？", "我上次说过…". Such
+a prompt is about the person whatever else they hold (relevance.Floor.for_query).
 """
 
 from __future__ import annotations
@@ -99,6 +103,20 @@ def small_talk(query: str) -> bool:
     if _FUN.search(text):
         return not _ME.search(_TO_ME.sub(" ", text)) and not _KIN.search(text)
     return bool(_YOU.search(text)) and not _ME.search(text) and not _ASKS.search(text)
+
+
+# a question about the person's own things or about what they said, not "how do I…" (asking how to)
+_ABOUT_ME = re.compile(
+    r"\b(?:what|which|who|whom|whose|when|where|how)\b[^.!?]*\b(?:my|our)\b[^.!?]*\?|\b(?:did|was|were|have|had)\s+(?:i|we)\b[^.!?]*\?"
+    r"|\bagain\s*\?|\bremind\s+me\b|\bdid\s+i\s+(?:tell|mention|say)\b|\bi\s+(?:told|mentioned)\s+you\b|\bdo\s+you\s+remember\b"
+    r"|我的?[^，。？?]{0,12}(?:是什么|是哪|叫什么|在哪|是谁|多少|几)|我(?:上次|之前|以前)?(?:说过|提过|告诉过?你|跟你说)|还记得",
+    re.IGNORECASE)
+
+
+def about_me(query: str) -> bool:
+    """Whether the prompt asks about the person's own things or what they said (module docstring)."""
+    text = " ".join((query or "").split())
+    return 0 < len(text) <= 300 and _ABOUT_ME.search(text) is not None
 
 
 def _phatic(text: str) -> bool:

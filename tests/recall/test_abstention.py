@@ -227,3 +227,39 @@ def test_small_talk_gets_nothing_and_the_why_record_says_so(tmp_path):
         assert record.abstained and [x.verdict for x in record.left_out] == ["small_talk"]
     finally:
         svc.close()
+
+
+# A person's chats with an assistant: what they said in passing, among long answers (made up)
+CHAT = [
+    ("user", "my daughter Mia is 9 and struggles with fractions — can you explain them simply?"),
+    ("assistant", "Of course! Think of a pizza cut into equal slices. The bottom number says how many slices the pizza has, "
+                  "the top number how many you take. So 3/8 means three slices of a pizza cut into eight."),
+    ("user", "I'm vegetarian, so what can I cook with chickpeas tonight?"),
+    ("assistant", "Chickpeas are wonderful: a quick chana masala, roasted chickpeas with paprika, or hummus with warm flatbread. "
+                  "For a weeknight, the masala takes about 25 minutes with tinned chickpeas and tomatoes."),
+    ("user", "my python script says KeyError when I read the config, any idea?"),
+    ("assistant", "A KeyError means the key is not in the dictionary. Print config.keys() before the lookup, or use "
+                  "config.get('name', default) so a missing key gives a default instead of an exception."),
+    ("user", "I'm flying to Lisbon on the 14th for a conference, what should I pack?"),
+    ("assistant", "Lisbon in spring is mild: layers, a light rain jacket, comfortable shoes for the hills, a travel adapter "
+                  "for type F sockets, and something smart for the conference days."),
+] * 6  # a person with a long history: the floor rises with what they hold
+
+
+def test_a_question_about_the_persons_own_things_gets_what_they_said_in_a_long_history(tmp_path):
+    """"What's my daughter's name again?" asks about the person: the floor neither rises with the
+    many turns they hold nor sits where it guards prompts about nobody (RecallConfig.floor_about_me).
+    Without that route the turn that answers is kept out; prompts about nobody still get nothing."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=build_embedder("local"))
+    try:
+        me = scope_for(Actor("chats", client="tests"))
+        t0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+        svc.store_turns(me, [Message(id=f"t{i}", role=role, content=text, session=f"s{i // 8}", created_at=t0 + timedelta(hours=i))
+                             for i, (role, text) in enumerate(CHAT)])
+        question = "What's my daughter's name again?"
+        assert any("Mia" in c.text for c in svc.recall(me, question).items)
+        without = svc.recall_config(floor_about_me=None)
+        assert not any("Mia" in c.text for c in svc.recall(me, question, config=without).items)
+        assert [p for p in UNRELATED if svc.recall(me, p).items] == []
+    finally:
+        svc.close()

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from core.recall.fusion import Candidate
 from core.recall.relevance import Floor, verdicts
-from core.recall.small_talk import small_talk
+from core.recall.small_talk import about_me, small_talk
 
 TALK = [
     "hi", "Hello!", "hey there :)", "Good morning", "thanks so much!", "Thank you 🙏", "ok cool", "lol", "bye, see you",
@@ -80,11 +80,41 @@ def test_hostile_prompts_are_read_in_a_child_that_ends():
     from pathlib import Path
 
     code = """
-from core.recall.small_talk import small_talk
-for text in ["哈" * 290 + "x", "嗯" * 290 + "，我的", "谢谢你" * 95 + "猫", "哈哈嘿嘿" * 70 + "?", "hi " * 99 + "my",
+from core.recall.small_talk import about_me, small_talk
+for text in ["what my " * 37, "how our " * 37 + ".", "what " + "my " * 97,
+             "哈" * 290 + "x", "嗯" * 290 + "，我的", "谢谢你" * 95 + "猫", "哈哈嘿嘿" * 70 + "?", "hi " * 99 + "my",
              "Translate " + "'a' " * 70 + "into German", "写一首" * 90 + "诗", "😂" * 290 + "my"]:
     small_talk(text)
+    about_me(text)
 print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=str(Path(__file__).resolve().parents[2]))
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("prompt", [
+    "What's my daughter's name again?", "Which phone was I using before?", "When is my wife's birthday?",
+    "Did I tell you where we're moving?", "Remind me what I said about the vet", "Where do our kids go to school?",
+    "我女儿叫什么？", "我上次说过我对什么过敏？", "还记得我养的猫吗", "我的车是什么颜色",
+])
+def test_a_question_about_the_persons_own_things_is_about_them(prompt):
+    assert about_me(prompt)
+
+
+@pytest.mark.parametrize("prompt", [
+    "How do I reverse a list in Python?", "What is the capital of France?", "Can I freeze cooked rice?",
+    "Explain the difference between TCP and UDP.", "Hi, how are you?", "世界上面积最大的国家是哪个？", "怎么煮米饭？", "", "my" * 400,
+])
+def test_a_prompt_not_about_the_persons_things_is_not(prompt):
+    assert not about_me(prompt)
+
+
+def test_about_me_lowers_the_floors_without_the_rise_and_small_talk_comes_first():
+    floor = Floor(memory=0.77, message=0.81, lexical=0.3, per_decade=0.025, margin=-0.04, distinct=0.03, about_me=0.05)
+    mine = floor.for_query("What's my daughter's name again?")
+    assert (mine.memory, mine.message, mine.per_decade, mine.about_me) == (pytest.approx(0.72), pytest.approx(0.76), 0.0, None)
+    assert (mine.lexical, mine.margin, mine.distinct) == (0.3, -0.04, 0.03)
+    assert floor.for_query("What is the capital of France?") == floor
+    assert floor.for_query("Thanks!").small_talk
+    assert Floor(memory=0.77, message=0.81).for_query("What's my daughter's name again?").memory == 0.77  # about_me None: off
+    assert Floor().for_query("What's my daughter's name again?") == Floor()  # no floor: nothing to lower
