@@ -17,6 +17,7 @@ are in bench/README.md. Pure: no I/O beyond reading the weights once.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,6 +44,7 @@ FEATURES = (
 )
 _WORD = re.compile(r"\w+")
 WEIGHTS = Path(__file__).with_name("turn_ranker.json")
+log = logging.getLogger("amber.recall.ranker")
 
 
 @lru_cache(maxsize=8192)
@@ -69,10 +71,10 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
     q_words = {w.lower() for w in _WORD.findall(query)}
     idf = idx.bm25.idf_weights(query)
     total = sum(idf.values()) or 1.0
-    by_session: dict[str, list[float]] = {}
+    by_session: dict[str, list[tuple[float, str]]] = {}  # session -> its candidates' (score, id)
     for c in turns:
         t = idx.msgs.get(c.id)
-        by_session.setdefault(t.session if t else "", []).append(c.score)
+        by_session.setdefault((t.session if t else "") or "", []).append((c.score, c.id))
     rows = []
     for c in turns:
         t = idx.msgs.get(c.id)
@@ -88,7 +90,7 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
             1.0 if _named(c.author, q_words, query) else 0.0,
             sum(w for term, w in idf.items() if term in own) / total,
             10 * max((fused.get(n.id, 0.0) for n in (prev, nxt) if n is not None), default=0.0),
-            10 * max((s for s in mates if s != c.score), default=0.0) if len(mates) > 1 else 0.0,
+            10 * max((s for s, i in mates if i != c.id), default=0.0),
         ))
     return np.array(rows, dtype=np.float64)
 
@@ -100,7 +102,9 @@ class TurnRanker:
     weights: np.ndarray
 
     @classmethod
-    def load(cls, path: Path = WEIGHTS) -> TurnRanker:
+    def load(cls, path: Path | None = None) -> TurnRanker:
+        """The weights in `path` (default: `WEIGHTS`, read when called)."""
+        path = path or WEIGHTS
         spec = json.loads(path.read_text())
         if tuple(spec["features"]) != FEATURES:
             raise ValueError(f"{path.name} was fitted on features {spec['features']}, recall computes {list(FEATURES)}")
@@ -125,6 +129,10 @@ def reorder(query: str, ranked: Sequence[Candidate], idx: TurnIndex | None, lexi
     if len(turns) < 2:
         return list(ranked)
     rank_of = {d: r for r, d in enumerate(lexical, start=1)}
-    s = (ranker or shipped()).score(features(query, turns, idx, rank_of, rrf_k))
+    try:
+        s = (ranker or shipped()).score(features(query, turns, idx, rank_of, rrf_k))
+    except (OSError, ValueError, KeyError) as e:  # weights missing or not for these features: fusion's order, and say why
+        log.warning("turns in fusion's order: the turn ranker cannot score them: %s", e)
+        return list(ranked)
     order = sorted(range(len(turns)), key=lambda i: (-s[i], i))
     return in_slots(ranked, [turns[i] for i in order])

@@ -139,3 +139,18 @@ def test_search_on_a_real_store_reorders_turns_and_leaves_memories_where_fusion_
         assert {c.id for c in on if c.source == "message"} >= {"t1", "t3"}
     finally:
         svc.close()
+
+
+def test_weights_that_cannot_be_read_leave_fusions_order(tmp_path, monkeypatch, caplog):
+    """Recall goes on: a missing or stale weights file costs the reordering, with a log line, not the search."""
+    ranked = [_cand(IDX, i, 0.1 - n / 100) for n, i in enumerate(["a1", "a2", "a3", "b1"])]
+    for broken in (tmp_path / "missing.json", tmp_path / "stale.json"):
+        if broken.name == "stale.json":
+            broken.write_text(json.dumps({"features": ["fused"], "mean": [0], "scale": [1], "weights": [1]}))
+        monkeypatch.setattr(ranker, "WEIGHTS", broken)
+        ranker.shipped.cache_clear()
+        with caplog.at_level("WARNING", logger="amber.recall.ranker"):
+            assert ranker.reorder("What did Tom do in Rome?", ranked, IDX, [], 10) == ranked
+        assert "turn ranker cannot score" in caplog.text
+    monkeypatch.undo()
+    ranker.shipped.cache_clear()
