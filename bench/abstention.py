@@ -211,18 +211,11 @@ def collect(args, embedder) -> list[dict]:
     sources += [(json.loads(path.read_text()), "chats" + FRESH, 3) for path in args.chats_fresh or ()]
     for samples, store, every in sources:
         for n, sample in enumerate(samples):
-            with tempfile.TemporaryDirectory(prefix="amber-abstention-") as tmp:
-                svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
-                try:
-                    scope = scope_for(Actor(user_id=f"{store}-{n}", via="bench"))
-                    msgs = locomo_recall.conversation_messages(sample["conversation"])
-                    locomo_recall.ingest_all(svc, scope, msgs)
-                    for q in locomo_recall.questions_of(sample):
-                        rows.append(ask(svc, scope, q["question"], cfg, set(q["evidence"]), store=store, group=f"conv-{n}",
-                                        family="real", n_mem=0, n_msg=len(msgs)))
-                    unrelated_rows(svc, scope, store, f"conv-{n}", 0, len(msgs), every=every)
-                finally:
-                    svc.close()
+            with locomo_recall.stored(sample, embedder, f"{store}-{n}") as (svc, scope, msgs):
+                for q in locomo_recall.questions_of(sample):
+                    rows.append(ask(svc, scope, q["question"], cfg, set(q["evidence"]), store=store, group=f"conv-{n}",
+                                    family="real", n_mem=0, n_msg=len(msgs)))
+                unrelated_rows(svc, scope, store, f"conv-{n}", 0, len(msgs), every=every)
             print(f"{store} {n + 1}/{len(samples)}: {len(rows)} rows", flush=True)
     return rows
 
@@ -323,8 +316,7 @@ class Flat:
         question about the person's own things under the floor Floor.for_query gives it."""
         if fl.about_me is None or fl.off or not self.mine.any():
             return self._outcome(fl)
-        mine = dataclasses.replace(fl, memory=fl.memory - fl.about_me, message=fl.message - fl.about_me, per_decade=0.0, about_me=None)
-        (any_a, serve_a), (any_b, serve_b) = self._outcome(dataclasses.replace(fl, about_me=None)), self._outcome(mine)
+        (any_a, serve_a), (any_b, serve_b) = self._outcome(dataclasses.replace(fl, about_me=None)), self._outcome(fl.for_me())
         return self.np.where(self.mine, any_b, any_a), self.np.where(self.mine, serve_b, serve_a)
 
     def _outcome(self, fl: Floor):

@@ -29,7 +29,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from core import Actor, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from core import build_embedder  # noqa: E402
 import locomo_recall  # noqa: E402
 from abstention import cached_vectors  # noqa: E402
 
@@ -59,21 +59,15 @@ def main() -> None:
     scores: dict[str, list[list[float]]] = {n: [] for n in configs}  # per config, per conversation, per question
     try:
         for n, sample in enumerate(samples):
-            with tempfile.TemporaryDirectory(prefix="amber-locomo-folds-") as tmp:
-                svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
-                try:
-                    scope = scope_for(Actor(user_id=f"locomo-{n}", via="bench"))
-                    locomo_recall.ingest_all(svc, scope, locomo_recall.conversation_messages(sample["conversation"]))
-                    questions = locomo_recall.questions_of(sample)
-                    for name, over in configs.items():
-                        cfg = svc.recall_config(top_k=10, **over)
-                        row = []
-                        for q in questions:
-                            got = {c.id for c in svc.search(scope, q["question"], config=cfg)}
-                            row.append(len(set(q["evidence"]) & got) / len(q["evidence"]))
-                        scores[name].append(row)
-                finally:
-                    svc.close()
+            with locomo_recall.stored(sample, embedder, f"locomo-{n}") as (svc, scope, _):
+                questions = locomo_recall.questions_of(sample)
+                for name, over in configs.items():
+                    cfg = svc.recall_config(top_k=10, **over)
+                    row = []
+                    for q in questions:
+                        got = {c.id for c in svc.search(scope, q["question"], config=cfg)}
+                        row.append(len(set(q["evidence"]) & got) / len(q["evidence"]))
+                    scores[name].append(row)
             print(f"conversation {n + 1}/{len(samples)}", flush=True)
     finally:
         if args.vectors:

@@ -20,8 +20,10 @@ import re
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Iterator
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("AMBER_RECALL_INDEX_WAIT_S", "3600")  # recall quality: every query waits for the whole turn index
@@ -93,6 +95,20 @@ def questions_of(sample: dict) -> list[dict]:
 def ingest_all(svc, scope, msgs: list[Message]) -> None:
     for i in range(0, len(msgs), 256):  # batches, as a long capture backlog would arrive
         svc.store_turns(scope, msgs[i : i + 256])
+
+
+@contextmanager
+def stored(sample: dict, embedder, user_id: str) -> Iterator[tuple]:
+    """A fresh store holding every turn of one conversation as one person's: (service, scope, turns)."""
+    msgs = conversation_messages(sample["conversation"])
+    with tempfile.TemporaryDirectory(prefix="amber-locomo-") as tmp:
+        svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
+        try:
+            scope = scope_for(Actor(user_id=user_id, via="bench"))
+            ingest_all(svc, scope, msgs)
+            yield svc, scope, msgs
+        finally:
+            svc.close()
 
 
 def pct(values: list[float], p: float) -> float:

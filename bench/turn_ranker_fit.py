@@ -35,10 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from core import Actor, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from core import build_embedder  # noqa: E402
 from core.recall import ranker  # noqa: E402
 from core.recall.fusion import dedup  # noqa: E402
-from core.recall.rerank import in_slots  # noqa: E402
 import locomo_recall  # noqa: E402
 from abstention import cached_vectors  # noqa: E402
 
@@ -56,10 +55,7 @@ class Asked:
         self.labels = np.array([1.0 if c.id in self.evidence else 0.0 for c in turns])
 
     def recall_at(self, scores: np.ndarray | None, k: int = 10) -> float:
-        items = self.ranked
-        if scores is not None and len(self.turns) > 1:
-            order = sorted(range(len(self.turns)), key=lambda i: (-scores[i], i))
-            items = in_slots(self.ranked, [self.turns[i] for i in order])
+        items = ranker.in_order(self.ranked, self.turns, scores) if scores is not None and len(self.turns) > 1 else self.ranked
         got = {c.id for c in dedup(items, self.dedup_threshold, k)}
         return len(got & self.evidence) / len(self.evidence)
 
@@ -69,29 +65,21 @@ def capture(samples, embedder) -> list[list[Asked]]:
     seen: dict = {}
     real = ranker.reorder
 
-    def spy(query, ranked, idx, lexical, rrf_k, given=None):
-        turns = [c for c in ranked if c.source == "message" and idx is not None and c.id in idx.msgs]
-        rank_of = {d: r for r, d in enumerate(lexical, start=1)}
-        seen["asked"] = (list(ranked), turns, ranker.features(query, turns, idx, rank_of, rrf_k))
+    def spy(query, ranked, idx, lexical, rrf_k, weights=None):  # what recall's reorder would weigh; fusion's order kept
+        seen["asked"] = (list(ranked), *ranker.weighed(query, ranked, idx, lexical, rrf_k))
         return list(ranked)
 
     ranker.reorder = spy
     out = []
     try:
         for n, sample in enumerate(samples):
-            with tempfile.TemporaryDirectory(prefix="amber-ranker-fit-") as tmp:
-                svc = build_service(Settings(data_dir=Path(tmp)), embedder=embedder)
-                try:
-                    scope = scope_for(Actor(user_id=f"locomo-{n}", via="bench"))
-                    locomo_recall.ingest_all(svc, scope, locomo_recall.conversation_messages(sample["conversation"]))
-                    cfg = svc.recall_config(top_k=10)
-                    conv = []
-                    for q in locomo_recall.questions_of(sample):
-                        svc.search(scope, q["question"], config=cfg)
-                        conv.append(Asked(*seen.pop("asked"), q["evidence"], cfg.dedup_threshold))
-                    out.append(conv)
-                finally:
-                    svc.close()
+            with locomo_recall.stored(sample, embedder, f"locomo-{n}") as (svc, scope, _):
+                cfg = svc.recall_config(top_k=10)
+                conv = []
+                for q in locomo_recall.questions_of(sample):
+                    svc.search(scope, q["question"], config=cfg)
+                    conv.append(Asked(*seen.pop("asked"), q["evidence"], cfg.dedup_threshold))
+                out.append(conv)
             print(f"conversation {n + 1}/{len(samples)}: {len(out[-1])} questions", flush=True)
     finally:
         ranker.reorder = real

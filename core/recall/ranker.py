@@ -119,20 +119,30 @@ def shipped() -> TurnRanker:
     return TurnRanker.load()
 
 
+def weighed(query: str, ranked: Sequence[Candidate], idx: TurnIndex, lexical: Sequence[str], rrf_k: int) -> tuple[list[Candidate], np.ndarray]:
+    """The turns among `ranked` (fusion's order) and their feature rows (`lexical`: the lexical arm's ranking)."""
+    turns = [c for c in ranked if c.source == "message" and c.id in idx.msgs]
+    return turns, features(query, turns, idx, {d: r for r, d in enumerate(lexical, start=1)}, rrf_k)
+
+
+def in_order(ranked: Sequence[Candidate], turns: Sequence[Candidate], scores: np.ndarray) -> list[Candidate]:
+    """`ranked` with `turns` put in the order of their scores in the turns' places; ties keep fusion's order."""
+    order = sorted(range(len(turns)), key=lambda i: (-scores[i], i))
+    return in_slots(ranked, [turns[i] for i in order])
+
+
 def reorder(query: str, ranked: Sequence[Candidate], idx: TurnIndex | None, lexical: Sequence[str], rrf_k: int,
             ranker: TurnRanker | None = None) -> list[Candidate]:
     """`ranked` (fusion's order) with its turns put in the ranker's order in the turns' places;
     ties keep fusion's order. Memories, and every item when there is no turn index, stay put."""
     if idx is None:
         return list(ranked)
-    turns = [c for c in ranked if c.source == "message" and c.id in idx.msgs]
+    turns, rows = weighed(query, ranked, idx, lexical, rrf_k)
     if len(turns) < 2:
         return list(ranked)
-    rank_of = {d: r for r, d in enumerate(lexical, start=1)}
     try:
-        s = (ranker or shipped()).score(features(query, turns, idx, rank_of, rrf_k))
+        s = (ranker or shipped()).score(rows)
     except (OSError, ValueError, KeyError) as e:  # weights missing or not for these features: fusion's order, and say why
         log.warning("turns in fusion's order: the turn ranker cannot score them: %s", e)
         return list(ranked)
-    order = sorted(range(len(turns)), key=lambda i: (-s[i], i))
-    return in_slots(ranked, [turns[i] for i in order])
+    return in_order(ranked, turns, s)

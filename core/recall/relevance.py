@@ -100,9 +100,14 @@ class Floor:
         if self.reads_talk and small_talk(query):
             return dataclasses.replace(self, small_talk=True)
         if self.about_me is not None and about_me(query):
-            return dataclasses.replace(self, memory=self.memory - self.about_me, message=self.message - self.about_me, per_decade=0.0,
-                                       about_me=None)
+            return self.for_me()
         return self
+
+    def for_me(self) -> "Floor":
+        """The floor for a question about the person's own things: the similarity floors `about_me`
+        lower, with no rise for how much they hold."""
+        return dataclasses.replace(self, memory=self.memory - self.about_me, message=self.message - self.about_me, per_decade=0.0,
+                                   about_me=None)
 
     @property
     def weighs_background(self) -> bool:
