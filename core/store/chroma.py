@@ -34,7 +34,7 @@ from . import chroma_file
 from .chroma_query import MAX_BATCH, MISSING as _MISSING, chroma_where, get_paged as _get_paged, pages, upsert_rows
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
-from .group_commit import GroupCommit
+from .group_commit import GroupCommit, GroupRead
 from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
 from .index_pool import embedded_client, index_settings, keep_on_disk, server_client
@@ -76,6 +76,7 @@ class ChromaStore:
         self._events = GroupCommit(lambda ids, metas: self._upsert_rows(EVENTS, ids, metas))  # everybody's audit rows, written together
         # on a server the registry rows too: every write publishes its revision there (bench/README.md, "Writes that do not queue behind reads")
         self._registry_rows = GroupCommit(lambda ids, metas: self._upsert_rows(REGISTRY, ids, metas)) if chroma_url else None
+        self._registry_reads = GroupRead(self._reg_read) if chroma_url else None  # and the reads, revisions above all
         self.mender: IndexMender | None = None  # embedded, or a server's files within reach: index_repair.py
         self.on_set_aside: Callable[[], None] = lambda: None  # core/repair.py: gives a person's vectors back
         try:
@@ -110,8 +111,7 @@ class ChromaStore:
         if self.sealer is not None:
             self.sealer.keys.close()
         if self._lock and self.mender:
-            # embedded: Chroma lets go of its files (each pooled index holds four open) before the
-            # directory is free for another process to open; the open mark goes with a clean close
+            # embedded: Chroma lets go of its files (four per pooled index) first; the open mark goes with a clean close
             try:
                 self.client.close()
             except Exception as e:
@@ -557,19 +557,19 @@ class ChromaStore:
     # ---- registry: users, cursors, revisions, leases, client cache ----------------------------
 
     def reg_get(self, key: str) -> Any | None:
-        r = self._collection(REGISTRY, vectors=False).get(ids=[key], include=["metadatas"])
-        return json.loads(r["metadatas"][0]["value"]) if r["ids"] else None
+        return self.reg_get_many([key]).get(key)
 
     def reg_put(self, key: str, value: Any, *, kind: str, owner: str = "") -> None:
         self.put_rows(REGISTRY, [(key, {"value": json.dumps(value, default=str), "kind": kind, "owner": owner})])
 
     def reg_get_many(self, keys: Iterable[str]) -> dict[str, Any]:
-        wanted = list(dict.fromkeys(keys))
-        out: dict[str, Any] = {}
-        for i in range(0, len(wanted), MAX_BATCH):
-            r = self._collection(REGISTRY, vectors=False).get(ids=wanted[i : i + MAX_BATCH], include=["metadatas"])
-            out.update((k, json.loads(m["value"])) for k, m in zip(r["ids"], r["metadatas"]))
-        return out
+        wanted = list(dict.fromkeys(keys))  # on a server, in one call with other threads' (group_commit.py)
+        return self._registry_reads.get(wanted) if self._registry_reads and wanted else self._reg_read(wanted)
+
+    def _reg_read(self, wanted: list[str]) -> dict[str, Any]:
+        rows = self._collection(REGISTRY, vectors=False)
+        found = [rows.get(ids=wanted[i : i + MAX_BATCH], include=["metadatas"]) for i in range(0, len(wanted), MAX_BATCH)]
+        return {k: json.loads(m["value"]) for r in found for k, m in zip(r["ids"], r["metadatas"])}
 
     def reg_put_many(self, items: Iterable[tuple[str, Any]], *, kind: str, owner: str = "") -> None:
         rows = [(k, {"value": json.dumps(v, default=str), "kind": kind, "owner": owner}) for k, v in items]

@@ -1,6 +1,8 @@
 """Audit rows of concurrent writers go to Chroma in one upsert (core/store/group_commit.py): each
 writer returns only once its own rows are written, an error reaches every writer whose rows it
-held, and on a real store every row of sixteen concurrent writers is there afterwards."""
+held, and on a real store every row of sixteen concurrent writers is there afterwards. On a Chroma
+server, registry reads of concurrent recalls share a call the same way, each read sent after it was
+asked for, so none misses a revision published before it began."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ import time
 import pytest
 
 from core import Actor, MemoryIn, Settings, build_service, scope_for
-from core.store.group_commit import GroupCommit
+from core.store.group_commit import GroupCommit, GroupRead
 from core.testing import FixedClock, HashEmbedder
+from tests.kit.servers import chroma_server
 
 
 def test_writers_waiting_behind_a_write_go_out_together_and_each_returns_after_its_rows():
@@ -65,7 +68,7 @@ def test_an_error_reaches_every_writer_in_that_write_and_the_next_write_goes_on(
 def test_a_row_written_twice_in_one_write_keeps_its_last_version():
     got = {}
     gc = GroupCommit(lambda ids, metas: got.update(zip(ids, metas)))
-    gc._flush([(["x", "y"], [{"v": 1}, {"v": 1}], None), (["x"], [{"v": 2}], None)])  # type: ignore[list-item]
+    gc._call([(["x", "y"], [{"v": 1}, {"v": 1}]), (["x"], [{"v": 2}])])
     assert got == {"y": {"v": 1}, "x": {"v": 2}}
 
 
@@ -98,3 +101,87 @@ def test_concurrent_writers_on_a_real_store_keep_every_audit_row(tmp_path):
             assert len(svc.events(p)) == rows[p.user_id] + 3
     finally:
         svc.close()
+
+
+def test_readers_arriving_during_a_read_share_the_next_call_and_each_gets_only_its_own_rows():
+    table = {f"k{i}": i for i in range(10)}
+    calls: list[list[str]] = []
+    first_in, release = threading.Event(), threading.Event()
+
+    def read(keys):
+        calls.append(list(keys))
+        rows = {k: table[k] for k in keys if k in table}  # as the store held them when the call arrived
+        if len(calls) == 1:
+            first_in.set()
+            release.wait(10)
+        return rows
+
+    gr = GroupRead(read)
+    got: dict[str, dict] = {}
+    first = threading.Thread(target=lambda: got.update(a=gr.get(["k0"])))
+    first.start()
+    assert first_in.wait(10)
+    table["k0"] = "changed while the first read was under way"
+    rest = [threading.Thread(target=lambda n=n, keys=keys: got.update({n: gr.get(keys)}))
+            for n, keys in [("b", ["k0", "k1"]), ("c", ["k2", "nope"]), ("d", ["k1"])]]
+    for t in rest:
+        t.start()
+    time.sleep(0.2)
+    release.set()
+    for t in [first, *rest]:
+        t.join(10)
+    assert calls[0] == ["k0"] and sorted(calls[1]) == ["k0", "k1", "k2", "nope"] and gr.calls == 2
+    assert got["a"] == {"k0": 0}
+    assert got["b"] == {"k0": "changed while the first read was under way", "k1": 1}  # not the call sent before it asked
+    assert got["c"] == {"k2": 2} and got["d"] == {"k1": 1}
+
+
+def test_a_read_error_reaches_every_reader_of_that_call_and_the_next_read_goes_on():
+    def read(keys):
+        if "bad" in keys:
+            raise ConnectionError("Chroma went away")
+        return {k: 1 for k in keys}
+
+    gr = GroupRead(read)
+    with pytest.raises(ConnectionError):
+        gr.get(["bad", "x"])
+    assert gr.get(["x"]) == {"x": 1}
+
+
+@pytest.mark.e2e
+def test_concurrent_recalls_on_a_chroma_server_read_revisions_in_fewer_calls_and_miss_no_write(tmp_path):
+    """Sixteen people recall at once on a host over `chroma run` while a second host writes for them:
+    every recall that starts after a write returned finds it, and the revision reads share calls."""
+    with chroma_server(tmp_path / "chroma") as url:
+        reader = build_service(Settings(chroma_url=url), embedder=HashEmbedder(), clock=FixedClock())
+        writer = build_service(Settings(chroma_url=url), embedder=HashEmbedder(), clock=FixedClock())
+        try:
+            people = [scope_for(Actor(f"reader{i}", client="tests")) for i in range(16)]
+            for p in people:
+                writer.remember(p, MemoryIn(content=f"{p.user_id} keeps bees on the roof"))
+                assert reader.search(p, "bees roof")  # the reader's index is warm before the burst
+            reads = reader.store._registry_reads
+            before = reads.calls
+            barrier = threading.Barrier(len(people))
+            errors: list[BaseException] = []
+
+            def burst(p) -> None:
+                try:
+                    barrier.wait()
+                    for n in range(4):
+                        writer.remember(p, MemoryIn(content=f"{p.user_id} planted lavender bed {n}"))
+                        found = [c.text for c in reader.search(p, f"lavender bed {n}")]
+                        assert f"{p.user_id} planted lavender bed {n}" in found, (p.user_id, n, found)
+                except BaseException as e:  # reported below
+                    errors.append(e)
+
+            threads = [threading.Thread(target=burst, args=(p,)) for p in people]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+            assert errors == []
+            assert reads.calls - before < 16 * 4  # fewer registry reads than searches
+        finally:
+            reader.close()
+            writer.close()

@@ -13,25 +13,19 @@ from tests.kit.topology import chroma_server
 
 def _user_reads(service, together: list[list[str]] | None = None) -> list[str]:
     """Every registry read of a `user:` row from now on, by key; `together`: the keys of each read
-    that asked for a user row with other keys, and of each revision read alone."""
+    that asked for a user row with other keys, and of each revision read alone. Every registry read
+    goes through `reg_get_many` (`reg_get` included)."""
     reads: list[str] = []
-    store, one, many = service.store, service.store.reg_get, service.store.reg_get_many
-
-    def counted(key: str):
-        if key.startswith("user:"):
-            reads.append(key)
-        if together is not None and key.startswith("rev:"):  # a revision read alone
-            together.append([key])
-        return one(key)
+    store, many = service.store, service.store.reg_get_many
 
     def counted_many(keys):
         keys = list(keys)
         reads.extend(k for k in keys if k.startswith("user:"))
-        if together is not None and any(k.startswith("user:") for k in keys):
+        if together is not None and (any(k.startswith("user:") for k in keys) or (len(keys) == 1 and keys[0].startswith("rev:"))):
             together.append(keys)
         return many(keys)
 
-    store.reg_get, store.reg_get_many = counted, counted_many
+    store.reg_get_many = counted_many
     return reads
 
 
