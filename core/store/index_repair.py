@@ -33,6 +33,7 @@ import logging
 import os
 import pickle
 import shutil
+import struct
 import threading
 import time
 from contextlib import contextmanager
@@ -44,24 +45,66 @@ from . import chroma_file
 log = logging.getLogger("amber.store")
 
 ID_MAP = "index_metadata.pickle"
+HEADER, HEADER_SIZE, LEVEL0 = "header.bin", 100, "data_level0.bin"
 OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
 REBUILD_FILE = "vectors_to_rebuild.json"
 LIST_LOCK = "vectors_to_rebuild.lock"
 def readable(id_map: Path) -> bool:
     """Whether an index's id map holds the whole of what Chroma wrote. A pickle ends with its STOP
     opcode, so one cut anywhere short of its last byte fails to load."""
+    return _id_map(id_map) is not _TORN
+
+
+def whole(folder: Path) -> bool:
+    """Whether an index folder holds one write's files: its id map readable, and counting as many
+    elements as the hnsw header and level-0 data the same write left. A kill after Chroma rewrote
+    the hnsw files and before it rewrote the id map leaves the header one element ahead of the map,
+    and Chroma's reader then crashes the whole process (a segfault in `get`) at every opening
+    (bench/README.md, "A store that crashed its host at every start")."""
+    data = _id_map(folder / ID_MAP)
+    if data is _TORN:
+        return False
+    counts = _header(folder) if data is not None else None
+    if counts is None:  # never written, or a layout this check does not know: the id map alone judges
+        return True
+    elements, size = counts
+    try:
+        return elements == data.get("total_elements_added") and (folder / LEVEL0).stat().st_size >= elements * size
+    except FileNotFoundError:
+        return False
+
+
+_TORN = object()
+
+
+def _id_map(id_map: Path) -> Any:
     try:
         with open(id_map, "rb") as f:
             data = pickle.load(f)
     except FileNotFoundError:
-        return True  # never written: Chroma builds the index from its log
+        return None  # never written: Chroma builds the index from its log
     except Exception:
-        return False
-    return isinstance(data, dict) and "id_to_label" in data
+        return _TORN
+    return data if isinstance(data, dict) and "id_to_label" in data else _TORN
+
+
+def _header(folder: Path) -> tuple[int, int] | None:
+    """(elements, bytes per element) from the hnsw header as Chroma 1.x writes it: format 1 (int32),
+    then size_t offsetLevel0, max_elements, cur_element_count, size_data_per_element, ... (100
+    bytes). Cut short: (-1, 0), which no id map matches; absent or another format: None."""
+    try:
+        head = (folder / HEADER).read_bytes()
+    except FileNotFoundError:
+        return None
+    if len(head) < HEADER_SIZE:
+        return (-1, 0)
+    if struct.unpack_from("<i", head)[0] != 1:
+        return None
+    return struct.unpack_from("<QQ", head, 20)
 
 
 def torn_folders(chroma_dir: Path) -> list[Path]:
-    return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not readable(p))
+    return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not whole(p.parent))
 
 
 PEOPLE = ("amber_mem_", "amber_msg_")  # collections whose vectors come from a person's words
@@ -175,17 +218,17 @@ class IndexMender:
                 owners = {}
             if failing is not None:
                 mine = [self.dir / seg for seg, name in owners.items() if name == failing]
-                folders = [f for f in mine if not readable(f / ID_MAP)]
+                folders = [f for f in mine if not whole(f)]
                 if folders:
                     time.sleep(0.05)
-                    folders = [f for f in folders if not readable(f / ID_MAP)]
+                    folders = [f for f in folders if not whole(f)]
                 if not folders:
                     return []
             names = {owners[f.name] for f in folders if f.name in owners}
             self._write(set(self.pending()) | names)  # listed before the index goes: a crash now loses nothing
             for f in folders:
                 shutil.rmtree(f, ignore_errors=True)
-            log.warning("amber: set aside %d vector index(es) left cut short by an interrupted write (%s); "
+            log.warning("amber: set aside %d vector index(es) left half-written by an interrupted write (%s); "
                         "their records read again now, their vectors are being rebuilt", len(folders), ", ".join(sorted(names)) or "?")
             return sorted(names)
 
