@@ -91,7 +91,7 @@ def revector_all(service: Any, portability: Any, stop: threading.Event | None = 
             log.warning("could not rebuild the vectors of %s (user %s): %s", name, user, e)
             continue
         portability.vectors_rebuilt(name)
-        log.warning("user %s: rebuilt the vectors of %d record(s) in %s, whose index a crash had cut short", user, n, name)
+        log.warning("user %s: rebuilt the vectors of %d record(s) in %s, whose index a crash had left torn", user, n, name)
         total += n
     return total
 
