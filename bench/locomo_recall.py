@@ -166,8 +166,9 @@ def main() -> None:
                         for k in KS:
                             recall_at[m][k].append(len(ev & set(got[:k])) / len(ev))
                         rr[m].append(next((1 / r for r, g in enumerate(got, 1) if g in ev), 0.0))
+                whole = {m.id: m.content for m in msgs}.get
                 for q in questions:
-                    block.ask(svc, scope, q["question"], q["evidence"])
+                    block.ask(svc, scope, q["question"], q["evidence"], answer=str(q.get("answer", "")), whole=whole)
             finally:
                 svc.close()
         row = {m: round(sum(recall_at[m][10]) / len(recall_at[m][10]), 4) for m in methods}

@@ -30,6 +30,7 @@ class Candidate:
     # and the share of the query's IDF weight its indexed words cover. 0 where an arm missed it.
     dense: float = 0.0
     lexical: float = 0.0
+    excerpt: bool = False  # the block holds only the sentences nearest the query (render.excerpt)
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60) -> dict[str, float]:

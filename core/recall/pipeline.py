@@ -588,13 +588,13 @@ class Recaller(CatchUp, Refines):
         pool = [c for c in pool if c.id in kept or c.pinned]  # pinned facts go everywhere: the person asked for that
         staged = reranking or (cfg.compress and self.compressor is not None)
         items = self.refine_sync(query, pool, cfg) if staged else pool[: cfg.top_k]
-        result = build_result(items, cfg.budget_tokens, count_tokens) if count_tokens else build_result(items, cfg.budget_tokens)
+        result = build_result(items, cfg.budget_tokens, count_tokens or estimate_tokens, query)
         result.considered, result.abstained, result.verdicts, result.backgrounds = considered, abstained, said, bg
         result.left_out = left_out
         return result
 
 
-def build_result(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens) -> RecallResult:
-    kept = fit_budget(items, budget_tokens, count)
+def build_result(items: Sequence[Candidate], budget: int, count: Callable[[str], int] = estimate_tokens, query: str | None = None) -> RecallResult:
+    kept = fit_budget(items, budget, count, query)
     text = render(kept)
     return RecallResult(items=kept, text=text, tokens=count(text) if text else 0)

@@ -7,9 +7,11 @@ import json
 import re
 import unicodedata
 from datetime import datetime
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from .fusion import Candidate
+from .lexical import tokenize
 
 OPEN = "<memory_context>"
 CLOSE = "</memory_context>"
@@ -127,9 +129,39 @@ def render(items: Sequence[Candidate]) -> str:
 
 
 def fit_budget(
-    items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens
+    items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int] = estimate_tokens, query: str | None = None,
 ) -> list[Candidate]:
-    """Greedy in rank order: keep each item whose line still fits; the whole block never exceeds the budget."""
+    """Greedy in rank order: keep each item whose line still fits; the whole block never exceeds the
+    budget. With the `query`, when the block cannot hold every item ranked, items longer than a
+    fifth of the budget (an assistant's long answer, a pasted note) are cut to their sentences that
+    hold the query's words (`excerpt`), the lowest ranked first, until every item fits: a long reply
+    ranked eighth no longer pushes out the person's own short turn ranked ninth. The best ranked
+    item keeps its whole words unless they do not fit at all (bench/README.md, "Long items")."""
+    kept = _greedy(items, budget_tokens, count)
+    if query is None or len(kept) == len(items):
+        return kept
+    cap = budget_tokens // LONG_SHARE
+    shown, whole_ids = list(items), {c.id for c in kept}
+    for i in reversed(range(len(items))):
+        if i == 0 and kept and kept[0] is items[0]:
+            break
+        short = _shortened(items[i], query, cap, count)
+        if short is items[i]:
+            continue
+        shown[i] = short
+        tried = _greedy(shown, budget_tokens, count)
+        if len(tried) > len(kept) and whole_ids <= {c.id for c in tried}:  # more items, none of those that fitted lost
+            kept = tried
+        if len(kept) == len(items):
+            break
+    return kept
+
+
+LONG_SHARE = 5  # a product choice, not fitted: no single item takes over a fifth of a block that cannot hold them all
+GAP = " … "
+
+
+def _greedy(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int]) -> list[Candidate]:
     overhead = count(fenced(PREAMBLE, []))
     if overhead >= budget_tokens:
         return []
@@ -144,6 +176,53 @@ def fit_budget(
     while kept and count(render(kept)) > budget_tokens:
         kept.pop()
     return kept
+
+
+def _shortened(c: Candidate, query: str, cap: int, count: Callable[[str], int]) -> Candidate:
+    if count(c.text) <= cap:
+        return c
+    text = excerpt(c.text, query, cap, count)
+    return replace(c, text=text, excerpt=True) if text and text != c.text else c
+
+
+_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+[\"'”’)]*|\n|$)")
+
+
+def excerpt(text: str, query: str, limit: int, count: Callable[[str], int] = estimate_tokens) -> str:
+    """The sentences of `text` that share words with `query`, most shared first (ties: the earlier),
+    kept in their order within `limit` tokens, each left-out stretch marked " … ". With no sentence
+    sharing a word, or none that fits, the text's start up to `limit`."""
+    sentences = [m.group().strip() for m in _SENTENCE.finditer(text) if m.group().strip()]
+    asked = set(tokenize(query))
+    shared = {i: len(asked & set(tokenize(t))) for i, t in enumerate(sentences)}
+    chosen: list[int] = []
+    for i in sorted((i for i in shared if shared[i]), key=lambda i: (-shared[i], i)):
+        trial = sorted([*chosen, i])
+        if count(_joined(sentences, trial)) <= limit:
+            chosen = trial
+    return _joined(sentences, chosen) if chosen else _start(text, limit, count)
+
+
+def _joined(sentences: Sequence[str], chosen: Sequence[int]) -> str:
+    parts, last = [], -1
+    for i in chosen:
+        if i != last + 1:
+            parts.append("…")  # a stretch left out before this sentence
+        parts.append(sentences[i])
+        last = i
+    return " ".join([*parts, "…"] if last != len(sentences) - 1 else parts)
+
+
+def _start(text: str, limit: int, count: Callable[[str], int]) -> str:
+    """The longest start of `text` (cut after a word where it has spaces) that fits with the mark."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if count(text[:mid] + GAP) <= limit else (lo, mid - 1)
+    cut = text[:lo]
+    if " " in cut[-40:] and lo < len(text) and not text[lo].isspace():
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip() + GAP.rstrip() if cut.strip() else ""
 
 
 # Amber's own blocks open with the fence and then one of its headers (recall's PREAMBLE, the boot

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.recall.fusion import Candidate
 from core.recall.pipeline import build_result
-from core.recall.render import CLOSE, HANDLE_RE, OPEN, PREAMBLE, estimate_tokens, fit_budget, handle_of, render, strip_patch
+from core.recall.render import CLOSE, HANDLE_RE, OPEN, PREAMBLE, estimate_tokens, excerpt, fit_budget, handle_of, render, strip_patch
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = datetime(2026, 3, 4, 10, 0, tzinfo=timezone.utc)
@@ -139,3 +139,75 @@ def test_the_boot_pack_uses_the_same_escaper():
     assert lines[0] == OPEN and lines[-1] == CLOSE and text.count(OPEN) == 1 and text.count(CLOSE) == 1
     assert not any("SYSTEM OVERRIDE" in line and not line.startswith("- ") for line in lines)
     assert "<" not in "".join(lines[1:-1]) and ">" not in "".join(lines[1:-1])
+
+
+def _turn(id_: str, text: str, kind: str = "user") -> Candidate:
+    return Candidate(id=id_, text=text, source="message", created_at=NOW, kind=kind)
+
+
+REPLY = ("Great question! Fractions can be tricky at nine. One approach is pizza slices for halves and quarters. "
+         "You could also try measuring cups while baking, which makes thirds concrete. Fraction bars printed on paper "
+         "help too. Keep sessions short, about fifteen minutes, and praise effort rather than results. If she keeps "
+         "struggling, her teacher may have extra worksheets, and there are good free apps for it. ") * 2
+
+
+def test_a_long_reply_is_cut_to_the_sentences_the_question_asks_about_when_it_would_push_out_other_items():
+    items = [_turn("u1", "My daughter Mia is 9 and struggles with fractions"), _turn("a1", REPLY, kind="assistant"),
+             _turn("u2", "We bake together every Sunday"), _turn("u3", "Her teacher is Mrs Alvarez"),
+             _turn("u4", "Mia loves measuring things in the kitchen")]
+    query = "What did you suggest about baking with my daughter?"
+    budget = 345  # the block's frame 95 tokens, the first turn 24, the reply 216, each short turn ~20
+    whole = fit_budget(items, budget)
+    assert [c.id for c in whole] == ["u1", "a1"]  # the reply takes the room of the three short turns
+    kept = fit_budget(items, budget, query=query)
+    assert [c.id for c in kept] == ["u1", "a1", "u2", "u3", "u4"]  # all of them, in rank order
+    reply = kept[1]
+    assert reply.excerpt and "measuring cups while baking" in reply.text and "…" in reply.text
+    assert not any(c.excerpt for c in kept if c.id != "a1")
+    assert estimate_tokens(render(kept)) <= budget
+    assert build_result(items, budget, query=query).items == kept
+
+
+def test_nothing_is_cut_when_every_item_fits():
+    items = [_turn("u1", "My daughter Mia is 9"), _turn("a1", REPLY, kind="assistant")]
+    assert fit_budget(items, 2000, query="baking") == fit_budget(items, 2000) == items
+
+
+def test_an_excerpt_keeps_its_sentences_in_order_and_marks_what_it_left_out():
+    text = "We moved in 2019. The flat is small. Our cat Miso hates the balcony. Rent went up in May. Miso sleeps all day."
+    got = excerpt(text, "what does Miso do all day", 30)
+    assert got.startswith("…") and got.index("Our cat Miso") < got.index("Miso sleeps all day")
+    assert "Rent" not in got and " … " in got  # the stretch between the two left out
+    assert excerpt("我女儿九岁了，数学不太好。我们每天练习分数。老师说她进步很快。周末我们去公园玩。", "老师怎么说", 20) == "… 老师说她进步很快。 …"
+    no_match = excerpt(REPLY, "zebra", 20)
+    assert REPLY.startswith(no_match.removesuffix(" …")) and no_match.endswith("…")  # nothing shared: its start
+    assert estimate_tokens(no_match) <= 20
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=2000) | st.sampled_from([REPLY, "。" * 300, "a" * 3000, "Hi! " * 400]), st.text(max_size=80),
+       st.integers(5, 300))
+def test_an_excerpt_never_exceeds_its_limit(text, query, limit):
+    got = excerpt(text, query, limit)
+    assert got == "" or estimate_tokens(got) <= limit
+
+
+@settings(max_examples=150)
+@given(items_st, st.integers(0, 1200), st.text(max_size=60))
+def test_with_a_query_the_block_still_never_exceeds_the_budget_and_keeps_rank_order(items, budget, query):
+    kept = fit_budget(items, budget, query=query)
+    text = render(kept)
+    assert (estimate_tokens(text) if text else 0) <= budget
+    ids = [c.id for c in items]
+    assert [ids.index(c.id) for c in kept] == sorted(ids.index(c.id) for c in kept)
+    assert {c.id for c in fit_budget(items, budget)} <= {c.id for c in kept}  # no item that fitted whole is lost
+
+
+def test_the_best_ranked_item_keeps_its_whole_words_while_they_fit():
+    items = [_turn("a1", REPLY, kind="assistant"), _turn("a2", REPLY.replace("Fractions", "Decimals"), kind="assistant"),
+             _turn("u1", "My daughter Mia is 9"), _turn("u2", "We bake together every Sunday")]
+    kept = fit_budget(items, 400, query="what did you suggest about baking?")
+    assert [c.id for c in kept] == ["a1", "a2", "u1", "u2"]
+    assert kept[0] is items[0] and kept[1].excerpt  # the second is cut, the first is whole
+    alone = fit_budget(items[:1] + items[2:], 200, query="what did you suggest about baking?")
+    assert alone[0].excerpt  # whole it would not fit at all: cut rather than left out
