@@ -4,6 +4,7 @@ reopening; a store that already holds duplicates is repaired when it is opened."
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -20,7 +21,6 @@ from core import Actor, MemoryIn, Settings, Status, build_boot, build_service, s
 from core.filters import Eq, Where
 from core.scope import memory_collection
 from core.service import MemoryService
-from core.store import ChromaStore
 from core.testing import HashEmbedder
 
 pytestmark = pytest.mark.e2e
@@ -28,15 +28,30 @@ WRITER = Path(__file__).with_name("crash_writer.py")
 ROUNDS = int(os.environ.get("AMBER_CRASH_ROUNDS", "12"))
 
 
+RAW_READ = """
+import json, sys
+from collections import Counter
+from core import Actor, scope_for
+from core.filters import Eq, Where
+from core.scope import memory_collection
+from core.store import ChromaStore
+from core.testing import HashEmbedder
+emb = HashEmbedder()
+store = ChromaStore(data_dir=sys.argv[1], embedder_id=emb.id, dim=emb.dim)
+col = memory_collection(scope_for(Actor("crash")))
+print(json.dumps(Counter(m.fact_key for m in store.find_memories(col, Where.of(Eq("status", "active"))) if m.fact_key)))
+store.close()
+"""
+
+
 def raw_active_keys(data_dir: Path) -> Counter:
-    """Active versions per key as stored, read without Amber's repair or read-time filter."""
-    emb = HashEmbedder()
-    store = ChromaStore(data_dir=data_dir, embedder_id=emb.id, dim=emb.dim)
-    try:
-        col = memory_collection(scope_for(Actor("crash")))
-        return Counter(m.fact_key for m in store.find_memories(col, Where.of(Eq("status", "active"))) if m.fact_key)
-    finally:
-        store.close()
+    """Active versions per key as stored, read without Amber's repair or read-time filter, in a child
+    process: a store a kill left in a state Chroma's reader cannot take (a segfault, as one did before
+    index_repair.whole) fails this test with its exit status instead of ending the whole test run."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "OMP_WAIT_POLICY": "PASSIVE"}
+    out = subprocess.run([sys.executable, "-c", RAW_READ, str(data_dir)], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, (out.returncode, out.stderr[-3000:])
+    return Counter(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def kill_writer_at_random(data_dir: Path, round_: int, rnd: random.Random, *extra: str) -> None:
