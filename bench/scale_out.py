@@ -269,6 +269,22 @@ def settings(args) -> dict:
     return {k.strip(): yaml.safe_load(v) for k, v in pairs}
 
 
+def warnings_of(log: str, keep: int = 12) -> list[str]:
+    """A host's last warnings and errors, each error with the traceback logged under it (its last lines)."""
+    out: list[str] = []
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if " WARNING " in line or " ERROR " in line:
+            tail = []
+            if " ERROR " in line:
+                for nxt in lines[i + 1 :]:
+                    if nxt[:4].isdigit() and " amber" in nxt[:60]:  # the next log line
+                        break
+                    tail.append(nxt)
+            out.append(line[-400:] + ("\n" + "\n".join(tail[-8:]) if tail else ""))
+    return out[-keep:]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--users", type=int, default=1000, help="small users")
@@ -413,8 +429,7 @@ async def run(args) -> None:
         res["index_log"] = {h.name: [line.split("amber.recall", 1)[-1].strip() for line in h.log().splitlines()
                                      if "built from the store" in line or "caught up from revision" in line][-8:] for h in hosts}
         # and what a host answered 503 for (an operation that failed says why in the host's log)
-        res["host_warnings"] = {h.name: [line[-400:] for line in h.log().splitlines()
-                                         if " WARNING " in line or " ERROR " in line][-12:] for h in hosts}
+        res["host_warnings"] = {h.name: warnings_of(h.log()) for h in hosts}
 
     for (n, s), a in acc.items():
         res["phases"][n][s] = figures(a)
