@@ -242,6 +242,11 @@ class RedisCoordination:
                 with self._guard:
                     self._unreleased[key] = (token, time.monotonic() + self.lock_ttl_ms / 1000)
 
+    def _holds(self, key: str, token: str) -> bool:
+        """Still held with this token: a lock given back since the watchdog listed it was not lost."""
+        with self._guard:
+            return any(lock.key == key and lock.token == token for lock in self._held)
+
     def _held_add(self, lock: _RedisUserLock) -> None:
         with self._guard:
             self._held.add(lock)
@@ -289,7 +294,7 @@ class RedisCoordination:
                 if now >= renew_at:
                     renew_at = now + self.lock_ttl_ms / 3000
                     for key, token in held:
-                        if not self._extend(keys=[key], args=[token, self.lock_ttl_ms]):
+                        if not self._extend(keys=[key], args=[token, self.lock_ttl_ms]) and self._holds(key, token):
                             log.warning("write lock %s was lost while held; the holder's next write is refused", key)
                 if down:
                     log.info("write locks: Redis answers again")
