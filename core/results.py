@@ -135,6 +135,7 @@ class WhyShown(BaseModel):
     fact_key: bool = Field(False, description="a keyed fact")
     verdict: str = Field("", description="the relevance floor's verdict: close, distinct, words, pinned or no_floor let it "
                                         "in; near_everything or below_floor kept it out (core/recall/relevance.py VERDICTS)")
+    excerpt: bool = Field(False, description="the block held only its sentences nearest the prompt, the rest marked …")
     background: float | None = Field(None, description="its similarity to the nearest prompt about nobody, where known")
     text: str | None = Field(None, description="its words as stored now (None once gone)")
     gone: bool = Field(False, description="forgotten or deleted for good since")

@@ -48,6 +48,7 @@ class WhyItem:
     fact_key: bool = False  # a keyed fact (a correction supersedes it by its key)
     verdict: str = ""  # the relevance floor's (relevance.VERDICTS); "" in records kept before there was one
     background: float | None = None  # its similarity to the nearest prompt about nobody, where known
+    excerpt: bool = False  # the block held only its sentences nearest the prompt (recall/render.py excerpt)
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def why_items(items: Sequence[Candidate], verdicts: Mapping[str, str] | None = N
     return tuple(WhyItem(handle=handle_of(c.id), id=c.id, source=c.source, kind=c.kind, created_at=c.created_at, client=c.client,
                          score=round(c.score, 5), dense=round(c.dense, 4), lexical=round(c.lexical, 4), arms=tuple(c.arms),
                          fact_key=c.keyed, verdict=said.get(c.id, ""),
-                         background=round(bg[c.id], 4) if c.id in bg else None) for c in items)
+                         background=round(bg[c.id], 4) if c.id in bg else None, excerpt=c.excerpt) for c in items)
 
 
 class WhyLog:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import fields
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
@@ -23,6 +24,7 @@ from .scope import user_hash
 from .why import WhyItem, WhyLog, WhyRecord
 
 log = logging.getLogger("amber.why")
+_FIELDS = {f.name for f in fields(WhyItem)}
 
 
 def _dump(r: WhyRecord) -> str:
@@ -36,8 +38,9 @@ def _dump(r: WhyRecord) -> str:
 def _load(raw: bytes | str) -> WhyRecord:
     d = json.loads(raw)
 
-    def items(its: list[dict]) -> tuple[WhyItem, ...]:  # records kept by an older host lack the newer fields
-        return tuple(WhyItem(**{**it, "created_at": datetime.fromisoformat(it["created_at"]), "arms": tuple(it["arms"])}) for it in its)
+    def items(its: list[dict]) -> tuple[WhyItem, ...]:  # an older host's records lack newer fields, a newer one's have more
+        return tuple(WhyItem(**{**{k: v for k, v in it.items() if k in _FIELDS}, "created_at": datetime.fromisoformat(it["created_at"]),
+                                "arms": tuple(it["arms"])}) for it in its)
 
     return WhyRecord(request=d["request"], at=datetime.fromisoformat(d["at"]), items=items(d["items"]), considered=d["considered"],
                      abstained=d["abstained"], tokens=d["tokens"], left_out=items(d.get("left_out", [])))

@@ -1,16 +1,22 @@
-"""Budget and rendering: pure functions; the block never exceeds its budget and stays fenced data."""
+"""Budget and rendering: pure functions; the block never exceeds its budget and stays fenced data. An item
+the block holds only in part says so in the why record."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core import Actor, Message, Role, Settings, build_service, scope_for
 from core.recall.fusion import Candidate
 from core.recall.pipeline import build_result
 from core.recall.render import CLOSE, HANDLE_RE, OPEN, PREAMBLE, estimate_tokens, excerpt, fit_budget, handle_of, render, strip_patch
+from core.testing import HashEmbedder
+from core.why import WhyRecord, why_items
+from core.why_shared import _dump, _load
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = datetime(2026, 3, 4, 10, 0, tzinfo=timezone.utc)
@@ -211,3 +217,32 @@ def test_the_best_ranked_item_keeps_its_whole_words_while_they_fit():
     assert kept[0] is items[0] and kept[1].excerpt  # the second is cut, the first is whole
     alone = fit_budget(items[:1] + items[2:], 200, query="what did you suggest about baking?")
     assert alone[0].excerpt  # whole it would not fit at all: cut rather than left out
+
+
+def _long_reply(i: int) -> str:
+    steps = " ".join(f"Step {j} of plan {i} needs item{i}x{j} and tool{i}y{j}." for j in range(30))
+    return f"For baking with Mia, try recipe number {i}. {steps}"
+
+
+def test_an_excerpt_reaches_the_why_record_and_survives_a_shared_record(tmp_path):
+    """The person asking why reads that an item reached the model only in part; several hosts'
+    records (Redis) keep it, and a record from a newer host with fields this one lacks still loads."""
+    svc = build_service(Settings(data_dir=tmp_path), embedder=HashEmbedder())
+    try:
+        me = scope_for(Actor("long-replies", client="tests"))
+        turns = [Message(id=f"t{i}", role=Role.assistant if i % 2 else Role.user, session="s", created_at=NOW.replace(minute=i),
+                         content=_long_reply(i) if i % 2 else f"Mia and I baked bread on Sunday number {i}") for i in range(8)]
+        svc.store_turns(me, turns)
+        result = svc.recall(me, "What did you suggest about baking with Mia?", budget_tokens=500, why="baking")
+        assert any(c.excerpt for c in result.items) and not result.items[0].excerpt
+        [record] = svc.why(me, request="baking")
+        shown = {it.id: it for it in record.items}
+        assert {c.id for c in result.items if c.excerpt} == {i for i, it in shown.items() if it.excerpt}
+        assert all(it.text == _long_reply(int(it.id[1:])) for it in record.items if it.excerpt)  # the why report: the whole words as stored
+    finally:
+        svc.close()
+    rec = WhyRecord(request="r", at=NOW, items=why_items(result.items), considered=len(result.items), abstained=False, tokens=result.tokens)
+    assert _load(_dump(rec)) == rec
+    newer = json.loads(_dump(rec))
+    newer["items"][0]["a_field_from_a_newer_host"] = 1
+    assert _load(json.dumps(newer)) == rec
