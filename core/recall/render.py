@@ -6,8 +6,8 @@ import hashlib
 import json
 import re
 import unicodedata
-from datetime import datetime
 from dataclasses import replace
+from datetime import datetime
 from typing import Callable, Sequence
 
 from .fusion import Candidate
@@ -158,7 +158,7 @@ def fit_budget(
 
 
 LONG_SHARE = 5  # a product choice, not fitted: no single item takes over a fifth of a block that cannot hold them all
-GAP = " … "
+MARK = "…"  # where an excerpt leaves words out
 
 
 def _greedy(items: Sequence[Candidate], budget_tokens: int, count: Callable[[str], int]) -> list[Candidate]:
@@ -190,7 +190,7 @@ _SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+[\"'”’)]*|\n|$)
 
 def excerpt(text: str, query: str, limit: int, count: Callable[[str], int] = estimate_tokens) -> str:
     """The sentences of `text` that share words with `query`, most shared first (ties: the earlier),
-    kept in their order within `limit` tokens, each left-out stretch marked " … ". With no sentence
+    kept in their order within `limit` tokens, each left-out stretch marked with MARK. With no sentence
     sharing a word, or none that fits, the text's start up to `limit`."""
     sentences = [m.group().strip() for m in _SENTENCE.finditer(text) if m.group().strip()]
     asked = set(tokenize(query))
@@ -207,10 +207,10 @@ def _joined(sentences: Sequence[str], chosen: Sequence[int]) -> str:
     parts, last = [], -1
     for i in chosen:
         if i != last + 1:
-            parts.append("…")  # a stretch left out before this sentence
+            parts.append(MARK)  # a stretch left out before this sentence
         parts.append(sentences[i])
         last = i
-    return " ".join([*parts, "…"] if last != len(sentences) - 1 else parts)
+    return " ".join([*parts, MARK] if last != len(sentences) - 1 else parts)
 
 
 def _start(text: str, limit: int, count: Callable[[str], int]) -> str:
@@ -218,11 +218,11 @@ def _start(text: str, limit: int, count: Callable[[str], int]) -> str:
     lo, hi = 0, len(text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if count(text[:mid] + GAP) <= limit else (lo, mid - 1)
+        lo, hi = (mid, hi) if count(f"{text[:mid]} {MARK} ") <= limit else (lo, mid - 1)
     cut = text[:lo]
     if " " in cut[-40:] and lo < len(text) and not text[lo].isspace():
         cut = cut[: cut.rindex(" ")]
-    return cut.rstrip() + GAP.rstrip() if cut.strip() else ""
+    return f"{cut.rstrip()} {MARK}" if cut.strip() else ""
 
 
 # Amber's own blocks open with the fence and then one of its headers (recall's PREAMBLE, the boot

@@ -567,8 +567,8 @@ class ChromaStore:
         return self._registry_reads.get(wanted) if self._registry_reads and wanted else self._reg_read(wanted)
 
     def _reg_read(self, wanted: list[str]) -> dict[str, Any]:
-        rows = self._collection(REGISTRY, vectors=False)
-        found = [rows.get(ids=wanted[i : i + MAX_BATCH], include=["metadatas"]) for i in range(0, len(wanted), MAX_BATCH)]
+        found = [self._collection(REGISTRY, vectors=False).get(ids=wanted[i : i + MAX_BATCH], include=["metadatas"])
+                 for i in range(0, len(wanted), MAX_BATCH)]  # nothing asked: no call, the registry not even made
         return {k: json.loads(m["value"]) for r in found for k, m in zip(r["ids"], r["metadatas"])}
 
     def reg_put_many(self, items: Iterable[tuple[str, Any]], *, kind: str, owner: str = "") -> None:

@@ -17,6 +17,26 @@ from core.testing import FixedClock, HashEmbedder
 from tests.kit.servers import chroma_server
 
 
+def _at_once(people, each) -> list[BaseException]:
+    """`each(person)` for every person, each in a thread of its own, all let go together; the errors raised."""
+    barrier = threading.Barrier(len(people))
+    errors: list[BaseException] = []
+
+    def run(p) -> None:
+        try:
+            barrier.wait()
+            each(p)
+        except BaseException as e:  # returned to the test
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in people]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return errors
+
+
 def test_writers_waiting_behind_a_write_go_out_together_and_each_returns_after_its_rows():
     written: list[list[str]] = []
     first_in = threading.Event()
@@ -79,23 +99,11 @@ def test_concurrent_writers_on_a_real_store_keep_every_audit_row(tmp_path):
         for p in people:  # each person's collections exist before the burst
             svc.remember(p, MemoryIn(content="a first memory"))
         before, rows = svc.store._events.writes, {p.user_id: len(svc.events(p)) for p in people}
-        barrier = threading.Barrier(len(people))
-        errors: list[BaseException] = []
-
         def write(p) -> None:
-            try:
-                barrier.wait()
-                for n in range(3):
-                    svc.remember(p, MemoryIn(content=f"memory number {n} of {p.user_id}"))
-            except BaseException as e:  # reported below
-                errors.append(e)
+            for n in range(3):
+                svc.remember(p, MemoryIn(content=f"memory number {n} of {p.user_id}"))
 
-        threads = [threading.Thread(target=write, args=(p,)) for p in people]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert errors == []
+        assert _at_once(people, write) == []
         assert svc.store._events.writes - before <= 16 * 3  # never more upserts than writes
         for p in people:  # each remember left its audit row
             assert len(svc.events(p)) == rows[p.user_id] + 3
@@ -162,25 +170,13 @@ def test_concurrent_recalls_on_a_chroma_server_read_revisions_in_fewer_calls_and
                 assert reader.search(p, "bees roof")  # the reader's index is warm before the burst
             reads = reader.store._registry_reads
             before = reads.calls
-            barrier = threading.Barrier(len(people))
-            errors: list[BaseException] = []
-
             def burst(p) -> None:
-                try:
-                    barrier.wait()
-                    for n in range(4):
-                        writer.remember(p, MemoryIn(content=f"{p.user_id} planted lavender bed {n}"))
-                        found = [c.text for c in reader.search(p, f"lavender bed {n}")]
-                        assert f"{p.user_id} planted lavender bed {n}" in found, (p.user_id, n, found)
-                except BaseException as e:  # reported below
-                    errors.append(e)
+                for n in range(4):
+                    writer.remember(p, MemoryIn(content=f"{p.user_id} planted lavender bed {n}"))
+                    found = [c.text for c in reader.search(p, f"lavender bed {n}")]
+                    assert f"{p.user_id} planted lavender bed {n}" in found, (p.user_id, n, found)
 
-            threads = [threading.Thread(target=burst, args=(p,)) for p in people]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(120)
-            assert errors == []
+            assert _at_once(people, burst) == []
             assert reads.calls - before < 16 * 4  # fewer registry reads than searches
         finally:
             reader.close()
