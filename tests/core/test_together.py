@@ -1,0 +1,121 @@
+"""core/together.py: concurrent callers' parts made as one call (slots, a cap per call, deadlines).
+
+One slot and no cap is what the store's group commit and grouped reads use
+(tests/core/test_group_commit.py); the query bursts of the local embedder take a cap and one slot
+per interactive lane (tests/core/test_embed_lanes.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from core.together import Together
+
+
+class Recorder(Together[int]):
+    """Each call records its parts and returns them doubled; calls wait on `gate` while it is set."""
+
+    def __init__(self, slots: int = 1, most: int = 0):
+        super().__init__(slots)
+        self.most = most
+        self.sent: list[list[int]] = []
+        self.running = 0
+        self.most_running = 0
+        self.gate = threading.Event()
+        self.gate.set()
+        self.fail_on: int | None = None
+        self._count = threading.Lock()
+
+    def _take(self, parts):
+        return self.most or len(parts)
+
+    def _call(self, parts):
+        with self._count:
+            self.running += 1
+            self.most_running = max(self.most_running, self.running)
+        try:
+            self.gate.wait()
+            time.sleep(0.01)
+            self.sent.append(list(parts))
+            if self.fail_on in parts:
+                raise ValueError(f"part {self.fail_on} is refused")
+            return {p: 2 * p for p in parts}
+        finally:
+            with self._count:
+                self.running -= 1
+
+
+def _all_at_once(n: int, work) -> dict[int, object]:
+    out: dict[int, object] = {}
+    barrier = threading.Barrier(n)
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            out[i] = work(i)
+        except Exception as e:  # kept, to be looked at
+            out[i] = e
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return out
+
+
+def test_parts_of_callers_at_once_share_calls_and_each_gets_its_own_answer():
+    r = Recorder()
+    out = _all_at_once(24, lambda i: r._join(i)[i])
+    assert out == {i: 2 * i for i in range(24)}
+    assert len(r.sent) < 24 and sorted(p for call in r.sent for p in call) == list(range(24))
+    assert r.most_running == 1
+
+
+def test_a_cap_splits_the_queue_and_every_part_is_still_sent_once():
+    r = Recorder(most=5)
+    out = _all_at_once(23, lambda i: r._join(i)[i])
+    assert out == {i: 2 * i for i in range(23)}
+    assert all(len(call) <= 5 for call in r.sent)
+    assert sorted(p for call in r.sent for p in call) == list(range(23))
+
+
+def test_slots_bound_the_calls_under_way():
+    r = Recorder(slots=3, most=1)
+    out = _all_at_once(12, lambda i: r._join(i)[i])
+    assert out == {i: 2 * i for i in range(12)}
+    assert 2 <= r.most_running <= 3  # twelve callers, at most three calls at once
+
+
+def test_a_failed_call_fails_its_own_callers_only():
+    r = Recorder(most=1)
+    r.fail_on = 7
+    out = _all_at_once(10, lambda i: r._join(i)[i])
+    assert isinstance(out[7], ValueError) and "part 7" in str(out[7])
+    assert {i: v for i, v in out.items() if i != 7} == {i: 2 * i for i in range(10) if i != 7}
+
+
+def test_a_part_still_queued_at_its_deadline_is_taken_back():
+    r = Recorder(most=1)
+    r.gate.clear()  # the first call hangs until we let it go
+    first = threading.Thread(target=lambda: r._join(0))
+    first.start()
+    while r.running == 0:
+        time.sleep(0.005)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        r._join(1, timeout_s=0.2)
+    assert 0.15 < time.monotonic() - started < 5
+    r.gate.set()
+    first.join(10)
+    assert r.sent == [[0]]  # the part that gave up was never sent
+    assert r._join(2, timeout_s=5) == {2: 4}  # and the next caller is served
+
+
+def test_a_part_already_sent_waits_for_its_call_past_the_deadline():
+    r = Recorder()
+    r.gate.clear()
+    threading.Timer(0.3, r.gate.set).start()
+    assert r._join(5, timeout_s=0.05) == {5: 10}
