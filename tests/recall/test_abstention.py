@@ -119,7 +119,7 @@ def test_a_person_with_one_memory_gets_it_for_a_direct_question(tmp_path, memory
 
 @pytest.mark.parametrize("memory, question, small_talk", [
     ("My favourite singer is Adele.", "Which singer do I like most?",
-     ["Tell me a pun about bread.", "Hi, how was your day?", "Say something cheerful.", "What's a good riddle?"]),
+     ["Tell me a pun about bread.", "Good morning! How's it going?", "Say something cheerful.", "What's a good riddle?"]),
     ("我每周四晚上去游泳。", "我平时做什么运动？", ["Hello! How are you doing?", "What's your favourite animal?"]),
 ])
 def test_a_memory_near_everything_stays_out_of_small_talk(tmp_path, memory, question, small_talk):
