@@ -1,7 +1,7 @@
 """Concurrent callers' small requests, made as one call.
 
-The first caller to find a free slot makes one call for what is queued (its own part included, up
-to what one call may take); callers that arrive meanwhile wait, then go together in a later call.
+When a slot is free, the caller whose part is first in the queue makes one call for what is queued,
+up to what one call may take; callers that arrive meanwhile wait, then go together in a later call.
 So each caller's part is sent after the caller asked, and each caller returns once its own part is
 done, or raises the error of the call that held it. A caller that finds its part still queued at its
 deadline takes it back and gets `TimeoutError`; a part already sent waits for its call.
@@ -41,29 +41,37 @@ class Together(Generic[Part]):
         self.calls = 0  # calls made (for tests and benchmarks)
 
     def _join(self, part: Part, timeout_s: float | None = None) -> Any:
-        """Queue `part`; return what the call that held it gave back."""
+        """Queue `part`; return what the call that held it gave back. A caller makes a call only
+        for a batch its own part is in (the parts ahead of it are their own callers' to send), so
+        no caller waits on a call made for others past its deadline."""
         mine = _Ticket()
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._turn:
             self._queued.append((part, mine))
             while not mine.done:
-                if self._busy < self.slots and self._queued:  # a free slot: call for what waits longest
-                    n = max(1, min(len(self._queued), self._take([p for p, _ in self._queued])))
-                    batch, self._queued = self._queued[:n], self._queued[n:]
-                    self._busy += 1
-                    self._turn.release()
-                    try:
-                        self._run(batch)
-                    finally:
-                        self._turn.acquire()
-                        self._busy -= 1
-                        self._turn.notify_all()
-                    continue
+                queued_at = next((i for i, (_, t) in enumerate(self._queued) if t is mine), None)
                 left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0 and any(t is mine for _, t in self._queued):
-                    self._queued = [(p, t) for p, t in self._queued if t is not mine]
+                if queued_at is not None and left is not None and left <= 0:  # never sent: take it back
+                    del self._queued[queued_at]
+                    self._turn.notify_all()  # the part behind it may now lead a call
                     raise TimeoutError("no call was free for this part in time")
-                self._turn.wait(left if left is None or left > 0 else None)
+                if queued_at is not None and self._busy < self.slots:
+                    n = max(1, min(len(self._queued), self._take([p for p, _ in self._queued])))
+                    if queued_at < n:  # a free slot and our part in the next call: make it
+                        batch, self._queued = self._queued[:n], self._queued[n:]
+                        self._busy += 1
+                        try:
+                            self._turn.release()
+                            try:
+                                self._run(batch)
+                            finally:
+                                self._turn.acquire()
+                        finally:
+                            self._busy -= 1
+                            self._turn.notify_all()
+                        continue
+                # in a call under way (it has its own deadline), or behind parts whose callers send them
+                self._turn.wait(left if queued_at is not None and left is not None else None)
         if mine.error is not None:
             raise mine.error
         return mine.result

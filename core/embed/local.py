@@ -309,7 +309,7 @@ _calls = itertools.count()  # work without an owner: each call its own
 # QUERY_BURST of them and QUERY_BURST_COST bytes (about 2 000 tokens; the engine pads them in
 # batches of 512 tokens, shortest first). A text's vector does not depend on the texts beside it
 # (activations are quantised per token, core/embed/convert.py), so recall is the same either way;
-# eight new people's first turns at once took ~40 ms one after the other (bench/README.md).
+# of eight queries asked at once, the last came back after 40 ms instead of 54 (bench/README.md).
 QUERY_BURST = 16
 QUERY_BURST_COST = 8_000
 
@@ -322,7 +322,12 @@ class _QueryBurst(Together[str]):
         self._send = send
 
     def vector(self, text: str, timeout_s: float) -> list[float]:
-        return self._join(text, timeout_s)[text]
+        """`text`'s vector; raises what its request raised (EmbedderUnavailable) or TimeoutError
+        when its part could not be sent within `timeout_s`."""
+        got = self._join(text, timeout_s)[text]
+        if isinstance(got, Exception):
+            raise got
+        return got
 
     def _take(self, texts: Sequence[str]) -> int:
         n = spent = 0
@@ -333,9 +338,22 @@ class _QueryBurst(Together[str]):
             n += 1
         return n
 
-    def _call(self, texts: list[str]) -> dict[str, list[float]]:
+    def _call(self, texts: list[str]) -> dict[str, Any]:
         distinct = list(dict.fromkeys(texts))
-        return dict(zip(distinct, self._send(distinct)))
+        try:
+            return dict(zip(distinct, self._send(distinct)))
+        except EmbedderUnavailable:
+            if len(distinct) == 1:
+                raise
+        # one text may be the cause (a worker that crashed on it or refused it): each alone, so that
+        # it fails alone, as it would have before queries went together
+        out: dict[str, Any] = {}
+        for text in distinct:
+            try:
+                out[text] = self._send([text])[0]
+            except EmbedderUnavailable as e:
+                out[text] = e
+        return out
 
 
 class LocalE5Embedder:
@@ -424,7 +442,7 @@ class LocalE5Embedder:
 
     def _send_queries(self, texts: list[str]) -> list[list[float]]:
         with self._interactive() as lane:
-            return lane.request("query", texts, self.query_timeout_s)
+            return lane.request("query", texts, self.query_timeout_s + 0.25 * (len(texts) - 1))
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Interactive writes (a memory someone saves now): the interactive lane, like queries."""

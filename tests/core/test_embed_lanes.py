@@ -263,6 +263,52 @@ def test_queries_asked_at_once_go_together_and_each_gets_its_own_vector(embedder
     assert sorted({t for batch in sent for t in batch}) == sorted(prepare(t) for t in alone)
 
 
+def test_a_query_the_worker_fails_on_fails_alone_in_its_burst(embedder):
+    """A request of several queries that fails is tried again text by text: the text that fails
+    costs its own caller's recall only, as when every query had a request of its own."""
+    lane = embedder.query_lanes[0]
+    real = lane.request
+
+    sent: list[int] = []
+
+    def refusing(kind, texts, timeout_s):
+        if any("POISON" in t for t in texts):
+            sent.append(len(texts))
+            raise EmbedderUnavailable("embedding worker (interactive-1): refused this text")
+        return real(kind, texts, timeout_s)
+
+    texts = [f"which bakery did I say had the best rye bread, number {i}?" for i in range(7)] + ["POISON pill"]
+    with lane.lock:
+        alone = {t: real("query", [prepare(t)], 20)[0] for t in texts[:-1]}
+    lane.request = refusing
+    out: dict[int, object] = {}
+
+    def ask(i: int) -> None:
+        try:
+            out[i] = embedder.embed_query(texts[i])
+        except EmbedderUnavailable as e:
+            out[i] = e
+
+    try:
+        with lane.lock:  # the first query's request waits for the lane; the rest queue behind it
+            threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(texts))]
+            for t in threads[:-1]:
+                t.start()
+            while len(embedder._burst._queued) < len(texts) - 2:
+                time.sleep(0.005)
+            threads[-1].start()  # the poisoned one joins the queue last, so it goes in a burst
+            while len(embedder._burst._queued) < len(texts) - 1:
+                time.sleep(0.005)
+        for t in threads:
+            t.join(60)
+    finally:
+        del lane.request
+    assert max(sent) > 1  # the poisoned text did go in a request with others
+    assert isinstance(out[len(texts) - 1], EmbedderUnavailable)
+    for i, t in enumerate(texts[:-1]):
+        assert max(abs(x - y) for x, y in zip(out[i], alone[t])) < 1e-5, t
+
+
 def _recording(lane):
     """The texts of every request the background lane sends, in order (wraps our own lane object)."""
     sent: list[list[str]] = []

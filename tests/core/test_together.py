@@ -26,6 +26,8 @@ class Recorder(Together[int]):
         self.gate = threading.Event()
         self.gate.set()
         self.fail_on: int | None = None
+        self.takes = 0.01  # seconds a call takes
+        self.slow: set[int] = set()  # a call with any of these parts takes 0.6 s
         self._count = threading.Lock()
 
     def _take(self, parts):
@@ -37,7 +39,7 @@ class Recorder(Together[int]):
             self.most_running = max(self.most_running, self.running)
         try:
             self.gate.wait()
-            time.sleep(0.01)
+            time.sleep(0.6 if self.slow & set(parts) else self.takes)
             self.sent.append(list(parts))
             if self.fail_on in parts:
                 raise ValueError(f"part {self.fail_on} is refused")
@@ -58,7 +60,7 @@ def _all_at_once(n: int, work) -> dict[int, object]:
         except Exception as e:  # kept, to be looked at
             out[i] = e
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
     for t in threads:
         t.start()
     for t in threads:
@@ -84,6 +86,7 @@ def test_a_cap_splits_the_queue_and_every_part_is_still_sent_once():
 
 def test_slots_bound_the_calls_under_way():
     r = Recorder(slots=3, most=1)
+    r.takes = 0.05
     out = _all_at_once(12, lambda i: r._join(i)[i])
     assert out == {i: 2 * i for i in range(12)}
     assert 2 <= r.most_running <= 3  # twelve callers, at most three calls at once
@@ -115,7 +118,55 @@ def test_a_part_still_queued_at_its_deadline_is_taken_back():
 
 
 def test_a_part_already_sent_waits_for_its_call_past_the_deadline():
+    """Another caller's call took our part: that call has its own deadline, so we wait for it."""
     r = Recorder()
     r.gate.clear()
-    threading.Timer(0.3, r.gate.set).start()
-    assert r._join(5, timeout_s=0.05) == {5: 10}
+    blocker = threading.Thread(target=lambda: r._join(0), daemon=True)
+    blocker.start()  # its call hangs on the gate
+    while r.running == 0:
+        time.sleep(0.005)
+    ahead = threading.Thread(target=lambda: r._join(2), daemon=True)
+    ahead.start()
+    while len(r._queued) < 1:
+        time.sleep(0.005)
+    got: dict[str, object] = {}
+
+    def ours() -> None:
+        started = time.monotonic()
+        got["result"] = r._join(1, timeout_s=0.3)
+        got["seconds"] = time.monotonic() - started
+
+    mine = threading.Thread(target=ours, daemon=True)
+    mine.start()
+    while len(r._queued) < 2:
+        time.sleep(0.005)
+    r.slow = {2}  # the next call, made by the caller of part 2 for 2 and 1, outlasts our deadline
+    r.gate.set()
+    for t in (blocker, ahead, mine):
+        t.join(10)
+    assert r.sent == [[0], [2, 1]]
+    assert got["result"] == {2: 4, 1: 2} and got["seconds"] > 0.5
+
+
+def test_a_caller_never_makes_a_call_for_others_past_its_own_deadline():
+    """With a cap, the parts ahead of ours go first, in their own callers' calls: a caller whose
+    deadline passes while they are sent gets its TimeoutError then, not after sending them."""
+    r = Recorder(most=1)
+    r.takes = 0.4
+    r.gate.clear()
+    first = threading.Thread(target=lambda: r._join(0), daemon=True)
+    first.start()
+    while r.running == 0:
+        time.sleep(0.005)
+    second = threading.Thread(target=lambda: r._join(1), daemon=True)
+    second.start()
+    while len(r._queued) < 1:
+        time.sleep(0.005)
+    r.gate.set()  # 0's call ends after 0.4 s; then 1's call (0.4 s) goes first
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        r._join(2, timeout_s=0.6)
+    assert time.monotonic() - started < 0.75  # not held for 1's call, and 2 was never sent
+    for t in (first, second):
+        t.join(10)
+    assert [p for call in r.sent for p in call] == [0, 1]
