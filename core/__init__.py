@@ -14,6 +14,8 @@ from .sync_memory import SyncMemory
 from .capture_queue import CaptureConsumer, CaptureQueue, entry_messages, store_entries
 from .store.reads_first import background_writes
 from .clock import SystemClock
+from .embed.model_cache import cache_root as model_cache_root
+from .embed.model_cache import earlier_models
 from .compose import build_embedder, build_service, erase_person, master_key, rotate_master_key, shard_mover
 from .config import ApiKeyConfig, Settings, config_file, config_path
 from .errors import (
@@ -95,6 +97,8 @@ from .identity import ADMIN, READ, WRITE, Identity
 from .local_memory import LocalMemory
 
 __all__ = [
+    "earlier_models",
+    "model_cache_root",
     "ADMIN",
     "Actor",
     "AmberError",

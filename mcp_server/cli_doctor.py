@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from core import AmberError, Journal, Settings, StoreLocked, config_path, disk_space, master_key
+from core import AmberError, Journal, Settings, StoreLocked, config_path, disk_space, earlier_models, master_key, model_cache_root
 
 from .cli_probe import Found, Probe, find_host, proxy_models
 
@@ -53,6 +53,7 @@ def doctor(args: argparse.Namespace) -> int:
         _check_spool(r, settings)
         _check_disk(r, settings)
         _check_encryption(r, settings)
+    _check_model_cache(r)
 
     key = args.key or os.environ.get("AMBER_KEY") or (settings.server_key if settings else None)
     if args.url:
@@ -157,6 +158,16 @@ def _check_disk(r: Report, settings: Settings) -> None:
     else:
         r.ok(f"disk of the capture journal {spool}: {_mb(free)} free (Amber keeps {_mb(reserve)}; the journal holds "
              f"{_mb(used)} of its {settings.spool_max_mb:g} MB budget)")
+
+
+def _check_model_cache(r: Report) -> None:
+    """Earlier conversions of the local embedding model this version no longer reads (an upgrade
+    converts again and leaves the old one for hosts still running the old version)."""
+    old = earlier_models()
+    if old:
+        r.note(f"the model cache {model_cache_root()} holds {len(old)} earlier conversion(s) of the embedding model this version "
+               f"does not use ({_mb(sum(n for _, n in old))}): {', '.join(p.name for p, _ in old)}; "
+               "delete them once every Amber process on this install has been restarted")
 
 
 def _check_spool(r: Report, settings: Settings) -> None:

@@ -66,6 +66,20 @@ def is_built(path: Path, sha: str) -> bool:
             and (path / "model.onnx").is_file() and (path / "tokenizer.json").is_file())
 
 
+def earlier_models(root: Path | None = None, *, quantisation: str = DEFAULT_QUANTISATION) -> list[tuple[Path, int]]:
+    """Conversions in the cache this version does not use (another quantisation, converter or
+    weights, or a build that was cut short), with their sizes in bytes. They are left in place: a
+    host started before an upgrade may still read its own after a worker restart. `amber doctor`
+    lists them once every host can be restarted on this version."""
+    root = Path(root) if root is not None else cache_root()
+    try:
+        current = model_dir_name(weights_sha256(source_weights()), quantisation)
+        entries = [p for p in root.iterdir() if p.is_dir() and p.name.startswith("e5-small-") and p.name != current]
+    except (OSError, FileNotFoundError):
+        return []
+    return [(p, sum(f.stat().st_size for f in p.rglob("*") if f.is_file())) for p in sorted(entries)]
+
+
 def _convert_in_child(out: Path, quantisation: str, timeout_s: float) -> None:
     env = dict(os.environ, OMP_NUM_THREADS="1")
     run = subprocess.run([sys.executable, str(CONVERTER), str(out), quantisation], capture_output=True, text=True,

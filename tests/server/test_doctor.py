@@ -123,6 +123,26 @@ def test_nothing_running_creates_nothing_and_says_how_to_start(doctor, tmp_path)
     assert r.elapsed < 15, r.elapsed
 
 
+def test_earlier_conversions_of_the_embedding_model_are_listed_not_deleted(doctor, tmp_path):
+    from core.embed.model_cache import DEFAULT_QUANTISATION, model_dir_name, source_weights, weights_sha256
+
+    cache = tmp_path / "models"
+    current = cache / model_dir_name(weights_sha256(source_weights()), DEFAULT_QUANTISATION)
+    older = cache / "e5-small-int8-c2-0123456789abcdef"
+    cut_short = cache / "e5-small-int8-rows-c2-0123456789abcdef.tmp-4242"
+    for d in (current, older, cut_short):
+        d.mkdir(parents=True)
+    (older / "model.onnx").write_bytes(b"\0" * (12 << 20))
+    (cache / f"{current.name}.lock").write_text("")
+    r = doctor(tmp_path, AMBER_MODEL_CACHE=str(cache))
+    line = next(x for x in r.stdout.splitlines() if "earlier conversion" in x)
+    assert "2 earlier conversion(s)" in line and "12 MB" in line and older.name in line and cut_short.name in line
+    assert current.name not in line and "restarted" in line
+    assert older.is_dir() and cut_short.is_dir()  # listed for the operator, never deleted by doctor
+    r = doctor(tmp_path, AMBER_MODEL_CACHE=str(tmp_path / "empty"))
+    assert "earlier conversion" not in r.stdout
+
+
 def test_store_mode_checks_a_store_but_never_creates_one(doctor, tmp_path):
     port = f"http://127.0.0.1:{free_port()}"
     r = doctor(tmp_path, "--url", port, "--store", "--no-llm", AMBER_DATA_DIR=str(tmp_path / "data"))
