@@ -97,8 +97,6 @@ from .identity import ADMIN, READ, WRITE, Identity
 from .local_memory import LocalMemory
 
 __all__ = [
-    "earlier_models",
-    "model_cache_root",
     "ADMIN",
     "Actor",
     "AmberError",
@@ -195,6 +193,7 @@ __all__ = [
     "count_marks",
     "defuse",
     "disk_space",
+    "earlier_models",
     "entry_messages",
     "erase_person",
     "estimate_tokens",
@@ -208,6 +207,7 @@ __all__ = [
     "kind_counts",
     "list_runs",
     "master_key",
+    "model_cache_root",
     "parse_command",
     "parse_jsonl",
     "plan_cache",
