@@ -216,12 +216,13 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
 
     def linear(x: str, name: str, out_features: int) -> str:
         matrix = name.rsplit(".", 1)[-1]
+        layer = int(name.split(".")[0][1:])
         blocks = b.tensors[name + ".w"]  # [out, in/32, 18]
+        bits = nbits.get(matrix)
         bias_values = np.array(b.tensors[name + ".b"], dtype=np.float32)
-        in_rows = rows and not nbits.get(matrix) and int(name.split(".")[0][1:]) not in float_layers
+        in_rows = rows and not bits and layer not in float_layers
         bias = "" if in_rows else const(name + ".b", bias_values)  # row_int8 makes its own
         n_out, n_blocks = blocks.shape[:2]
-        bits = nbits.get(matrix)
         if bits:
             vals = q4_values(blocks)  # [out, nb, 32], 0..15, zero point 8
             if bits == 4:  # element 2i in the low nibble, 2i+1 in the high one
@@ -233,8 +234,8 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
             return node("MatMulNBits", [x, w, s, "", "", bias], domain="com.microsoft",
                         K=n_blocks * QK, N=n_out, bits=bits, block_size=QK, accuracy_level=4)
         wf = np.ascontiguousarray(dequantize(blocks).T)  # [in, out]
-        layer = int(name.split(".")[0][1:])
         source = "qkv" if matrix in ("q", "k", "v") else matrix
+        floor = GELU_MIN if source == "fo" else None  # the GELU output, row_int8's shifted rows
         if source in expose and (x, "exposed") not in shared:  # named seen_l<i>_<input>
             shared[(x, "exposed")] = node("Identity", [x], out=f"seen_l{layer}_{source}")
             exposed.append((shared[(x, "exposed")], wf.shape[0]))
@@ -252,11 +253,11 @@ def build_graph(b: Bundle, nbits: dict[str, int] | None = None, split: dict[str,
             picked = once(x, "pick", lambda: node("Gather", [x, const(f"l{layer}.{source}.idx", idx)], axis=-1))
             side = node("MatMul", [picked, const(name + ".w_out", np.ascontiguousarray(wf[idx]))], name=f"float_{name}")
             if in_rows:
-                return node("Add", [row_int8(kept, name, wf, bias_values, GELU_MIN if source == "fo" else None), side])
+                return node("Add", [row_int8(kept, name, wf, bias_values, floor), side])
             main = node("MatMul", [kept, const(name + ".w", wf)], name=f"mm_{name}")
             return node("Add", [node("Add", [main, side]), bias])
         if in_rows:
-            return row_int8(x, name, wf, bias_values, GELU_MIN if source == "fo" else None)
+            return row_int8(x, name, wf, bias_values, floor)
         return node("Add", [node("MatMul", [x, const(name + ".w", wf)], name=f"mm_{name}"), bias])
 
     def row_int8(x: str, name: str, wf: np.ndarray, bias_values: np.ndarray, floor: float | None = None) -> str:
@@ -549,7 +550,7 @@ def build(out_dir: Path, weights: Path | None = None, quantisation: str = DEFAUL
     split = outliers(peaks, spec.get("split", {}))
     smooth = smoothing(b, peaks, spec.get("smooth", {}))
     graph = build_graph(b, spec.get("nbits"), split=split, smooth=smooth, rows=bool(spec.get("rows")),
-                        float_layers=tuple(spec.get("float_layers", ())) if spec.get("rows") else ())
+                        float_layers=tuple(spec.get("float_layers", ())))
     if spec.get("int8"):
         plain = out_dir / "model.float.onnx"
         onnx.save(graph, str(plain))

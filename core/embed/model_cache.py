@@ -75,7 +75,7 @@ def earlier_models(root: Path | None = None, *, quantisation: str = DEFAULT_QUAN
     try:
         current = model_dir_name(weights_sha256(source_weights()), quantisation)
         entries = [p for p in root.iterdir() if p.is_dir() and p.name.startswith("e5-small-") and p.name != current]
-    except (OSError, FileNotFoundError):
+    except OSError:  # no cache yet, or no weights to name the current one by
         return []
     return [(p, sum(f.stat().st_size for f in p.rglob("*") if f.is_file())) for p in sorted(entries)]
 

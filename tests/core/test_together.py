@@ -12,6 +12,7 @@ import time
 import pytest
 
 from core.together import Together
+from tests.core.test_group_commit import _at_once
 
 
 class Recorder(Together[int]):
@@ -49,37 +50,39 @@ class Recorder(Together[int]):
                 self.running -= 1
 
 
-def _all_at_once(n: int, work) -> dict[int, object]:
+def _answers(r: Recorder, n: int) -> tuple[dict[int, object], list[BaseException]]:
+    """n callers asking r for parts 0..n-1 at once: each one's answer, and the errors raised."""
     out: dict[int, object] = {}
-    barrier = threading.Barrier(n)
+    errors = _at_once(range(n), lambda i: out.__setitem__(i, r._join(i)[i]))
+    return out, errors
 
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            out[i] = work(i)
-        except Exception as e:  # kept, to be looked at
-            out[i] = e
 
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    return out
+def _in_flight(r: Recorder, part: int) -> threading.Thread:
+    """A caller of `part` whose call has started (and waits on the gate while it is cleared)."""
+    t = threading.Thread(target=lambda: r._join(part), daemon=True)
+    t.start()
+    while r.running == 0:
+        time.sleep(0.005)
+    return t
+
+
+def _queued(r: Recorder, n: int) -> None:
+    while len(r._queued) < n:
+        time.sleep(0.005)
 
 
 def test_parts_of_callers_at_once_share_calls_and_each_gets_its_own_answer():
     r = Recorder()
-    out = _all_at_once(24, lambda i: r._join(i)[i])
-    assert out == {i: 2 * i for i in range(24)}
+    out, errors = _answers(r, 24)
+    assert not errors and out == {i: 2 * i for i in range(24)}
     assert len(r.sent) < 24 and sorted(p for call in r.sent for p in call) == list(range(24))
     assert r.most_running == 1
 
 
 def test_a_cap_splits_the_queue_and_every_part_is_still_sent_once():
     r = Recorder(most=5)
-    out = _all_at_once(23, lambda i: r._join(i)[i])
-    assert out == {i: 2 * i for i in range(23)}
+    out, errors = _answers(r, 23)
+    assert not errors and out == {i: 2 * i for i in range(23)}
     assert all(len(call) <= 5 for call in r.sent)
     assert sorted(p for call in r.sent for p in call) == list(range(23))
 
@@ -87,26 +90,24 @@ def test_a_cap_splits_the_queue_and_every_part_is_still_sent_once():
 def test_slots_bound_the_calls_under_way():
     r = Recorder(slots=3, most=1)
     r.takes = 0.05
-    out = _all_at_once(12, lambda i: r._join(i)[i])
-    assert out == {i: 2 * i for i in range(12)}
+    out, errors = _answers(r, 12)
+    assert not errors and out == {i: 2 * i for i in range(12)}
     assert 2 <= r.most_running <= 3  # twelve callers, at most three calls at once
 
 
 def test_a_failed_call_fails_its_own_callers_only():
     r = Recorder(most=1)
     r.fail_on = 7
-    out = _all_at_once(10, lambda i: r._join(i)[i])
-    assert isinstance(out[7], ValueError) and "part 7" in str(out[7])
-    assert {i: v for i, v in out.items() if i != 7} == {i: 2 * i for i in range(10) if i != 7}
+    out, errors = _answers(r, 10)
+    [error] = errors
+    assert isinstance(error, ValueError) and "part 7" in str(error)
+    assert out == {i: 2 * i for i in range(10) if i != 7}
 
 
 def test_a_part_still_queued_at_its_deadline_is_taken_back():
     r = Recorder(most=1)
     r.gate.clear()  # the first call hangs until we let it go
-    first = threading.Thread(target=lambda: r._join(0))
-    first.start()
-    while r.running == 0:
-        time.sleep(0.005)
+    first = _in_flight(r, 0)
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         r._join(1, timeout_s=0.2)
@@ -121,14 +122,10 @@ def test_a_part_already_sent_waits_for_its_call_past_the_deadline():
     """Another caller's call took our part: that call has its own deadline, so we wait for it."""
     r = Recorder()
     r.gate.clear()
-    blocker = threading.Thread(target=lambda: r._join(0), daemon=True)
-    blocker.start()  # its call hangs on the gate
-    while r.running == 0:
-        time.sleep(0.005)
+    blocker = _in_flight(r, 0)  # its call hangs on the gate
     ahead = threading.Thread(target=lambda: r._join(2), daemon=True)
     ahead.start()
-    while len(r._queued) < 1:
-        time.sleep(0.005)
+    _queued(r, 1)
     got: dict[str, object] = {}
 
     def ours() -> None:
@@ -138,8 +135,7 @@ def test_a_part_already_sent_waits_for_its_call_past_the_deadline():
 
     mine = threading.Thread(target=ours, daemon=True)
     mine.start()
-    while len(r._queued) < 2:
-        time.sleep(0.005)
+    _queued(r, 2)
     r.slow = {2}  # the next call, made by the caller of part 2 for 2 and 1, outlasts our deadline
     r.gate.set()
     for t in (blocker, ahead, mine):
@@ -154,14 +150,10 @@ def test_a_caller_never_makes_a_call_for_others_past_its_own_deadline():
     r = Recorder(most=1)
     r.takes = 0.4
     r.gate.clear()
-    first = threading.Thread(target=lambda: r._join(0), daemon=True)
-    first.start()
-    while r.running == 0:
-        time.sleep(0.005)
+    first = _in_flight(r, 0)
     second = threading.Thread(target=lambda: r._join(1), daemon=True)
     second.start()
-    while len(r._queued) < 1:
-        time.sleep(0.005)
+    _queued(r, 1)
     r.gate.set()  # 0's call ends after 0.4 s; then 1's call (0.4 s) goes first
     started = time.monotonic()
     with pytest.raises(TimeoutError):
