@@ -29,6 +29,7 @@ from .scope import Actor, Scope, memory_where, scope_for, user_key
 from .supersede import retire_duplicates
 
 log = logging.getLogger("amber.repair")
+RETRY_S = 30.0  # a collection whose vectors could not all be given back is tried again this much later
 
 
 def keyed_actives(service: Any, scope: Scope, fact_key: str | None = None, namespace: str | None = None) -> list[Memory]:
@@ -130,10 +131,16 @@ class Repairs:
         finally:
             self.done.set()
         while not self._stop.is_set():
-            self._wake.wait()
+            self._wake.wait(RETRY_S if self._left() else None)  # a pass cut short (the store away) is tried again
             self._wake.clear()
             if not self._stop.is_set():
                 self._revector()
+
+    def _left(self) -> bool:
+        try:
+            return bool(self._portability.vectors_pending())
+        except Exception:  # the store away: try again later
+            return True
 
     def close(self) -> None:
         self._stop.set()

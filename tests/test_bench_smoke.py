@@ -32,6 +32,7 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("embed_engine.py", ["--smoke", "--fused"]),
     ("embed_lanes.py", ["--smoke"]),  # the real local embedder, both lanes
     ("index_pool.py", ["--smoke"]),  # a chroma run server with a pool of 4 indexes
+    ("server_kills.py", ["--smoke"]),  # a chroma run server killed twice under plain writes, twice under a host's
     ("rest_load.py", ["--smoke"]),  # amber serve with the hash embedder
     ("scale_out.py", ["--embedded", "--users", "4", "--memories", "2", "--turns", "2", "--big", "0", "--clients", "2",
                       "--seconds", "1", "--rounds", "1"]),  # one host, embedded Chroma (its server topology: tests/topology)

@@ -158,7 +158,8 @@ class ChromaStore:
                     f"collection {name} was built with embedder {found!r}, but Amber is configured with "
                     f"{self.embedder_id!r}. Run `amber reindex` to re-embed it, or set AMBER_EMBEDDING_MODEL back."
                 )
-        guarded = _Guarded(col, name, self.outage, self.disk, self.gate, self.mender.mend if self.mender else None, self.turns)
+        guarded = _Guarded(col, name, self.outage, self.disk, self.gate, self.mender, self.turns,
+                           lambda n: self.client.get_collection(n, embedding_function=None))
         if vectors and self.mender is not None:
             keep_on_disk(guarded, name)  # a collection made before Amber kept indexes on disk is switched
         self._cols[name] = guarded
@@ -202,8 +203,7 @@ class ChromaStore:
 
     def forget_handles(self, suffix: str) -> None:
         """Drop cached handles of `...suffix` collections another process may drop (a user moving shard)."""
-        for name in [n for n in self._cols if n.endswith(suffix)]:
-            self._cols.pop(name, None)
+        self._cols = {n: c for n, c in self._cols.items() if not n.endswith(suffix)}
 
     def read_raw(self, name: str) -> list[dict[str, Any]]:
         """Every record's metadata, whatever embedder built the collection (for reindexing)."""

@@ -71,6 +71,13 @@ def vector_collections(chroma_dir: Path) -> dict[str, str]:
     return dict(_in_child("vectors", Path(chroma_dir) / FILE))
 
 
+def records(chroma_dir: Path, collection: str) -> dict:
+    """A collection's records as Chroma's file holds them, read without Chroma (whose calls on the
+    collection may all fail: index_repair.py `rebuild`): {"dimension", "metadata", "ids",
+    "documents", "metadatas"}. What the log holds past the records' segment is folded in."""
+    return _in_child("records", Path(chroma_dir) / FILE, collection)  # type: ignore[return-value]
+
+
 def scrub_log(path: Path, sealed_prefix: str) -> int:
     """Blank the words in Chroma's log rows whose record is not sealed (see format.scrub_log)."""
     return int(_in_child("scrub", path, sealed_prefix)) if Path(path).is_file() else 0
@@ -99,6 +106,41 @@ def _segments(db: sqlite3.Connection) -> list[str]:
 def _vectors(db: sqlite3.Connection) -> dict[str, str]:
     return {seg: name for seg, name in db.execute(
         "SELECT s.id, c.name FROM segments s JOIN collections c ON s.collection = c.id WHERE s.scope = 'VECTOR'")}
+
+
+def _value(row: tuple) -> object:
+    """A metadata row's value: the first of its string, int, float and bool columns that is set."""
+    s, i, f, b = row
+    return s if s is not None else i if i is not None else f if f is not None else (bool(b) if b is not None else None)
+
+
+def _records(db: sqlite3.Connection, collection: str) -> dict:
+    cid, dim = db.execute("SELECT id, dimension FROM collections WHERE name = ?", (collection,)).fetchone()
+    seg = db.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'METADATA'", (cid,)).fetchone()[0]
+    meta = {k: _value(v) for k, *v in db.execute(
+        "SELECT key, str_value, int_value, float_value, bool_value FROM collection_metadata WHERE collection_id = ?", (cid,))}
+    rows: dict[str, dict] = {}
+    by_pk = {pk: rid for pk, rid in db.execute("SELECT id, embedding_id FROM embeddings WHERE segment_id = ?", (seg,))}
+    for rid in by_pk.values():
+        rows[rid] = {}
+    for pk, key, *v in db.execute(
+            "SELECT m.id, m.key, m.string_value, m.int_value, m.float_value, m.bool_value FROM embedding_metadata m "
+            "JOIN embeddings e ON e.id = m.id WHERE e.segment_id = ?", (seg,)):
+        rows[by_pk[pk]][key] = _value(tuple(v))
+    # log entries the records' segment has not applied yet: 0 add, 1 update, 2 upsert, 3 delete
+    applied = db.execute("SELECT seq_id FROM max_seq_id WHERE segment_id = ?", (seg,)).fetchone()
+    for op, rid, raw in db.execute("SELECT operation, id, metadata FROM embeddings_queue WHERE topic LIKE ? AND seq_id > ? "
+                                   "ORDER BY seq_id", (f"%/{cid}", int(applied[0]) if applied else -1)):
+        new = json.loads(raw) if raw else {}
+        if op == 3:
+            rows.pop(rid, None)
+        elif op == 0 and rid not in rows or op == 2:
+            rows[rid] = {**rows.get(rid, {}), **new} if op == 2 else new
+        elif op == 1 and rid in rows:
+            rows[rid].update(new)
+    ids = sorted(rows)
+    return {"dimension": dim, "metadata": meta, "ids": ids, "documents": [rows[i].pop("chroma:document", None) for i in ids],
+            "metadatas": [{k: v for k, v in rows[i].items() if not k.startswith("chroma:") and v is not None} for i in ids]}
 
 
 def _scrub(db: sqlite3.Connection, sealed_prefix: str) -> int:
@@ -133,7 +175,7 @@ def _main(argv: list[str]) -> None:
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
         out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args),
-               "vacuum": lambda: _vacuum(db)}[op]()
+               "vacuum": lambda: _vacuum(db), "records": lambda: _records(db, *args)}[op]()
     finally:
         db.close()
     print(json.dumps(out))

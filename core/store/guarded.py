@@ -5,7 +5,8 @@ cut short is set aside so the call succeeds (index_repair.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import logging
+from typing import TYPE_CHECKING, Any, Callable
 
 import httpx
 
@@ -15,6 +16,12 @@ from .disk import DiskGuard
 from .index_pool import NOOP_ID
 from .gate import StoreGate, level
 from .reads_first import ReadsFirst
+
+if TYPE_CHECKING:
+    from .index_repair import IndexMender
+
+log = logging.getLogger("amber.store")
+_told: set[str] = set()  # collections whose unreadable index was logged (once each, where nothing can mend it)
 
 _OUTAGE_WORDS = ("disk is full", "no space left", "database is locked", "could not connect", "connection", "timed out", "unavailable")
 _FULL_WORDS = ("disk is full", "no space left", "disk full")
@@ -29,8 +36,13 @@ _READS_INDEX = frozenset({"query", "get"})  # the calls that may open a collecti
 # more) is read back as last written, and until the collection's next write its answers miss what
 # changed since (recall's lexical arm still finds it).
 _EVICTED = "nothing found on disk"
-# Chroma failing because a collection's index on disk cannot be read (index_repair.py)
-_TORN_WORDS = ("error constructing hnsw segment", "error deserializing pickle", "hnswindexloaderror", "error loading hnsw")
+_GONE = "does not exist"  # a call on a collection dropped since this handle was taken
+# Chroma failing because a collection's index on disk cannot be read (index_repair.py): its id map
+# cut short, or one write behind the hnsw files ("failed to apply logs": a Chroma server killed
+# between the two, bench/README.md "A Chroma server killed while it writes"). The index is set aside
+# only if its files show it (index_repair.whole); otherwise the call is asked once more and fails.
+_TORN_WORDS = ("error constructing hnsw segment", "error deserializing pickle", "hnswindexloaderror", "error loading hnsw",
+               "failed to apply logs to the hnsw segment")
 
 
 def _chain(e: BaseException) -> list[BaseException]:
@@ -85,14 +97,16 @@ class _Guarded:
     turn" in a chat), whatever the operation; anything else is raised as Chroma raised it. The
     store's outage state logs once when Chroma goes away and once when it answers again."""
 
-    __slots__ = ("_col", "_name", "_state", "_disk", "_gate", "_mend", "_turns")
+    __slots__ = ("_col", "_name", "_state", "_disk", "_gate", "_mend", "_turns", "_fetch")
 
     def __init__(self, col: Any, name: str, state: OutageState | None = None, disk: "DiskGuard | None" = None,
-                 gate: ReadsFirst | None = None, mend: Callable[[str], bool] | None = None, turns: StoreGate | None = None):
+                 gate: ReadsFirst | None = None, mend: "IndexMender | None" = None, turns: StoreGate | None = None,
+                 fetch: Callable[[str], Any] | None = None):
         self._col, self._name, self._state, self._disk = col, name, state, disk
         self._gate = gate  # embedded Chroma: a background write gives way to recalls in flight (reads_first.py)
-        self._mend = mend  # Chroma's files within reach: sets an index cut short aside, True: ask again (index_repair.py)
+        self._mend = mend  # Chroma's files within reach: sets an index cut short aside, or makes the collection again (index_repair.py)
         self._turns = turns  # the host's calls take turns, a person's write first (gate.py)
+        self._fetch = fetch  # the collection by name again, once another host has made it again
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._col, attr)
@@ -116,14 +130,21 @@ class _Guarded:
             try:
                 out = value(*args, **kwargs)
             except Exception as e:
-                if self._mend is not None and is_torn(e) and self._mend(self._name):
-                    if attr in _READS_INDEX:  # the index set aside: a write makes Chroma start it afresh
-                        self._col.delete(ids=[NOOP_ID])
-                    out = value(*args, **kwargs)
+                if self._mend is not None and is_torn(e) and self._mend.mend(self._name):
+                    out = self._again(attr, args, kwargs)
+                elif self._fetch is not None and _GONE in f"{e}".casefold():  # made again by another host (index_repair.rebuild)
+                    self._col = self._fetch(self._name)
+                    out = getattr(self._col, attr)(*args, **kwargs)
                 elif attr in _READS_INDEX and any(_EVICTED in f"{x}".casefold() for x in _chain(e)):
                     self._col.delete(ids=[NOOP_ID])  # see _EVICTED: Chroma rebuilds the index from its log
                     out = value(*args, **kwargs)
                 else:
+                    if self._mend is None and is_torn(e) and self._name not in _told:
+                        _told.add(self._name)
+                        log.error("amber: Chroma cannot read the vector index of %s (a server killed while it wrote the "
+                                  "index leaves it so) and fails every call on it until it is set aside: give a host "
+                                  "the server's persist directory (chroma_data_path) and it does that and rebuilds the "
+                                  "vectors (README, `chroma_data_path`); %s", self._name, e)
                     raise
         except Exception as e:
             if self._disk is not None and attr in _WRITES:
@@ -134,3 +155,16 @@ class _Guarded:
         if self._state is not None:
             self._state.up()
         return out
+
+    def _again(self, attr: str, args: tuple, kwargs: dict) -> Any:
+        """Asked again once the index is set aside; if the call still fails so (a running server
+        keeps the index it could not read in memory), asked once more on the collection made again."""
+        try:
+            if attr in _READS_INDEX:  # the index set aside: a write makes Chroma start it afresh
+                self._col.delete(ids=[NOOP_ID])
+            return getattr(self._col, attr)(*args, **kwargs)
+        except Exception as e:
+            if not is_torn(e) or (col := self._mend.rebuild(self._name, self._col)) is None:
+                raise
+        self._col = col
+        return getattr(col, attr)(*args, **kwargs)

@@ -23,7 +23,9 @@ When: an embedded store, at opening, if the last process that had it open did no
 `OPEN_MARK` is still there), reads every index's id map before Chroma starts. While a store runs
 (a Chroma server that crashed and came back; a disk that filled during the write), a call that
 fails this way sets its own collection's index aside and is asked once more (core/store/guarded.py).
-Several hosts of one server change the list one at a time (a file lock)."""
+A running server that has already tried to read the index keeps it in memory and fails the same
+way until it restarts; the call that meets that makes the collection again from the records in
+Chroma's file (`rebuild`). Several hosts of one server change the list one at a time (a file lock)."""
 
 from __future__ import annotations
 
@@ -103,6 +105,29 @@ def _header(folder: Path) -> tuple[int, int] | None:
     return struct.unpack_from("<QQ", head, 20)
 
 
+def _index_settings(col: Any) -> dict:
+    hnsw = {k: v for k, v in ((getattr(col, "configuration_json", None) or {}).get("hnsw") or {}).items() if k in _INDEX_KEYS}
+    if "sync_threshold" in hnsw and "batch_size" not in hnsw:  # Chroma does not report it; it may not exceed the threshold
+        hnsw["batch_size"] = min(100, hnsw["sync_threshold"])
+    return hnsw
+
+
+def _restore(client: Any, name: str, recs: dict, drop: bool) -> Any:
+    """`name` made (dropped first with `drop`) and given `recs` (chroma_file.records), each record
+    with a placeholder vector of the collection's dimension."""
+    if drop:
+        client.delete_collection(name)
+    col = client.get_or_create_collection(name, metadata=recs["metadata"] or None, embedding_function=None,
+                                          configuration={"hnsw": recs["hnsw"]})
+    vector = [1.0] + [0.0] * ((recs["dimension"] or 1) - 1)
+    for i in range(0, len(recs["ids"]), _BATCH):
+        part = slice(i, i + _BATCH)
+        docs, metas = recs["documents"][part], recs["metadatas"][part]
+        col.upsert(ids=recs["ids"][part], embeddings=[vector] * len(docs), metadatas=metas if all(metas) else None,
+                   documents=docs if all(d is not None for d in docs) else None)
+    return col
+
+
 def torn_folders(chroma_dir: Path) -> list[Path]:
     return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not whole(p.parent))
 
@@ -110,6 +135,8 @@ def torn_folders(chroma_dir: Path) -> list[Path]:
 PEOPLE = ("amber_mem_", "amber_msg_")  # collections whose vectors come from a person's words
 _UNIT = [1.0]  # the registry's and audit rows' placeholder vector (core/store/chroma.py)
 _BATCH = 1000
+STAGED = "records_to_restore"  # beside Chroma's file: a collection's records while it is made again (`rebuild`)
+_INDEX_KEYS = ("space", "ef_construction", "ef_search", "max_neighbors", "resize_factor", "sync_threshold", "batch_size")
 
 
 class IndexMender:
@@ -139,8 +166,58 @@ class IndexMender:
             self._woken()
         return True  # set aside here, or a moment ago by another host of the same Chroma server: asked once more
 
+    def rebuild(self, name: str, old: Any) -> Any | None:
+        """While a Chroma server runs, a collection whose calls still fail once its index is set aside:
+        the server keeps the index it could not read in memory until it restarts (bench/README.md, "A
+        Chroma server killed while it writes"). So the collection is made again from its records in
+        Chroma's file: staged beside it first (from then on a crash loses nothing: `people_pending`
+        finishes the job), dropped, made with the same metadata and index settings, its records
+        written back (a person's with a placeholder vector, listed for the host's repairs to embed
+        again). Returns the new collection, or None: then the call's own error stands."""
+        try:
+            with self._listing():
+                client = self._client()
+                fresh = client.get_collection(name, embedding_function=None)
+                if fresh.id != old.id:
+                    return fresh  # made again a moment ago, by another thread or host
+                recs = chroma_file.records(self.dir, name)
+                recs["hnsw"] = _index_settings(old)
+                staged = self._stage(name, recs)
+                if name.startswith(PEOPLE):
+                    self._write(set(self.pending()) | {name})
+                col = _restore(client, name, recs, drop=True)
+                staged.unlink()
+        except Exception as e:
+            log.warning("amber: could not make %s again from its records: %s", name, e)
+            return None
+        log.warning("amber: made %s again from its %d records in Chroma's file (the server could not read its vector "
+                    "index); %s", name, len(recs["ids"]), "its vectors are being rebuilt" if name.startswith(PEOPLE) else "")
+        self._woken()
+        return col
+
+    def _stage(self, name: str, recs: dict) -> Path:
+        folder = self.dir / STAGED
+        folder.mkdir(exist_ok=True)
+        path, tmp = folder / f"{name}.json", folder / f"{name}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(recs, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        return path
+
+    def _restore_staged(self) -> None:
+        """Collections a crash left in the middle of `rebuild`: made (if need be) and given their records."""
+        for path in sorted((self.dir / STAGED).glob("*.json")):
+            try:
+                _restore(self._client(), path.stem, json.loads(path.read_text()), drop=False)
+                path.unlink()
+            except Exception as e:  # kept: the next start, or the collection's next failing call, tries again
+                log.warning("amber: could not give %s its staged records back: %s", path.stem, e)
+
     def people_pending(self) -> list[str]:
         """Listed people's collections (a listed registry or audit collection is given back here)."""
+        self._restore_staged()
         pending = self.pending()
         for name in [n for n in pending if not n.startswith(PEOPLE)]:
             self._placeholders_back(name)

@@ -28,7 +28,7 @@ from chromadb.config import Settings as ChromaSettings
 from core import Actor, Memory, MemoryIn, Settings, build_service, scope_for
 from core.store import chroma_file
 from core.store.chroma import REGISTRY, ChromaStore
-from core.store.guarded import is_torn
+from core.store.guarded import _Guarded, is_torn
 from core.store.index_repair import ID_MAP, OPEN_MARK, _header, readable, whole
 from core.scope import memory_collection
 from core.testing import HashEmbedder
@@ -286,8 +286,33 @@ def test_only_chroma_failing_on_an_index_file_reads_as_torn():
             raise RuntimeError("upsert failed") from e
     except RuntimeError as wrapped:
         assert is_torn(wrapped)
+    # a Chroma server killed between its writes of the hnsw files and of the id map, once back
+    # (bench/server_kills.py makes it): the mender then reads the folder, and sets it aside only if
+    # its files disagree (index_repair.whole); a folder that is whole is left, the call asked once more
+    assert is_torn(InternalError("Error executing plan: Error sending backfill request to compactor: "
+                                 "Failed to apply logs to the hnsw segment writer"))
     assert not is_torn(InternalError("Nothing found on disk"))
     assert not is_torn(InternalError("database or disk is full"))
+
+
+def test_a_host_that_cannot_reach_the_servers_files_says_once_what_would_mend_an_unreadable_index(caplog):
+    """Without `chroma_data_path` nothing can set the index aside: the call fails as Chroma failed
+    (the hook's chat goes on without memory, a REST call answers 500), and the log names the
+    collection and what would mend it, once, not at every call."""
+    class InternalError(Exception):
+        pass
+
+    class Failing:
+        def query(self, **_):
+            raise InternalError("Error executing plan: Error sending backfill request to compactor: "
+                                "Failed to apply logs to the hnsw segment writer")
+
+    col = _Guarded(Failing(), "amber_mem_unreadable_test")
+    for _ in range(3):
+        with pytest.raises(InternalError):
+            col.query(query_embeddings=[[1.0]], n_results=1)
+    said = [r for r in caplog.records if "amber_mem_unreadable_test" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelname == "ERROR" and "chroma_data_path" in said[0].getMessage()
 
 
 def test_a_chroma_server_index_cut_short_is_mended_by_a_host_that_reaches_its_files(tmp_path):
