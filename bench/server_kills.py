@@ -19,7 +19,7 @@ Two phases, same machine, same run:
    (its vector is in the index, in a place of its own; the hash embedder's words may collide). Counted: indexes set aside, acknowledged memories lost or unreadable, calls
    that failed once the server answered again.
 
-    .venv/bin/python bench/server_kills.py [--rounds 40] [--seed 1] [--smoke]
+    .venv/bin/python bench/server_kills.py [--rounds 40] [--seed 1] [--only plain|amber] [--keep] [--smoke]
 
 The last line printed is one JSON object.
 """
@@ -194,15 +194,16 @@ def amber(work: Path, rounds: int, rnd: random.Random) -> dict:
         deadline = time.monotonic() + 120
         while service.store.vectors_to_rebuild() and time.monotonic() < deadline:
             time.sleep(0.2)
-        lost, unfound = 0, 0
+        lost, unfound = 0, []
         for person, texts in acknowledged.items():
             listed = every_memory(service, scopes[person])
             lost += sum(1 for t in texts if t not in listed)
             for t in texts:  # its own vector in the index: found with similarity 1 (the hash embedder's words may collide)
                 hits = service.store.query_memories(memory_collection(scopes[person]), emb.embed_query(t), 3, None)
-                unfound += not any(m.content == t and score > 0.999 for m, score in hits)
+                if not any(m.content == t and score > 0.999 for m, score in hits):
+                    unfound.append((memory_collection(scopes[person]), t))
         return {"rounds": rounds, "acknowledged": sum(map(len, acknowledged.values())), "indexes_set_aside": seen.count, "collections_made_again": seen.made,
-                "acknowledged_lost": lost, "acknowledged_not_found_by_own_vector": unfound,
+                "acknowledged_lost": lost, "acknowledged_not_found_by_own_vector": len(unfound), "not_found": unfound[:20],
                 "vectors_still_to_rebuild": len(service.store.vectors_to_rebuild()),
                 "calls_failed_with_the_server_up": len(failed_while_up), "failures": failed_while_up[:5]}
     finally:
@@ -224,22 +225,29 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=40, help="kills per phase")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", choices=("plain", "amber"), default=None, help="run one phase")
+    ap.add_argument("--keep", action="store_true", help="keep the stores (their folder is printed)")
     ap.add_argument("--smoke", action="store_true", help="two rounds per phase: checks that the bench runs")
     args = ap.parse_args()
     rounds = 2 if args.smoke else args.rounds
     work = Path(tempfile.mkdtemp(prefix="amber-kills-"))
     try:
-        res = {"plain": plain(work / "plain", rounds, random.Random(args.seed)),
-               "amber": amber(work / "amber", rounds, random.Random(args.seed))}
+        res = {name: run(work / name, rounds, random.Random(args.seed))
+               for name, run in (("plain", plain), ("amber", amber)) if args.only in (None, name)}
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-    p, a = res["plain"], res["amber"]
-    print(f"\nplain Chroma: a collection failing after {p['rounds_ending_with_a_collection_failing']} of {p['rounds']} kills "
-          f"(first after kill {p['first_failing_round']})")
-    print(f"Amber host: {a['indexes_set_aside']} index(es) set aside, {a['collections_made_again']} collection(s) made again, "
-          f"{a['acknowledged']} memories acknowledged, "
-          f"{a['acknowledged_lost']} lost, {a['acknowledged_not_found_by_own_vector']} not found by their own vector, "
-          f"{a['calls_failed_with_the_server_up']} calls failed with the server up")
+        if args.keep:
+            print(f"stores kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    p, a = res.get("plain"), res.get("amber")
+    if p:
+        print(f"\nplain Chroma: a collection failing after {p['rounds_ending_with_a_collection_failing']} of {p['rounds']} kills "
+              f"(first after kill {p['first_failing_round']})")
+    if a:
+        print(f"Amber host: {a['indexes_set_aside']} index(es) set aside, {a['collections_made_again']} collection(s) made again, "
+              f"{a['acknowledged']} memories acknowledged, "
+              f"{a['acknowledged_lost']} lost, {a['acknowledged_not_found_by_own_vector']} not found by their own vector, "
+              f"{a['calls_failed_with_the_server_up']} calls failed with the server up")
     print(json.dumps(res))
 
 
