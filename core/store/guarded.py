@@ -1,7 +1,8 @@
 """Chroma's calls in Amber's error tree: `_Guarded` wraps a collection so that an outage (Chroma away,
 its disk full) is StoreUnavailable whatever the call, a vector index Chroma evicted from its pool
 is read back instead of failing (see _EVICTED), and where Amber reaches Chroma's files one a crash
-cut short is set aside so the call succeeds (index_repair.py)."""
+cut short is set aside, or its collection made again from its records, so the call succeeds
+(index_repair.py)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,12 @@ def _is_outage(e: Exception) -> bool:
         if any(w in text for w in _OUTAGE_WORDS):
             return True
     return False
+
+
+def _dropped(e: BaseException) -> bool:
+    """The server went away in the middle of the call (not one refused before it began)."""
+    return any(isinstance(x, httpx.RemoteProtocolError) or "server disconnected" in f"{x}".casefold()
+               or "connection reset" in f"{x}".casefold() for x in _chain(e))
 
 
 def is_torn(e: BaseException) -> bool:
@@ -150,6 +157,11 @@ class _Guarded:
             if self._disk is not None and attr in _WRITES:
                 self._disk.failed(e, f"Chroma {attr} on {self._name}", says_full=_says_full(e))
                 self._disk.usable()
+            if self._mend is not None and _dropped(e):
+                # the server may have died of this very call: Chroma's server crashes on some indexes a
+                # kill left half-written (bench/README.md, "A Chroma server killed while it writes"), so
+                # one is set aside now, before the server is back and crashes on it again
+                self._mend.mend(self._name)
             _raise_if_outage(e, f"Chroma {attr} on {self._name}", self._state)
             raise
         if self._state is not None:

@@ -180,6 +180,8 @@ class IndexMender:
                 fresh = client.get_collection(name, embedding_function=None)
                 if fresh.id != old.id:
                     return fresh  # made again a moment ago, by another thread or host
+                if any(f.is_dir() and whole(f) for f in self._folders(name)):
+                    return None  # its index is on disk and whole: the failure is not one a new collection mends (e.g. no file descriptors left)
                 recs = chroma_file.records(self.dir, name)
                 recs["hnsw"] = _index_settings(old)
                 staged = self._stage(name, recs)
@@ -194,6 +196,9 @@ class IndexMender:
                     "index); %s", name, len(recs["ids"]), "its vectors are being rebuilt" if name.startswith(PEOPLE) else "")
         self._woken()
         return col
+
+    def _folders(self, name: str) -> list[Path]:
+        return [self.dir / seg for seg, owner in chroma_file.vector_collections(self.dir).items() if owner == name]
 
     def _stage(self, name: str, recs: dict) -> Path:
         folder = self.dir / STAGED
