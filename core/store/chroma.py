@@ -123,10 +123,9 @@ class ChromaStore:
     # ---- collections -------------------------------------------------------------------------
 
     def _collection(self, name: str, *, vectors: bool, create: bool = True) -> Any:
-        """The collection `name`, made if it does not exist; for a read (`create=False`) one that does not
-        exist reads as empty (`_MISSING`) and stays unmade: making one is a write, during which embedded
-        Chroma stops every thread of the process (reads_first.py), so a never-seen person's first recall
-        no longer makes their collections; their first write does, in the background."""
+        """The collection `name`, made if it does not exist; for a read (`create=False`) one that does not exist reads as
+        empty (`_MISSING`) and stays unmade: making one is a write, which stops every thread of an embedded store's
+        process (reads_first.py), so a never-seen person's first recall makes nothing; their first write does."""
         col = self._cols.get(name)
         if col is not None:
             return col
@@ -226,6 +225,8 @@ class ChromaStore:
     def _drop_collection(self, name: str) -> None:
         with self._mutex:
             self._cols.pop(name, None)
+            if self.mender is not None:  # records staged while it was being made again go with it (index_repair.py)
+                self.mender.unstage(name)
             if self.sealer is not None:
                 self.sealer.keys.destroy_collection(name)
             try:
@@ -463,12 +464,8 @@ class ChromaStore:
         return None if record is None else {**meta, "record": record}
 
     def _open_all(self, col: str, ids: Sequence[str], metas: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-        out = []
-        for i, m in zip(ids, metas):
-            opened = self._opened(col, i, m)
-            if opened is not None:
-                out.append((i, opened))
-        return out
+        opened = ((i, self._opened(col, i, m)) for i, m in zip(ids, metas))
+        return [(i, m) for i, m in opened if m is not None]
 
     def seal_existing(self) -> int:
         """Seal every record of a store from before sealing, rebuilding every collection: Chroma's

@@ -128,6 +128,19 @@ def _restore(client: Any, name: str, recs: dict, drop: bool) -> Any:
     return col
 
 
+def _shred(path: Path) -> None:
+    """A staged file's words overwritten on disk before it goes (a forgotten person's words must not
+    stay in a file's freed blocks); absent: nothing to do."""
+    try:
+        with open(path, "r+b") as f:
+            f.write(b"\0" * os.fstat(f.fileno()).st_size)
+            f.flush()
+            os.fsync(f.fileno())
+    except FileNotFoundError:
+        return
+    path.unlink(missing_ok=True)
+
+
 def torn_folders(chroma_dir: Path) -> list[Path]:
     return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not whole(p.parent))
 
@@ -188,7 +201,7 @@ class IndexMender:
                 if name.startswith(PEOPLE):
                     self._write(set(self.pending()) | {name})
                 col = _restore(client, name, recs, drop=True)
-                staged.unlink()
+                _shred(staged)
         except Exception as e:
             log.warning("amber: could not make %s again from its records: %s", name, e)
             return None
@@ -211,12 +224,18 @@ class IndexMender:
         os.replace(tmp, path)
         return path
 
+    def unstage(self, name: str) -> None:
+        """The collection is dropped (its person forgotten or moved): records staged for it never come back."""
+        with self._listing():
+            _shred(self.dir / STAGED / f"{name}.json")
+            self._write(set(self.pending()) - {name})
+
     def _restore_staged(self) -> None:
         """Collections a crash left in the middle of `rebuild`: made (if need be) and given their records."""
         for path in sorted((self.dir / STAGED).glob("*.json")):
             try:
                 _restore(self._client(), path.stem, json.loads(path.read_text()), drop=False)
-                path.unlink()
+                _shred(path)
             except Exception as e:  # kept: the next start, or the collection's next failing call, tries again
                 log.warning("amber: could not give %s its staged records back: %s", path.stem, e)
 

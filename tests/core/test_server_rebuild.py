@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core import Actor, MemoryIn, Settings, StoreUnavailable, build_service, scope_for
+from core import Actor, MemoryIn, Settings, StoreUnavailable, build_service, erase_person, scope_for
 from core.scope import memory_collection
 from core.store import chroma_file
 from core.store.index_repair import STAGED, _index_settings
@@ -195,11 +195,8 @@ def test_a_second_host_finds_the_collection_made_again_by_the_first(tmp_path, se
         second.close()
 
 
-def test_a_host_killed_in_the_middle_of_making_it_again_loses_nothing(tmp_path, server):
-    """Killed after the records were staged and the collection dropped: the next start makes it
-    and gives it the staged records, and the repairs their vectors."""
-    url, persist = server
-    service, emb, me, col = _alice_on(tmp_path, server)
+def _killed_while_making_it_again(service, persist: Path, col: str) -> None:
+    """Alice's records staged and her collection dropped, where a kill in `rebuild` falls; the host closed."""
     try:
         real = service.store._collection(col, vectors=True)._col
         recs = {**chroma_file.records(persist, col), "hnsw": _index_settings(real)}
@@ -208,7 +205,29 @@ def test_a_host_killed_in_the_middle_of_making_it_again_loses_nothing(tmp_path, 
         service.store.mender._write({col})
     finally:
         service.close()
-    service.store.client.delete_collection(col)  # where the kill fell
+    service.store.client.delete_collection(col)
+
+
+def test_a_person_forgotten_after_such_a_kill_does_not_come_back_from_the_staged_records(tmp_path, server):
+    url, persist = server
+    service, emb, me, col = _alice_on(tmp_path, server)
+    _killed_while_making_it_again(service, persist, col)
+    erase_person(Settings(data_dir=tmp_path / "host", chroma_url=url, chroma_data_path=persist, embedding_model="hash"), "alice")
+    assert not list((persist / STAGED).glob("*"))
+    service = _host(tmp_path, url, persist, emb)
+    try:
+        assert service.repairs.done.wait(60)
+        assert service.list(me, limit=100).items == [] and col not in service.store.vectors_to_rebuild()
+    finally:
+        service.close()
+
+
+def test_a_host_killed_in_the_middle_of_making_it_again_loses_nothing(tmp_path, server):
+    """Killed after the records were staged and the collection dropped: the next start makes it
+    and gives it the staged records, and the repairs their vectors."""
+    url, persist = server
+    service, emb, me, col = _alice_on(tmp_path, server)
+    _killed_while_making_it_again(service, persist, col)
     service = _host(tmp_path, url, persist, emb)
     try:
         assert service.repairs.done.wait(60)
