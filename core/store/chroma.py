@@ -105,6 +105,8 @@ class ChromaStore:
             if isinstance(e, MasterKeyError):  # the operator's to fix, not an outage to wait out
                 raise InvalidInput("master_key", str(e)) from None
             raise StoreUnavailable(f"cannot open Chroma at {chroma_url or data_dir}: {e}") from e
+        if self.mender is not None:  # a collection a crash left half made again gets its records before anyone reads it
+            self.mender.restore_staged()
 
     def close(self) -> None:
         self._cols.clear()

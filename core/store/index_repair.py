@@ -183,10 +183,10 @@ class IndexMender:
         """While a Chroma server runs, a collection whose calls still fail once its index is set aside:
         the server keeps the index it could not read in memory until it restarts (bench/README.md, "A
         Chroma server killed while it writes"). So the collection is made again from its records in
-        Chroma's file: staged beside it first (from then on a crash loses nothing: `people_pending`
-        finishes the job), dropped, made with the same metadata and index settings, its records
-        written back (a person's with a placeholder vector, listed for the host's repairs to embed
-        again). Returns the new collection, or None: then the call's own error stands."""
+        Chroma's file: staged beside it first (from then on a crash loses nothing: the store's next
+        opening finishes the job, `restore_staged`), dropped, made with the same metadata and index
+        settings, its records written back (a person's with a placeholder vector, listed for the
+        host's repairs to embed again). Returns the new collection, or None: the call's error stands."""
         try:
             with self._listing():
                 client = self._client()
@@ -230,8 +230,10 @@ class IndexMender:
             _shred(self.dir / STAGED / f"{name}.json")
             self._write(set(self.pending()) - {name})
 
-    def _restore_staged(self) -> None:
-        """Collections a crash left in the middle of `rebuild`: made (if need be) and given their records."""
+    def restore_staged(self) -> None:
+        """Collections a crash left in the middle of `rebuild`: made (if need be) and given their records.
+        Run as the store opens, before anyone reads or forgets (a forget in between would come back),
+        and again with the repairs if the store was away then."""
         for path in sorted((self.dir / STAGED).glob("*.json")):
             try:
                 _restore(self._client(), path.stem, json.loads(path.read_text()), drop=False)
@@ -241,7 +243,7 @@ class IndexMender:
 
     def people_pending(self) -> list[str]:
         """Listed people's collections (a listed registry or audit collection is given back here)."""
-        self._restore_staged()
+        self.restore_staged()
         pending = self.pending()
         for name in [n for n in pending if not n.startswith(PEOPLE)]:
             self._placeholders_back(name)
