@@ -409,13 +409,11 @@ async def run(args) -> None:
 
         # the same mix from one client, one host listed: each op's latency without queueing
         await measure(1, "single_client", 1, argparse.Namespace(**{**vars(args), "clients": 1, "seconds": min(args.seconds, 15)}))
-        # the order of one and two hosts alternates by round: the users' memories and logs grow with
-        # every remember and capture through a run (several times what the fill gave them), so
-        # whichever went second would be measured on a bigger store each time
         # Within a round each mix is measured A B B A (one, two, two, one hosts, or the reverse in odd
-        # rounds), each part half of `--seconds`: the store grows with the run's own writes (one
-        # host's uniform mix fell from 110 to 81 ops/s over eight rounds), and a linear drift then
-        # weighs on both sides alike, so a round's ratio says what hosts do, not which went second.
+        # rounds), each part half of `--seconds`: the users' memories and logs grow with every
+        # remember and capture through a run (one host's uniform mix fell from 110 to 81 ops/s over
+        # eight rounds), and a linear drift then weighs on both sides alike, so a round's ratio says
+        # what hosts do, not which went second.
         per_round: list[dict] = []  # each round's ops/s by "hosts/scenario"
         half = argparse.Namespace(**{**vars(args), "seconds": args.seconds / 2})
         for rnd_no in range(args.rounds):

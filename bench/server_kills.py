@@ -46,10 +46,10 @@ from chromadb.config import Settings as ChromaSettings  # noqa: E402
 
 from core import Actor, MemoryIn, Settings, StoreUnavailable, build_service, scope_for  # noqa: E402
 from core.scope import memory_collection  # noqa: E402
+from core.store.index_pool import PERSON_INDEX  # noqa: E402
 from core.testing import HashEmbedder  # noqa: E402
 from tests.kit.servers import free_port, stop_process, wait_answering  # noqa: E402
 
-PERSON_INDEX = {"space": "cosine", "batch_size": 1, "sync_threshold": 1}  # core/store/index_pool.py
 PEOPLE = ("ana", "bo", "chen", "dara", "eli", "fay")
 WORDS = ("apple bridge candle dragon engine forest garden harbor island jacket kettle ladder marble needle orchard "
          "pepper quartz rocket saddle tunnel umbrella velvet walnut yacht zipper anchor bucket cactus dolphin "

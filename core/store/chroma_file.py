@@ -134,8 +134,8 @@ def _records(db: sqlite3.Connection, collection: str) -> dict:
         new = json.loads(raw) if raw else {}
         if op == 3:
             rows.pop(rid, None)
-        elif op == 0 and rid not in rows or op == 2:
-            rows[rid] = {**rows.get(rid, {}), **new} if op == 2 else new
+        elif op == 2 or (op == 0 and rid not in rows):  # an upsert merges keys; an add of a new id starts afresh
+            rows[rid] = {**rows.get(rid, {}), **new}
         elif op == 1 and rid in rows:
             rows[rid].update(new)
     ids = sorted(rows)

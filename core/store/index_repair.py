@@ -128,6 +128,16 @@ def _restore(client: Any, name: str, recs: dict, drop: bool) -> Any:
     return col
 
 
+def _json_to(path: Path, data: Any) -> None:
+    """`data` as JSON in `path`, whole or not at all: written beside it, on disk, then renamed over it."""
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def _shred(path: Path) -> None:
     """A staged file's words overwritten on disk before it goes (a forgotten person's words must not
     stay in a file's freed blocks); absent: nothing to do."""
@@ -214,14 +224,9 @@ class IndexMender:
         return [self.dir / seg for seg, owner in chroma_file.vector_collections(self.dir).items() if owner == name]
 
     def _stage(self, name: str, recs: dict) -> Path:
-        folder = self.dir / STAGED
-        folder.mkdir(exist_ok=True)
-        path, tmp = folder / f"{name}.json", folder / f"{name}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(recs, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        (self.dir / STAGED).mkdir(exist_ok=True)
+        path = self.dir / STAGED / f"{name}.json"
+        _json_to(path, recs)
         return path
 
     def unstage(self, name: str) -> None:
@@ -279,12 +284,7 @@ class IndexMender:
         if not names:
             self._file.unlink(missing_ok=True)
             return
-        tmp = self._file.with_suffix(".tmp")
-        with open(tmp, "w") as f:
-            json.dump(sorted(names), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self._file)
+        _json_to(self._file, sorted(names))
 
     @contextmanager
     def _listing(self) -> Iterator[None]:
