@@ -238,13 +238,18 @@ class IndexMender:
     def restore_staged(self) -> None:
         """Collections a crash left in the middle of `rebuild`: made (if need be) and given their records.
         Run as the store opens, before anyone reads or forgets (a forget in between would come back),
-        and again with the repairs if the store was away then."""
-        for path in sorted((self.dir / STAGED).glob("*.json")):
-            try:
-                _restore(self._client(), path.stem, json.loads(path.read_text()), drop=False)
-                _shred(path)
-            except Exception as e:  # kept: the next start, or the collection's next failing call, tries again
-                log.warning("amber: could not give %s its staged records back: %s", path.stem, e)
+        and again with the repairs if the store was away then. Under the list's lock: a `rebuild` under
+        way (another thread's, another host's) holds it from staging to the end, so its file is not
+        taken for one a crash left."""
+        if not any((self.dir / STAGED).glob("*.json")):
+            return
+        with self._listing():
+            for path in sorted((self.dir / STAGED).glob("*.json")):
+                try:
+                    _restore(self._client(), path.stem, json.loads(path.read_text()), drop=False)
+                    _shred(path)
+                except Exception as e:  # kept: the next start, or the collection's next failing call, tries again
+                    log.warning("amber: could not give %s its staged records back: %s", path.stem, e)
 
     def people_pending(self) -> list[str]:
         """Listed people's collections (a listed registry or audit collection is given back here)."""

@@ -14,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -206,6 +207,28 @@ def _killed_while_making_it_again(service, persist: Path, col: str) -> None:
     finally:
         service.close()
     service.store.client.delete_collection(col)
+
+
+def test_the_repairs_leave_alone_a_collection_another_thread_is_making_again(tmp_path, server):
+    """A `rebuild` under way has staged its records; the repairs' pass (`restore_staged`) waits for
+    it to end instead of taking the file for one a crash left behind."""
+    persist = server[1]
+    service, emb, me, col = _alice_on(tmp_path, server)
+    mender = service.store.mender
+    try:
+        real = service.store._collection(col, vectors=True)._col
+        staged = mender._stage(col, {**chroma_file.records(persist, col), "hnsw": _index_settings(real)})
+        with mender._listing():  # as `rebuild` holds it from staging to the end
+            pass_ = threading.Thread(target=mender.restore_staged)
+            pass_.start()
+            pass_.join(0.5)
+            assert pass_.is_alive() and staged.exists()  # waiting, the file untouched
+            staged.unlink()  # the rebuild ends: its file goes
+        pass_.join(30)
+        assert not pass_.is_alive()
+        assert service.store.client.get_collection(col, embedding_function=None).id == real.id  # nothing made again
+    finally:
+        service.close()
 
 
 def test_a_person_forgotten_after_such_a_kill_does_not_come_back_from_the_staged_records(tmp_path, server):
