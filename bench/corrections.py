@@ -32,7 +32,10 @@ sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 from core.correction import Shown, find_correction, near_correction  # noqa: E402
 from core.update import find_update, stated  # noqa: E402
 from core.changed import change_of, told  # noqa: E402
-from core.correcting import settle  # noqa: E402
+from core.correcting import reading, settle  # noqa: E402
+from core.correction import might_correct  # noqa: E402
+from core.correction_pair import WEIGHTS as PAIR_WEIGHTS, _load as _pair_load  # noqa: E402
+from core.embed.text import prepare  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
 from correction_open import combine_open  # noqa: E402  (the experiment, beside this file)
 from correction_phrasings import CORRECTIONS, HELD_OUT, LOOK_ALIKES, TUNE, Case, split  # noqa: E402
@@ -45,6 +48,7 @@ import correction_fresh6 as fresh6  # noqa: E402  (written blind before the chan
 import correction_fresh7 as fresh7  # noqa: E402  (written blind after the change rule's second round, before it ran on it)
 import correction_fresh8 as fresh8  # noqa: E402  (written blind before the change rule's third round ran on it)
 import correction_fresh9 as fresh9  # noqa: E402  (written blind after the third review's narrowing)
+import correction_fresh10 as fresh10  # noqa: E402  (written blind before the pair model ran on it: counted, never listed)
 import correction_review3 as review3  # noqa: E402  (white-box: written by a reviewer who read the deciders; markers narrowed against it)
 
 FRESH = fresh.FRESH
@@ -56,12 +60,13 @@ FRESH6 = fresh6.FRESH6
 FRESH7 = fresh7.FRESH7
 FRESH8 = fresh8.FRESH8
 FRESH9 = fresh9.FRESH9
+FRESH10 = fresh10.FRESH10
 REVIEW3 = review3.REVIEW3
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, REVIEW3)
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, REVIEW3)
 FRESH_SETS = {FRESH: fresh, FRESH2: fresh2, FRESH3: fresh3, FRESH4: fresh4, FRESH5: fresh5, FRESH6: fresh6, FRESH7: fresh7, FRESH8: fresh8,
-              FRESH9: fresh9, REVIEW3: review3}
+              FRESH9: fresh9, FRESH10: fresh10, REVIEW3: review3}
 PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY, FRESH6: fresh6.ORDINARY, FRESH7: fresh7.ORDINARY, FRESH8: fresh8.ORDINARY,
-         FRESH9: fresh9.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
+         FRESH9: fresh9.ORDINARY, FRESH10: fresh10.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
 ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
@@ -188,6 +193,17 @@ def with_changes(decide: Decide) -> Decide:
     return decided
 
 
+def with_pair(model: CorrectionClassifier, pair, vectors: dict[str, list[float]], passages: dict[str, list[float]]) -> Decide:
+    """As Amber decides a turn with the local embedder in process: the rules (`with_changes` of the
+    classifier's decider), then the pair model over the shown memories (core/correction_pair.py)."""
+    def decided(text: str, shown: list[Shown]):
+        score = model.score(vectors[text])
+        r = reading(text, shown, might_correct(text), stated(text), told(text), score, model)
+        return pair.decide(text, shown, vectors[text], {s.id: passages[s.text] for s in shown}, r)
+
+    return decided
+
+
 def frames_cost(repeat: int = 20) -> dict:
     """What reading a turn with the update frames and the change words costs (`stated` and `told`,
     run on every turn that reaches the hook): microseconds per turn over every corpus turn, `repeat`
@@ -273,6 +289,15 @@ def main() -> None:
         for name in shipped:
             print(line(name, "shipped", shipped[name]))
         result |= {"combined": combined, "shipped": shipped, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": open_at}}
+        pair = _pair_load(str(PAIR_WEIGHTS))
+        if pair is not None and pair.embedder == LOCAL_EMBEDDER:
+            items_of = {s.text for name in SETS for cs in cases_of(name) for c in cs for s in items(c)}
+            passages = dict(zip(sorted(items_of), engine.encode([prepare(t) for t in sorted(items_of)], False).tolist()))
+            vectors = embed_turns(engine, texts)
+            paired = {name: measure(name, False, with_pair(model, pair, vectors, passages)) for name in SETS}
+            for name in paired:
+                print(line(name, "+pair", paired[name]))
+            result |= {"with_pair": paired, "pair": {"veto": pair.veto, "rescue": pair.rescue}}
     else:
         result |= {"combined": None, "shipped": None}
     print(json.dumps(result))

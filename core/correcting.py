@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Sequence
 
 from .changed import Told, change_of, told
-from .correction import Correction, Shown, might_correct
+from .correction import Correction, Shown, might_correct, near_correction
 from .correction_model import classifier_for, judge
+from .correction_pair import Reading, pair_model_for
 from .errors import NotFound
+from .identity import READ
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
 from .recall.config import RecallConfig
 from .recall.query import dense_query
@@ -85,26 +87,44 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     core/update.py read ("I live in Hangzhou now" right after "I live in Shanghai" was shown): that
     is acted on too, by those frames alone, when the correction grammar found nothing; so is a
     change told in passing, on a shown memory's topic (core/changed.py: "Matcha every morning now"
-    right after "Loves coffee, three cups a day"). A turn with no marker, no handle, no such frame
-    and no word of change stops before anything is read or embedded (a classifier
-    acting on any turn was measured and not adopted: bench/correction_open.py)."""
+    right after "Loves coffee, three cups a day"). Where the pair model is there (the local embedder in
+    this process, core/correction_pair.py), every turn up to 600 characters that follows a block is
+    also read against each memory shown: the model drops a rule's verdict it does not believe and
+    supplies one where no rule acted. That costs the why read and one read of the shown memories'
+    stored vectors; the turn's vector is the one recall embeds next. Elsewhere a turn with no marker,
+    no handle, no such frame and no word of change stops before anything is read or embedded."""
     marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
-    if not (marked or claims or tolds):
+    embedder = getattr(getattr(port, "service", None), "embedder", None)
+    pair = pair_model_for(embedder) if len(text) <= 600 else None
+    if not (marked or claims or tolds or pair):
         return None
     shown = shown_items(await port.why(last=20), text)
     if not shown:
         return None
-    found, vetoed = None, False
-    if marked:
-        embedder = getattr(getattr(port, "service", None), "embedder", None)
-        model = classifier_for(embedder)
-        score = None
-        if model is not None:
-            query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
-            score = await _score(model, asyncio.to_thread(embedder.embed_query, query))
-        found, vetoed = judge(text, shown, score, model)
-    found = settle(found, vetoed, claims, tolds, shown)
+    model = classifier_for(embedder) if marked or pair else None
+    vector = None
+    if model is not None or pair is not None:
+        query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
+        vector = await _vector(asyncio.to_thread(embedder.embed_query, query))
+    score = model.score(vector) if model is not None and vector is not None else None
+    r = reading(text, shown, marked, claims, tolds, score, model)
+    found = r.settled
+    if pair is not None and vector is not None:
+        stored = await _stored(port, [s.id for s in shown if s.source == "memory"])
+        if stored:
+            found = pair.decide(text, shown, vector, stored, r)
     return await carry_out(port, found) if found is not None else None
+
+
+def reading(text: str, shown: Sequence[Shown], marked: bool, claims: Sequence[Claim], tolds: Sequence[Told],
+            score: float | None, model: Any) -> Reading:
+    """What the rules make of the turn, in the order every face and bench/corrections.py decide it: the
+    grammar and the classifier, then `settle`; with each rule's own verdict, as the pair model reads them."""
+    found, vetoed = judge(text, shown, score, model) if marked else (None, False)
+    near = near_correction(text, shown) if marked else None
+    update, change = update_of(claims, shown), (None if vetoed else change_of(tolds, shown))
+    return Reading(marked, claims, tolds, found, near, update, change, settle(found, vetoed, claims, tolds, shown), vetoed,
+                   score if score is not None else 0.5)
 
 
 def settle(found: Correction | None, vetoed: bool, claims: Sequence[Claim], tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | None:
@@ -114,12 +134,23 @@ def settle(found: Correction | None, vetoed: bool, claims: Sequence[Claim], told
     return found or update_of(claims, shown) or (None if vetoed else change_of(tolds, shown))
 
 
-async def _score(model: Any, vector: Awaitable[list[float]]) -> float | None:
+async def _vector(vector: Awaitable[list[float]]) -> list[float] | None:
     try:
-        return model.score(await vector)
-    except Exception as e:  # no vector this turn (the embedder busy or down): the grammar alone
-        log.info("correction classifier skipped: %s: %s", type(e).__name__, e)
+        return await vector
+    except Exception as e:  # no vector this turn (the embedder busy or down): the rules alone
+        log.info("correction models skipped: %s: %s", type(e).__name__, e)
         return None
+
+
+async def _stored(port: Any, ids: Sequence[str]) -> dict[str, list[float]]:
+    """The shown memories' vectors as the store holds them (one read by ids), or none if it fails."""
+    if not ids:
+        return {}
+    try:
+        return await asyncio.to_thread(port.service.reads.memory_vectors, port.scope(READ), ids)
+    except Exception as e:  # the store busy or down: the rules alone
+        log.info("correction pair model skipped: %s: %s", type(e).__name__, e)
+        return {}
 
 
 def _same(a: str, b: str) -> bool:

@@ -51,6 +51,7 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("commands.py", ["--corpus-only"]),
     ("provenance.py", ["--items", "20"]),
     ("corrections.py", []),
+    ("correction_pair_fit.py", ["--smoke"]),  # the real local embedder, 40 cases a group, nothing written
 ]
 # Not run here, each for its reason.
 EXEMPT = {

@@ -1,0 +1,203 @@
+"""The pair model beside the correction rules (core/correction_pair.py): which verdicts it keeps, drops
+and supplies, that it reads memories only and only with the embedder its weights were fitted on, what
+the hot path reads for it, and, last, the shipped weights on a real store with the real local
+embedder (a worker process, a few seconds)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import core.correcting as correcting
+from core import READ, Actor, MemoryIn, build_service, scope_for
+from core.changed import told
+from core.correction import Correction, Shown, might_correct
+from core.correction_pair import _SCALARS, WEIGHTS, PairModel, Reading, _load, pair_model_for, statement
+from core.results import WhyRequest, WhyShown
+from core.testing import HashEmbedder
+from core.update import stated
+from litellm_hooks.amber import AmberMemory
+from litellm_hooks.host import HookMemory, local_ports
+from tests.hook.test_corrections_in_turn import injected, turn
+from tests.kit.config import settings_apart
+
+LAPTOP = Shown("m-laptop", "Uses a 2019 MacBook Pro")
+HOME = Shown("m-home", "Lives in Leeds")
+TURN = Shown("t-1", "my laptop is a 2019 MacBook Pro", source="message")  # a captured turn
+VECTORS = {LAPTOP.id: [1.0, 0.0], HOME.id: [0.0, 1.0], TURN.id: [1.0, 0.0]}
+SIM = 8 + 5  # features(): the index of the pair's similarity
+# a stub reading only the similarity: the score of an item is the logistic of 10 x (similarity - 0.5)
+STUB = PairModel("stub-embedder", np.eye(1, _SCALARS + 4, SIM).ravel() * 10.0, -5.0, veto=0.3, rescue=0.7)
+NEWS = "the 2019 macbook died in march, i'm on a thinkpad x1 now and weirdly loving linux"
+
+
+def rules(shown, settled=None):
+    """What the rules made of a turn: nothing, or `settled`."""
+    return Reading(False, (), (), None, None, None, None, settled, False, 0.5)
+
+
+def test_the_shipped_weights_fit_one_embedder():
+    model = _load(str(WEIGHTS))
+    assert model is not None and len(model.weights) == _SCALARS + 2 * 384 and 0 < model.veto < model.rescue < 1
+    assert pair_model_for(HashEmbedder()) is None  # what tests run: the rules alone
+    assert pair_model_for(None) is None
+    assert pair_model_for(SimpleNamespace(id=model.embedder)) is model
+    assert pair_model_for(SimpleNamespace(id="openai/text-embedding-3-small")) is None
+
+
+def test_where_no_rule_acted_the_memory_the_turn_is_closest_to_is_superseded_with_its_words():
+    c = STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP]))
+    assert (c.target, c.action, c.statement) == (LAPTOP, "supersede", NEWS)
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [0.55, 0.45], VECTORS, rules([HOME, LAPTOP])) is None  # unsure of either: nothing
+
+
+def test_a_captured_turn_is_never_superseded_by_the_model():
+    assert STUB.decide(NEWS, [TURN], [1.0, 0.0], VECTORS, rules([TURN])) is None
+    c = STUB.decide(NEWS, [TURN, HOME], [1.0, 0.0], VECTORS, rules([TURN, HOME]))
+    assert c is None  # the turn is not read; the memory beside it scores low
+
+
+def test_a_rules_verdict_the_model_scores_low_is_dropped_and_one_it_believes_is_kept():
+    said = Correction(LAPTOP, "supersede", "I use a ThinkPad now")
+    assert STUB.decide("I use a ThinkPad now", [HOME, LAPTOP], [0.0, 1.0], VECTORS, rules([HOME, LAPTOP], settled=said)) is None
+    assert STUB.decide("I use a ThinkPad now", [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP], settled=said)) == said
+
+
+def test_a_handle_or_a_captured_turn_keeps_the_rules_verdict_whatever_the_score():
+    named = Correction(LAPTOP, "forget", "")
+    assert STUB.decide(f"forget {LAPTOP.handle}", [HOME, LAPTOP], [0.0, 1.0], VECTORS, rules([HOME, LAPTOP], settled=named)) == named
+    on_turn = Correction(TURN, "supersede", "it's a ThinkPad")
+    assert STUB.decide("no, it's a ThinkPad", [TURN, HOME], [0.0, 1.0], VECTORS, rules([TURN, HOME], settled=on_turn)) == on_turn
+
+
+def test_vectors_of_another_size_or_none_leave_the_rules_alone():
+    said = Correction(LAPTOP, "supersede", "I use a ThinkPad now")
+    wide = {k: [*v, 0.0] for k, v in VECTORS.items()}
+    assert STUB.decide("x", [HOME, LAPTOP], [0.0, 1.0, 0.0], wide, rules([HOME, LAPTOP], settled=said)) == said
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP])) is None
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP], settled=said)) == said
+
+
+def test_the_statement_keeps_the_sentences_about_the_item():
+    text = "Work has been mad. The 2019 MacBook died in March, I'm on a ThinkPad now! My boss quit."
+    assert statement(text, LAPTOP.text) == "The 2019 MacBook died in March, I'm on a ThinkPad now!"
+    assert statement("all good here", LAPTOP.text) == "all good here"  # nothing on its topic: the turn
+
+
+class Port:
+    """One why record of what was shown, the memories' stored vectors, and the embedder given."""
+
+    def __init__(self, embedder, shown=(HOME, LAPTOP), fail=False):
+        self.reads, self.vector_reads, self.fail = 0, 0, fail
+        self.service = SimpleNamespace(embedder=embedder, reads=SimpleNamespace(memory_vectors=self._vectors))
+        now = datetime.now(timezone.utc)
+        self.records = [WhyRequest(request="r1", at=now, considered=2, abstained=False, tokens=10, items=[
+            WhyShown(handle=x.handle, id=x.id, source=x.source, kind="fact", created_at=now, score=1.0, dense=0.5,
+                     lexical=0.5, arms=["mem_dense"], text=x.text) for x in shown])]
+
+    def scope(self, permission):
+        assert permission == READ
+        return "scope"
+
+    def _vectors(self, scope, ids):
+        self.vector_reads += 1
+        if self.fail:
+            raise RuntimeError("store down")
+        return {i: VECTORS[i] for i in ids}
+
+    async def why(self, last=1, request=None):
+        self.reads += 1
+        return self.records
+
+
+class Embedder:
+    id = "stub-embedder"
+
+    def __init__(self, vector):
+        self.vector, self.asked = vector, []
+
+    def embed_query(self, text):
+        self.asked.append(text)
+        return self.vector
+
+
+@pytest.fixture
+def stub_pair(monkeypatch):
+    monkeypatch.setattr(correcting, "pair_model_for", lambda e: STUB if getattr(e, "id", None) == STUB.embedder else None)
+    monkeypatch.setattr(correcting, "classifier_for", lambda e: None)
+
+    async def carried(port, c):
+        return c
+
+    monkeypatch.setattr(correcting, "carry_out", carried)
+
+
+def test_with_the_model_a_turn_with_no_marker_is_read_against_the_shown_memories(stub_pair):
+    port = Port(Embedder([1.0, 0.0]))
+    c = asyncio.run(correcting.correct_in_turn(port, NEWS))
+    assert (c.target, c.statement) == (LAPTOP, NEWS)
+    assert (port.reads, port.vector_reads, port.service.embedder.asked) == (1, 1, [NEWS])  # the text recall embeds next
+
+
+def test_without_the_model_or_past_600_characters_a_plain_turn_is_not_read(stub_pair):
+    plain = "weirdly loving linux on the thinkpad x1"
+    other = Port(HashEmbedder())
+    assert asyncio.run(correcting.correct_in_turn(other, plain)) is None and other.reads == 0
+    long = Port(Embedder([1.0, 0.0]))
+    assert asyncio.run(correcting.correct_in_turn(long, plain + " ." * 300)) is None
+    assert long.reads == 0 and long.service.embedder.asked == []
+
+
+def test_a_store_that_fails_the_vector_read_leaves_the_rules_alone(stub_pair):
+    port = Port(Embedder([1.0, 0.0]), fail=True)
+    assert asyncio.run(correcting.correct_in_turn(port, NEWS)) is None and port.vector_reads == 1
+    c = asyncio.run(correcting.correct_in_turn(Port(Embedder([0.0, 1.0]), fail=True), "I live in Hangzhou now, since March"))
+    assert c.target == HOME  # the update frames' verdict, not dropped for want of vectors
+
+
+# ---- the shipped weights, a real store, the real local embedder, through the hook's pre-call -------
+
+@pytest.fixture
+def real(tmp_path):
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="local", recall_timeout_s=30, host_models=["local-*"])
+    try:
+        service = build_service(settings)
+    except Exception as e:  # no model on this machine
+        pytest.skip(f"no local embedder: {e}")
+    if pair_model_for(service.embedder) is None:
+        service.close()
+        pytest.fail("the shipped pair model does not fit the local embedder")
+    callback = AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
+    yield service, callback
+    service.close()
+
+
+async def test_real_a_change_no_rule_reads_supersedes_the_memory_in_the_same_turn(real):
+    service, callback = real
+    for m in ("Uses a 2019 MacBook Pro", "Lives in Leeds"):
+        service.remember(scope_for(Actor("ann")), MemoryIn(content=m))
+    patch, _ = await turn(callback, "which laptop do I use, and where do I live?", user="ann")
+    assert "2019 MacBook Pro" in patch
+    patch, _ = await turn(callback, NEWS, user="ann")
+    assert "Amber replaced it with" in patch and "thinkpad x1" in patch  # the model is told in the same turn
+    patch, _ = await turn(callback, "which laptop do I use?", user="ann")
+    assert not any("2019 MacBook Pro" in line for line in injected(patch)) and "thinkpad" in patch
+
+
+async def test_real_someone_elses_move_the_rules_read_as_news_is_dropped(real):
+    service, callback = real
+    for m in ("住在香港元朗", "每天坐公交上班"):
+        service.remember(scope_for(Actor("bo")), MemoryIn(content=m))
+    patch, _ = await turn(callback, "我住在哪里？每天怎么上班？", user="bo")
+    assert "住在香港元朗" in patch
+    said = "我有个朋友从元朗搬去深圳了，说每天过关累死"
+    shown = correcting.shown_items(service.why(scope_for(Actor("bo")), last=20), said)
+    r = correcting.reading(said, shown, might_correct(said), stated(said), told(said), None, None)
+    assert r.settled is not None and r.settled.target.text == "住在香港元朗"  # what the rules alone would have replaced
+    patch, _ = await turn(callback, said, user="bo")
+    assert "replaced" not in patch
+    assert "住在香港元朗" in [m.content for m in service.list(scope_for(Actor("bo"))).items]  # still active
