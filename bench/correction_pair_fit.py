@@ -191,11 +191,67 @@ def weight(name: str) -> float:
     return REAL_WEIGHT if name.startswith("real") else 1.0
 
 
+def cost(turns: int) -> dict:
+    """What the pair model adds to a turn on the hot path (`correct_in_turn`), on a real store with the
+    local embedder: a person with the corpora's memories, a block recalled before each turn (as the hook
+    records it), then the next turn read with the pair model and without it, in turns. The turn's
+    vector is embedded first, outside the timing: recall embeds it for that turn anyway (the correction
+    only moves it earlier). Milliseconds, p50 and p95 of each, and of the difference per turn."""
+    import asyncio
+    import tempfile
+    import time
+
+    import core.correcting as correcting
+    from core import WRITE, AsyncMemory, Identity, LocalMemory, MemoryIn, build_service
+    from core import READ as MAY_READ
+    from core.config import Settings
+    from core.recall.query import dense_query
+
+    memories = sorted({s for name in READ for cs in C.cases_of(name) for c in cs for s in c.shown})
+    said = [c.text for name in ("fresh9", "fresh10") for c in C.PLAIN[name]][:turns]
+    with tempfile.TemporaryDirectory() as tmp:
+        service = build_service(Settings(data_dir=Path(tmp), embedding_model="local"))
+        port = LocalMemory(AsyncMemory(service), Identity("bench", "ann", frozenset({MAY_READ, WRITE})))
+        real_pair = correcting.pair_model_for
+        took: dict[str, list[float]] = {"with": [], "without": []}
+
+        async def run() -> None:
+            for m in memories:
+                await port.remember(MemoryIn(content=m))
+            for i, text in enumerate(said * 2):
+                await port.recall(text, why=f"r{i}")  # the block the next turn follows
+                service.embedder.embed_query(dense_query(text, correcting._RECALL.context_turns, correcting._RECALL.query_max_chars))
+                for way in (("with", "without") if i % 2 else ("without", "with")):
+                    correcting.pair_model_for = real_pair if way == "with" else (lambda e: None)
+                    at = time.perf_counter()
+                    await correcting.correct_in_turn(port, text)
+                    took[way].append((time.perf_counter() - at) * 1000)
+            correcting.pair_model_for = real_pair
+
+        try:
+            asyncio.run(run())
+        finally:
+            correcting.pair_model_for = real_pair
+            service.close()
+    pct = lambda xs, q: round(float(np.percentile(xs, q)), 2)  # noqa: E731
+    diff = [a - b for a, b in zip(took["with"], took["without"])]
+    return {"memories": len(memories), "turns": len(took["with"]), **{f"{w}_p{q}": pct(took[w], q) for w in took for q in (50, 95)},
+            "added_p50": pct(diff, 50), "added_p95": pct(diff, 95)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="fit on every training group and write core/correction_pair.json")
+    ap.add_argument("--cost", type=int, default=0, metavar="TURNS", help="only measure what the model adds to a turn on the hot path")
     ap.add_argument("--smoke", action="store_true", help="40 cases of a few groups, no real turns (fresh2's look-alikes stand in), nothing written")
     a, _ = ap.parse_known_args()
+    if a.cost:
+        got = cost(a.cost)
+        print(f"correct_in_turn on {got['turns']} ordinary turns after a block, {got['memories']} memories stored: "
+              f"with the pair model p50 {got['with_p50']} ms, p95 {got['with_p95']} ms; without p50 {got['without_p50']} ms, "
+              f"p95 {got['without_p95']} ms; added p50 {got['added_p50']} ms, p95 {got['added_p95']} ms")
+        print(json.dumps({"cost": got}))
+        return
     vec = Vectors()
     groups = load_groups(vec, real=not a.smoke)
     if a.smoke:

@@ -98,7 +98,7 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     pair = pair_model_for(embedder) if len(text) <= 600 else None
     if not (marked or claims or tolds or pair):
         return None
-    shown = shown_items(await port.why(last=20), text)
+    shown = shown_items(await port.why(last=20 if HANDLE_RE.search(text) else 1), text)  # a handle may name an older block
     if not shown:
         return None
     model = classifier_for(embedder) if marked or pair else None

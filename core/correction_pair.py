@@ -14,9 +14,10 @@ rule said of the pair. It decides twice, after the rules:
   `rescue` (a memory, never a captured turn) with the turn's sentences about it.
 
 The weights (`correction_pair.json`, beside this file) are fitted by `bench/correction_pair_fit.py`
-on the correction corpora a reader of the rules wrote or read, the helpers' training corpus, and
-real chat turns as negatives; the thresholds come from the fit's cross-validated scores. They hold
-for one embedder's query vectors: with any other there is no pair model and the rules decide alone.
+on the correction corpora already read while the rules were written, a training corpus written for
+it (bench/corrections_train), and real chat turns as negatives; the thresholds come from the fit's
+cross-validated scores. They hold for one embedder's vectors: with any other there is no pair model
+and the rules decide alone.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def features(text: str, shown: Sequence[Shown], turn: np.ndarray, items: np.ndar
     sims = items @ turn
     words = _words(text)
     head = [float(r.marked), float(bool(r.claims)), float(bool(r.tolds)), float(r.vetoed), r.turn_score,
-            float(bool(_QUESTION.search(text))), math.log1p(len(text)), float(bool(_FIRST.search(text)))]  # not the number shown: blocks hold more than the corpora
+            float(bool(_QUESTION.search(text))), math.log1p(len(text)), float(bool(_FIRST.search(text)))]
+    # not the number of items shown: a block holds more than the corpora's cases did
     rows = []
     for i, item in enumerate(shown):
         own = _words(item.text)
@@ -95,7 +97,8 @@ class PairModel:
         memories are read: a captured turn is never superseded by the model, and a rule's verdict on
         one, or on an item the person named by its handle, stands."""
         mems = [s for s in shown if s.source == "memory" and s.id in stored]
-        if not mems or r.settled is not None and (r.settled.target not in mems or {f"#{m}" for m in HANDLE_RE.findall(text)} & {x.handle for x in shown}):
+        named = {f"#{m}" for m in HANDLE_RE.findall(text)} & {x.handle for x in shown}
+        if not mems or r.settled is not None and (r.settled.target not in mems or named):
             return r.settled
         t = np.asarray(turn, dtype=np.float64)
         vs = np.asarray([stored[s.id] for s in mems], dtype=np.float64).reshape(len(mems), -1)
