@@ -123,8 +123,8 @@ def reading(text: str, shown: Sequence[Shown], marked: bool, claims: Sequence[Cl
     found, vetoed = judge(text, shown, score, model) if marked else (None, False)
     near = near_correction(text, shown) if marked else None
     update, change = update_of(claims, shown), (None if vetoed else change_of(tolds, shown))
-    return Reading(marked, claims, tolds, found, near, update, change, settle(found, vetoed, claims, tolds, shown), vetoed,
-                   score if score is not None else 0.5)
+    settled = found or update or change  # `settle`, its parts read once
+    return Reading(marked, claims, tolds, found, near, update, change, settled, vetoed, score if score is not None else 0.5)
 
 
 def settle(found: Correction | None, vetoed: bool, claims: Sequence[Claim], tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | None:
