@@ -26,7 +26,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .correction import Correction, Shown, find_correction, near_correction
 from .recall.render import HANDLE_RE
@@ -55,12 +55,18 @@ class CorrectionClassifier:
                    veto=float(d["veto"]), rescue=float(d["rescue"]))
 
 
-@functools.lru_cache(maxsize=1)
-def _load(path: str) -> CorrectionClassifier | None:
+@functools.lru_cache(maxsize=4)
+def load_fitted(path: str, make: Callable[[dict[str, Any]], Any]) -> Any:
+    """Weights a bench fitted (this classifier's, the pair model's), read once; None where none are
+    shipped or the file does not read: the rules decide alone."""
     try:
-        return CorrectionClassifier.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):  # no weights shipped: the grammar alone
+        return make(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _load(path: str) -> CorrectionClassifier | None:
+    return load_fitted(path, CorrectionClassifier.from_dict)
 
 
 def classifier_for(embedder: Any) -> CorrectionClassifier | None:

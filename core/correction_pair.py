@@ -22,8 +22,6 @@ and the rules decide alone.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -34,6 +32,7 @@ import numpy as np
 
 from .changed import Told
 from .correction import Correction, Shown, _topics, _words
+from .correction_model import load_fitted
 from .recall.render import HANDLE_RE
 from .update import _SENTENCE, Claim
 
@@ -126,12 +125,8 @@ def statement(text: str, item: str) -> str:
     return " ".join(keep or parts or [text.strip()])[:600]
 
 
-@functools.lru_cache(maxsize=1)
 def _load(path: str) -> PairModel | None:
-    try:
-        return PairModel.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):  # no weights shipped: the rules alone
-        return None
+    return load_fitted(path, PairModel.from_dict)
 
 
 def pair_model_for(embedder: Any) -> PairModel | None:

@@ -176,12 +176,18 @@ def real(tmp_path):
     service.close()
 
 
+async def shown_in_block(real, user: str, memories: list[str], question: str) -> None:
+    """The person's memories stored, and a question whose block shows them all (what the next turn follows)."""
+    service, callback = real
+    for m in memories:
+        service.remember(scope_for(Actor(user)), MemoryIn(content=m))
+    patch, _ = await turn(callback, question, user=user)
+    assert all(m in patch for m in memories), patch
+
+
 async def test_real_a_change_no_rule_reads_supersedes_the_memory_in_the_same_turn(real):
     service, callback = real
-    for m in ("Uses a 2019 MacBook Pro", "Lives in Leeds"):
-        service.remember(scope_for(Actor("ann")), MemoryIn(content=m))
-    patch, _ = await turn(callback, "which laptop do I use, and where do I live?", user="ann")
-    assert "2019 MacBook Pro" in patch
+    await shown_in_block(real, "ann", ["Uses a 2019 MacBook Pro", "Lives in Leeds"], "which laptop do I use, and where do I live?")
     patch, _ = await turn(callback, NEWS, user="ann")
     assert "Amber replaced it with" in patch and "thinkpad x1" in patch  # the model is told in the same turn
     patch, _ = await turn(callback, "which laptop do I use?", user="ann")
@@ -190,10 +196,7 @@ async def test_real_a_change_no_rule_reads_supersedes_the_memory_in_the_same_tur
 
 async def test_real_someone_elses_move_the_rules_read_as_news_is_dropped(real):
     service, callback = real
-    for m in ("住在香港元朗", "每天坐公交上班"):
-        service.remember(scope_for(Actor("bo")), MemoryIn(content=m))
-    patch, _ = await turn(callback, "我住在哪里？每天怎么上班？", user="bo")
-    assert "住在香港元朗" in patch
+    await shown_in_block(real, "bo", ["住在香港元朗", "每天坐公交上班"], "我住在哪里？每天怎么上班？")
     said = "我有个朋友从元朗搬去深圳了，说每天过关累死"
     shown = correcting.shown_items(service.why(scope_for(Actor("bo")), last=20), said)
     r = correcting.reading(said, shown, might_correct(said), stated(said), told(said), None, None)
