@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from types import SimpleNamespace
 
 import numpy as np
+from hypothesis import given, settings, strategies as st
 import pytest
 
 import core.correcting as correcting
@@ -204,3 +205,17 @@ async def test_real_someone_elses_move_the_rules_read_as_news_is_dropped(real):
     patch, _ = await turn(callback, said, user="bo")
     assert "replaced" not in patch
     assert "住在香港元朗" in [m.content for m in service.list(scope_for(Actor("bo"))).items]  # still active
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=700), st.lists(st.text(max_size=200), min_size=1, max_size=4), st.integers(0, 2**32 - 1))
+def test_any_turn_items_and_vectors_give_a_verdict_with_the_shipped_weights(text, texts, seed):
+    """Whatever the turn and the memories (any script, control characters, empty), and vectors of any
+    values, the shipped model answers None or a supersede of one of the memories shown."""
+    model = _load(str(WEIGHTS))
+    items = [Shown(f"m{i}", t) for i, t in enumerate(texts)]
+    rng = np.random.default_rng(seed)
+    vecs = {s.id: rng.normal(size=384).tolist() for s in items}
+    r = correcting.reading(text, items, might_correct(text), stated(text), told(text), 0.5, None)
+    c = model.decide(text, items, rng.normal(size=384).tolist(), vecs, r)
+    assert c is None or (c.target in items and c.action in ("supersede", "forget", "retract"))
