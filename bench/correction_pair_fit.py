@@ -44,6 +44,7 @@ from correction_phrasings import Case  # noqa: E402
 
 READ = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh7", "review3")  # read while the rules were written
 UNREAD = ("held_out", "fresh6", "fresh8", "fresh9", "fresh10", "fresh11")
+TO_QUERY = "correction_pair_map.npy"
 VETO_KEEP, RESCUE_RATE, ALIKE_RATE, REAL_WEIGHT = 0.02, 0.003, 0.01, 0.5
 LAM = float(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1][0] == "0" else 0.01
 EVAL = HERE.parent.parent / "shared" / "eval"
@@ -107,7 +108,23 @@ def load_groups(vec: Vectors, real: bool = True) -> dict[str, list[Case]]:
     return groups
 
 
-def rows_of(groups: dict[str, list[Case]], vec: Vectors) -> dict[str, list[tuple]]:
+def to_query_map(groups: dict[str, list[Case]], vec: Vectors, lam: float = 0.01) -> np.ndarray:
+    """A linear map from a memory's stored (passage) vector to its query vector, by ridge regression
+    over the training groups' memory texts (the unread sets' are left out)."""
+    texts = sorted({s for n, cs in groups.items() if n in READ or n.startswith(("train_", "real")) for c in cs for s in c.shown})
+    P, Q = vec(texts, False), vec(texts, True)
+    W = np.linalg.solve(P.T @ P + lam * np.eye(P.shape[1]), P.T @ Q)
+    return W.astype(np.float16).astype(np.float64)  # as it ships (core/correction_pair_map.npy)
+
+
+def mapped(P: np.ndarray, W: np.ndarray | None) -> np.ndarray:
+    if W is None:
+        return P
+    M = P @ W
+    return M / np.maximum(np.linalg.norm(M, axis=1, keepdims=True), 1e-12)
+
+
+def rows_of(groups: dict[str, list[Case]], vec: Vectors, W: np.ndarray | None = None) -> dict[str, list[tuple]]:
     """Per case: its pair rows, labels, and the rules' choice (an item index or None)."""
     turn_model = _load(str(TURN_WEIGHTS))
     out = {}
@@ -119,7 +136,7 @@ def rows_of(groups: dict[str, list[Case]], vec: Vectors) -> dict[str, list[tuple
             shown = C.items(c)
             score = turn_model.score(t) if turn_model is not None else None
             r = reading(text, shown, might_correct(text), stated(text), told(text), score, turn_model)
-            rows = features(text, shown, t, vec([s.text for s in shown], False), r)
+            rows = features(text, shown, t, mapped(vec([s.text for s in shown], False), W), r)
             rule = None if r.settled is None else next(i for i, s in enumerate(shown) if s.id == r.settled.target.id)
             made.append((rows, c.target, rule))
         out[name] = made
@@ -243,6 +260,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="fit on every training group and write core/correction_pair.json")
     ap.add_argument("--cost", type=int, default=0, metavar="TURNS", help="only measure what the model adds to a turn on the hot path")
+    ap.add_argument("--stored", action="store_true", help="read each memory's stored vector as it is (not adopted), not mapped to its query vector")
     ap.add_argument("--smoke", action="store_true", help="40 cases of a few groups, no real turns (fresh2's look-alikes stand in), nothing written")
     a, _ = ap.parse_known_args()
     if a.cost:
@@ -259,7 +277,8 @@ def main() -> None:
         groups = {n: groups[n][:40] for n in ("tune", "fresh", "held_out", *(g for g in groups if g.startswith("train_")))}
         groups |= {"real_smoke_a": alike[::2], "real_smoke_b": alike[1::2]}
         a.write = False
-    rows = rows_of(groups, vec)
+    W = None if a.stored else to_query_map(groups, vec)
+    rows = rows_of(groups, vec, W)
     base = [n for n in rows if n in READ or n.startswith("train_")]
     result: dict = {"halves": {}}
     for half, other in (("a", "b"), ("b", "a")):
@@ -278,8 +297,11 @@ def main() -> None:
         train = base + [n for n in rows if n.startswith("real")]
         veto, rescue = choose(rows, train)
         w, b = fit([rows[n] for n in train], [weight(n) for n in train])
+        if W is not None:
+            np.save(WEIGHTS.with_name(TO_QUERY), W.astype(np.float16))
         WEIGHTS.write_text(json.dumps({"embedder": C.LOCAL_EMBEDDER, "weights": [round(float(x), 6) for x in w], "bias": round(b, 6),
-                                       "veto": round(veto, 4), "rescue": round(rescue, 4), "groups": train}) + "\n", encoding="utf-8")
+                                       "veto": round(veto, 4), "rescue": round(rescue, 4), "to_query": TO_QUERY if W is not None else None,
+                                       "groups": train}) + "\n", encoding="utf-8")
         result["written"] = {"veto": round(veto, 4), "rescue": round(rescue, 4), "groups": train}
         print(f"wrote {WEIGHTS}: veto {veto:.3f}, rescue {rescue:.3f}")
     print(json.dumps(result))

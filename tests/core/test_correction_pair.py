@@ -83,6 +83,16 @@ def test_vectors_of_another_size_or_none_leave_the_rules_alone():
     assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP], settled=said)) == said
 
 
+def test_the_memories_vectors_are_taken_to_the_query_side_first():
+    """With a map (the shipped model has one: a stored passage vector to its query vector), the pairs
+    are read on the mapped vectors: a map that swaps the two dimensions swaps which memory is near."""
+    swapped = PairModel(STUB.embedder, STUB.weights, STUB.bias, STUB.veto, STUB.rescue, to_query=np.array([[0.0, 1.0], [1.0, 0.0]]))
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP])).target == LAPTOP
+    assert swapped.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP])).target == HOME
+    shipped = _load(str(WEIGHTS))
+    assert shipped.to_query is not None and shipped.to_query.shape == (384, 384)
+
+
 def test_the_statement_keeps_the_sentences_about_the_item():
     text = "Work has been mad. The 2019 MacBook died in March, I'm on a ThinkPad now! My boss quit."
     assert statement(text, LAPTOP.text) == "The 2019 MacBook died in March, I'm on a ThinkPad now!"
@@ -195,16 +205,18 @@ async def test_real_a_change_no_rule_reads_supersedes_the_memory_in_the_same_tur
     assert not any("2019 MacBook Pro" in line for line in injected(patch)) and "thinkpad" in patch
 
 
-async def test_real_someone_elses_move_the_rules_read_as_news_is_dropped(real):
+async def test_real_a_request_the_rules_read_as_news_is_dropped(real):
+    """A resignation letter for someone else: the rules read "离职" beside the commute as the person's
+    news; the pair model scores it far under its veto and the memory stays."""
     service, callback = real
-    await shown_in_block(real, "bo", ["住在香港元朗", "每天坐公交上班"], "我住在哪里？每天怎么上班？")
-    said = "我有个朋友从元朗搬去深圳了，说每天过关累死"
+    await shown_in_block(real, "bo", ["每天坐公交上班", "在一家外企做HR"], "我每天怎么上班？我做什么工作？")
+    said = "帮我拟一封辞职信模板，给一个要离职的员工参考用的"
     shown = correcting.shown_items(service.why(scope_for(Actor("bo")), last=20), said)
     r = correcting.reading(said, shown, might_correct(said), stated(said), told(said), None, None)
-    assert r.settled is not None and r.settled.target.text == "住在香港元朗"  # what the rules alone would have replaced
+    assert r.settled is not None and r.settled.target.text == "每天坐公交上班"  # what the rules alone would have replaced
     patch, _ = await turn(callback, said, user="bo")
     assert "replaced" not in patch
-    assert "住在香港元朗" in [m.content for m in service.list(scope_for(Actor("bo"))).items]  # still active
+    assert "每天坐公交上班" in [m.content for m in service.list(scope_for(Actor("bo"))).items]  # still active
 
 
 @settings(max_examples=200, deadline=None)
