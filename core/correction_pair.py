@@ -103,7 +103,8 @@ class PairModel:
             return r.settled
         t = np.asarray(turn, dtype=np.float64)
         vs = np.asarray([stored[s.id] for s in mems], dtype=np.float64).reshape(len(mems), -1)
-        if vs.shape[1] != len(t) or 2 * len(t) + _SCALARS != len(self.weights) or self.to_query is not None and self.to_query.shape != (len(t), len(t)):
+        square = (len(t), len(t))
+        if vs.shape[1] != len(t) or 2 * len(t) + _SCALARS != len(self.weights) or self.to_query is not None and self.to_query.shape != square:
             return r.settled  # vectors of another size: the rules alone
         if self.to_query is not None:
             vs = vs @ self.to_query
