@@ -19,6 +19,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Awaitable, Sequence
 
 from .changed import Told, change_of, told
@@ -89,31 +90,65 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     change told in passing, on a shown memory's topic (core/changed.py: "Matcha every morning now"
     right after "Loves coffee, three cups a day"). Where the pair model is there (the local embedder in
     this process, core/correction_pair.py), every turn up to 600 characters that follows a block is
-    also read against each memory shown: the model drops a rule's verdict it does not believe and
-    supplies one where no rule acted. That costs the why read and one read of the shown memories'
-    stored vectors; the turn's vector is the one recall embeds next. Elsewhere a turn with no marker,
+    also read against each memory shown, when the block was injected in the last `PAIR_WINDOW` and
+    the turn names no handle: the model drops a rule's verdict it does not believe and supplies one
+    where no rule acted. That costs the why read and one read of the shown memories' stored vectors;
+    the turn's vector is the one recall embeds next (so recall's embedding no longer overlaps its
+    lexical arms: bench/correction_pair_fit.py --cost measures both together). Elsewhere a turn with no marker,
     no handle, no such frame and no word of change stops before anything is read or embedded."""
     marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
     embedder = getattr(getattr(port, "service", None), "embedder", None)
-    pair = pair_model_for(embedder) if len(text) <= 600 else None
+    handle = bool(HANDLE_RE.search(text))  # "#48213": the rules decide which item, from any recent block
+    pair = pair_model_for(embedder) if len(text) <= 600 and not handle else None
     if not (marked or claims or tolds or pair):
         return None
-    shown = shown_items(await port.why(last=20 if HANDLE_RE.search(text) else 1), text)  # a handle may name an older block
+    records = await port.why(last=20 if handle else 1)
+    shown = shown_items(records, text)
     if not shown:
         return None
+    if pair is not None and not (_just_shown(port, records) and any(s.source == "memory" for s in shown)):
+        pair = None  # no memory in the block, or the block is from another conversation: the rules alone
+        if not (marked or claims or tolds):
+            return None
     model = classifier_for(embedder) if marked or pair else None
     vector = None
     if model is not None or pair is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
         vector = await _vector(asyncio.to_thread(embedder.embed_query, query))
-    score = model.score(vector) if model is not None and vector is not None else None
-    r = reading(text, shown, marked, claims, tolds, score, model)
+    r = reading(text, shown, marked, claims, tolds, _score(model, vector), model)
     found = r.settled
     if pair is not None and vector is not None:
         stored = await _stored(port, [s.id for s in shown if s.source == "memory"])
         if stored:
-            found = pair.decide(text, shown, vector, stored, r)
+            found = _decided(pair, text, shown, vector, stored, r)
     return await carry_out(port, found) if found is not None else None
+
+
+PAIR_WINDOW = timedelta(minutes=10)  # a turn answers the block just before it, not one shown in another conversation
+
+
+def _just_shown(port: Any, records: Sequence[WhyRequest]) -> bool:
+    """The newest block was injected within `PAIR_WINDOW` of now (the host's clock)."""
+    try:
+        return bool(records) and port.service.clock.now() - records[0].at <= PAIR_WINDOW
+    except Exception:  # no clock, or a record without a time: not read by the model
+        return False
+
+
+def _score(model: Any, vector: list[float] | None) -> float | None:
+    try:
+        return model.score(vector) if model is not None and vector is not None else None
+    except Exception as e:  # a vector of another size: the grammar alone
+        log.info("correction classifier skipped: %s: %s", type(e).__name__, e)
+        return None
+
+
+def _decided(pair: Any, text: str, shown: Sequence[Shown], vector: list[float], stored: dict[str, list[float]], r: Reading) -> Correction | None:
+    try:
+        return pair.decide(text, shown, vector, stored, r)
+    except Exception as e:  # whatever goes wrong in the model, the rules' verdict stands
+        log.warning("correction pair model failed, the rules decide: %s: %s", type(e).__name__, e)
+        return r.settled
 
 
 def reading(text: str, shown: Sequence[Shown], marked: bool, claims: Sequence[Claim], tolds: Sequence[Told],

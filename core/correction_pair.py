@@ -96,20 +96,24 @@ class PairModel:
         """The rules' verdict kept, dropped or supplied, as the scores of the pairs say. `turn` is the
         turn's query vector; `stored`, the shown memories' vectors as the store holds them. Only
         memories are read: a captured turn is never superseded by the model, and a rule's verdict on
-        one, or on an item the person named by its handle, stands."""
+        one, or on a turn that names a handle, stands."""
         mems = [s for s in shown if s.source == "memory" and s.id in stored]
-        named = {f"#{m}" for m in HANDLE_RE.findall(text)} & {x.handle for x in shown}
-        if not mems or r.settled is not None and (r.settled.target not in mems or named):
+        if not mems or HANDLE_RE.search(text) or r.settled is not None and r.settled.target not in mems:
+            return r.settled  # a handle names the item: the rules' alone
+        try:
+            t = np.asarray(turn, dtype=np.float64)
+            vs = np.asarray([stored[s.id] for s in mems], dtype=np.float64).reshape(len(mems), -1)
+        except (TypeError, ValueError):  # a missing or ragged vector
             return r.settled
-        t = np.asarray(turn, dtype=np.float64)
-        vs = np.asarray([stored[s.id] for s in mems], dtype=np.float64).reshape(len(mems), -1)
         square = (len(t), len(t))
         if vs.shape[1] != len(t) or 2 * len(t) + _SCALARS != len(self.weights) or self.to_query is not None and self.to_query.shape != square:
             return r.settled  # vectors of another size: the rules alone
         if self.to_query is not None:
             vs = vs @ self.to_query
             vs /= np.maximum(np.linalg.norm(vs, axis=1, keepdims=True), 1e-12)
-        p = self.scores(features(text, mems, t, vs, r))
+        p = self.scores(features(text, mems, t, vs, r)) if np.isfinite(t).all() and np.isfinite(vs).all() else None
+        if p is None or not np.isfinite(p).all():
+            return r.settled  # a vector Chroma mended with a placeholder, or worse: the rules alone
         if r.settled is not None:
             return r.settled if p[mems.index(r.settled.target)] >= self.veto else None
         best = int(np.argmax(p))

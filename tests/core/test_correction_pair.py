@@ -6,7 +6,7 @@ embedder (a worker process, a few seconds)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 import numpy as np
@@ -102,11 +102,12 @@ def test_the_statement_keeps_the_sentences_about_the_item():
 class Port:
     """One why record of what was shown, the memories' stored vectors, and the embedder given."""
 
-    def __init__(self, embedder, shown=(HOME, LAPTOP), fail=False):
-        self.reads, self.vector_reads, self.fail = 0, 0, fail
-        self.service = SimpleNamespace(embedder=embedder, reads=SimpleNamespace(memory_vectors=self._vectors))
+    def __init__(self, embedder, shown=(HOME, LAPTOP), fail=False, age=timedelta(seconds=30)):
+        self.reads, self.vector_reads, self.fail, self.asked_last = 0, 0, fail, []
         now = datetime.now(timezone.utc)
-        self.records = [WhyRequest(request="r1", at=now, considered=2, abstained=False, tokens=10, items=[
+        self.service = SimpleNamespace(embedder=embedder, reads=SimpleNamespace(memory_vectors=self._vectors),
+                                       clock=SimpleNamespace(now=lambda: now))
+        self.records = [WhyRequest(request="r1", at=now - age, considered=2, abstained=False, tokens=10, items=[
             WhyShown(handle=x.handle, id=x.id, source=x.source, kind="fact", created_at=now, score=1.0, dense=0.5,
                      lexical=0.5, arms=["mem_dense"], text=x.text) for x in shown])]
 
@@ -122,7 +123,8 @@ class Port:
 
     async def why(self, last=1, request=None):
         self.reads += 1
-        return self.records
+        self.asked_last.append(last)
+        return self.records[:last]
 
 
 class Embedder:
@@ -152,6 +154,31 @@ def test_with_the_model_a_turn_with_no_marker_is_read_against_the_shown_memories
     c = asyncio.run(correcting.correct_in_turn(port, NEWS))
     assert (c.target, c.statement) == (LAPTOP, NEWS)
     assert (port.reads, port.vector_reads, port.service.embedder.asked) == (1, 1, [NEWS])  # the text recall embeds next
+    assert port.asked_last == [1]  # no handle: the newest block only
+
+
+def test_a_block_from_another_conversation_or_a_handle_leaves_the_rules_alone(stub_pair):
+    old = Port(Embedder([1.0, 0.0]), age=timedelta(hours=2))
+    assert asyncio.run(correcting.correct_in_turn(old, NEWS)) is None  # the rules take nothing here
+    assert old.vector_reads == 0 and old.service.embedder.asked == []
+    stray = Port(Embedder([1.0, 0.0]))
+    said = f"order #48213 shipped: {NEWS}"  # a number that is no shown handle: the rules' verdict, the model not read
+    shown = correcting.shown_items(stray.records, said)
+    rules_alone = correcting.reading(said, shown, might_correct(said), stated(said), told(said), None, None).settled
+    assert asyncio.run(correcting.correct_in_turn(stray, said)) == rules_alone
+    assert stray.asked_last == [20] and stray.vector_reads == 0
+    named = Port(Embedder([1.0, 0.0]))
+    c = asyncio.run(correcting.correct_in_turn(named, f"forget {HOME.handle}"))
+    assert (c.target, c.action) == (HOME, "forget")  # the handle's item, not the one the turn is closest to
+    assert STUB.decide(f"{HOME.handle} is right, {NEWS}", [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP])) is None
+
+
+def test_vectors_that_are_not_numbers_leave_the_rules_verdict():
+    said = Correction(LAPTOP, "supersede", "I use a ThinkPad now")
+    for stored, turn in (({**VECTORS, LAPTOP.id: [float("nan"), 0.0]}, [1.0, 0.0]), (VECTORS, [float("inf"), 0.0]),
+                         (VECTORS, [float("nan"), 1.0]), ({**VECTORS, LAPTOP.id: [1.0]}, [1.0, 0.0]), ({**VECTORS, LAPTOP.id: None}, [1.0, 0.0])):
+        assert STUB.decide(NEWS, [HOME, LAPTOP], turn, stored, rules([HOME, LAPTOP])) is None
+        assert STUB.decide(NEWS, [HOME, LAPTOP], turn, stored, rules([HOME, LAPTOP], settled=said)) == said
 
 
 def test_without_the_model_or_past_600_characters_a_plain_turn_is_not_read(stub_pair):
