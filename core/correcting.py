@@ -111,16 +111,15 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
         if not (marked or claims or tolds):
             return None
     model = classifier_for(embedder) if marked or pair else None
-    vector = None
+    vector, stored = None, {}
     if model is not None or pair is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
-        vector = await _vector(asyncio.to_thread(embedder.embed_query, query))
+        ids = [s.id for s in shown if s.source == "memory"] if pair is not None else []
+        vector, stored = await asyncio.gather(_vector(asyncio.to_thread(embedder.embed_query, query)), _stored(port, ids))
     r = reading(text, shown, marked, claims, tolds, _score(model, vector), model)
     found = r.settled
-    if pair is not None and vector is not None:
-        stored = await _stored(port, [s.id for s in shown if s.source == "memory"])
-        if stored:
-            found = _decided(pair, text, shown, vector, stored, r)
+    if pair is not None and vector is not None and stored:
+        found = _decided(pair, text, shown, vector, stored, r)
     return await carry_out(port, found) if found is not None else None
 
 
