@@ -29,11 +29,10 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
-from core.correction import Shown, find_correction, near_correction  # noqa: E402
+from core.correction import Shown, find_correction, might_correct, near_correction  # noqa: E402
 from core.update import find_update, stated  # noqa: E402
 from core.changed import change_of, told  # noqa: E402
-from core.correcting import reading, settle  # noqa: E402
-from core.correction import might_correct  # noqa: E402
+from core.correcting import reading  # noqa: E402
 from core.correction_pair import WEIGHTS as PAIR_WEIGHTS, _load as _pair_load  # noqa: E402
 from core.embed.text import prepare  # noqa: E402
 from core.correction_model import CorrectionClassifier, _load, WEIGHTS, combine  # noqa: E402
@@ -184,23 +183,23 @@ def with_updates(decide: Decide) -> Decide:
     return lambda text, shown: decide(text, shown) or find_update(text, shown)
 
 
-def with_changes(decide: Decide) -> Decide:
-    """As Amber decides a turn: `with_updates`, then a change told in passing on a shown memory's
-    topic (core/changed.py)."""
-    def decided(text: str, shown: list[Shown]):
-        found = decide(text, shown)
-        vetoed = found is None and decide is not find_correction and find_correction(text, shown) is not None  # the classifier turned it down
-        return settle(found, vetoed, stated(text), told(text), shown)
+def with_changes(model: CorrectionClassifier | None = None, vectors: dict[str, list[float]] | None = None) -> Decide:
+    """As Amber decides a turn (core/correcting.reading): the grammar (with the classifier, given its
+    turns' vectors), then `with_updates`, then a change told in passing on a shown memory's topic
+    (core/changed.py)."""
+    return lambda text, shown: read_as_amber(text, shown, model, vectors).settled
 
-    return decided
+
+def read_as_amber(text: str, shown: list[Shown], model: CorrectionClassifier | None, vectors: dict[str, list[float]] | None):
+    score = model.score(vectors[text]) if model is not None else None
+    return reading(text, shown, might_correct(text), stated(text), told(text), score, model)
 
 
 def with_pair(model: CorrectionClassifier, pair, vectors: dict[str, list[float]], passages: dict[str, list[float]]) -> Decide:
-    """As Amber decides a turn with the local embedder in process: the rules (`with_changes` of the
-    classifier's decider), then the pair model over the shown memories (core/correction_pair.py)."""
+    """As Amber decides a turn with the local embedder in process: the rules (`with_changes` with the
+    classifier), then the pair model over the shown memories (core/correction_pair.py)."""
     def decided(text: str, shown: list[Shown]):
-        score = model.score(vectors[text])
-        r = reading(text, shown, might_correct(text), stated(text), told(text), score, model)
+        r = read_as_amber(text, shown, model, vectors)
         return pair.decide(text, shown, vectors[text], {s.id: passages[s.text] for s in shown}, r)
 
     return decided
@@ -270,7 +269,7 @@ def main() -> None:
     updates = {name: measure(name, a.show, with_updates(find_correction)) for name in SETS} | by_round(with_updates(find_correction))
     for name in updates:
         print(line(name, "+updates", updates[name]))
-    told_too = {name: measure(name, a.show, with_changes(find_correction)) for name in SETS} | by_round(with_changes(find_correction))
+    told_too = {name: measure(name, a.show, with_changes()) for name in SETS} | by_round(with_changes())
     for name in told_too:
         print(line(name, "+changes", told_too[name]))
     result = {"grammar": result, "grammar+updates": updates, "grammar+updates+changes": told_too, "frames_us": frames_cost(),
@@ -282,12 +281,13 @@ def main() -> None:
     if engine is not None:
         texts = sorted({text_of(c, items(c)) for name in SETS for cs in cases_of(name) for c in cs})
         open_at = json.loads(WEIGHTS.read_text(encoding="utf-8")).get("open")  # set only by --train --open
-        decide = combined_decider(model, embed_turns(engine, texts), open_at)
+        vectors = embed_turns(engine, texts)
+        decide = combined_decider(model, vectors, open_at)
         combined = {name: {**measure(name, False, decide), "changed": changes(name, decide)} for name in SETS} | by_round(decide)
         for name in combined:
             changed = combined[name].get("changed")
             print(line(name, "combined", combined[name]) + ("; " + ", ".join(f"{k} {v}" for k, v in changed.items()) if changed else ""))
-        shipped = {name: measure(name, False, with_changes(decide)) for name in SETS} | by_round(with_changes(decide))
+        shipped = {name: measure(name, False, with_changes(model, vectors)) for name in SETS} | by_round(with_changes(model, vectors))
         for name in shipped:
             print(line(name, "shipped", shipped[name]))
         result |= {"combined": combined, "shipped": shipped, "classifier": {"veto": model.veto, "rescue": model.rescue, "open": open_at}}
@@ -295,7 +295,6 @@ def main() -> None:
         if pair is not None and pair.embedder == LOCAL_EMBEDDER:
             items_of = {s.text for name in SETS for cs in cases_of(name) for c in cs for s in items(c)}
             passages = dict(zip(sorted(items_of), engine.encode([prepare(t) for t in sorted(items_of)], False).tolist()))
-            vectors = embed_turns(engine, texts)
             paired = {name: measure(name, False, with_pair(model, pair, vectors, passages)) for name in SETS}
             for name in paired:
                 print(line(name, "+pair", paired[name]))

@@ -106,7 +106,8 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     shown = shown_items(records, text)
     if not shown:
         return None
-    if pair is not None and not (_just_shown(port, records) and any(s.source == "memory" for s in shown)):
+    memories = [s.id for s in shown if s.source == "memory"]  # what the pair model may read
+    if pair is not None and not (memories and _just_shown(port, records)):
         pair = None  # no memory in the block, or the block is from another conversation: the rules alone
         if not (marked or claims or tolds):
             return None
@@ -114,8 +115,8 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     vector, stored = None, {}
     if model is not None or pair is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
-        ids = [s.id for s in shown if s.source == "memory"] if pair is not None else []
-        vector, stored = await asyncio.gather(_vector(asyncio.to_thread(embedder.embed_query, query)), _stored(port, ids))
+        vector, stored = await asyncio.gather(_vector(asyncio.to_thread(embedder.embed_query, query)),
+                                              _stored(port, memories if pair is not None else []))
     r = reading(text, shown, marked, claims, tolds, _score(model, vector), model)
     found = r.settled
     if pair is not None and vector is not None and stored:
@@ -152,20 +153,15 @@ def _decided(pair: Any, text: str, shown: Sequence[Shown], vector: list[float], 
 
 def reading(text: str, shown: Sequence[Shown], marked: bool, claims: Sequence[Claim], tolds: Sequence[Told],
             score: float | None, model: Any) -> Reading:
-    """What the rules make of the turn, in the order every face and bench/corrections.py decide it: the
-    grammar and the classifier, then `settle`; with each rule's own verdict, as the pair model reads them."""
+    """What the rules make of the turn, each rule's verdict kept for the pair model, and `settled`: the
+    order every face and bench/corrections.py decide a turn in. The grammar and the classifier (on a
+    marked turn: `vetoed` when the classifier turned down what the grammar read) first, then a new
+    value the update frames read, then a change told in passing, which does not overrule a veto."""
     found, vetoed = judge(text, shown, score, model) if marked else (None, False)
     near = near_correction(text, shown) if marked else None
     update, change = update_of(claims, shown), (None if vetoed else change_of(tolds, shown))
-    settled = found or update or change  # `settle`, its parts read once
-    return Reading(marked, claims, tolds, found, near, update, change, settled, vetoed, score if score is not None else 0.5)
-
-
-def settle(found: Correction | None, vetoed: bool, claims: Sequence[Claim], tolds: Sequence[Told], shown: Sequence[Shown]) -> Correction | None:
-    """After the grammar and the classifier (`found`; `vetoed`: the classifier turned down what the
-    grammar read): a new value the update frames read, then a change told in passing, which does not
-    overrule a veto. The order every face and bench/corrections.py decide a turn in."""
-    return found or update_of(claims, shown) or (None if vetoed else change_of(tolds, shown))
+    return Reading(marked, claims, tolds, found, near, update, change, found or update or change, vetoed,
+                   score if score is not None else 0.5)
 
 
 async def _vector(vector: Awaitable[list[float]]) -> list[float] | None:

@@ -1,6 +1,6 @@
 """The third review's corpus (tests/core/correction_review3.py) through every decider a turn meets,
 as Amber decides it without the classifier (the grammar, the update frames, the change words, in
-core/correcting.settle's order): what it got right stays right, and what it still gets wrong is
+core/correcting.reading's order): what it got right stays right, and what it still gets wrong is
 exactly the list kept beside the corpus, so a fix or a regression shows here."""
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import corrections as bench  # noqa: E402
-from core.correction import find_correction  # noqa: E402
 
 import correction_review3 as review3  # noqa: E402
 
-DECIDE = bench.with_changes(find_correction)
+DECIDE = bench.with_changes()
 
 
 @pytest.mark.parametrize("case", [c for c in review3.LOOK_ALIKES if c.text not in review3.STILL_TAKEN], ids=lambda c: c.text[:40])
