@@ -37,17 +37,22 @@ from correction_open import open_correction  # noqa: E402
 from core.correction_model import WEIGHTS  # noqa: E402
 
 
-def fit(X: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]:
+def fit(X: np.ndarray, y: np.ndarray, lam: float, sw: np.ndarray | None = None, steps: int = 50, tol: float = 1e-9) -> tuple[np.ndarray, float]:
+    """L2-penalised logistic regression by Newton steps on standardised features, each row weighing
+    `sw` (1 each by default), at most `steps` steps or until one moves no weight by `tol`; raw
+    weights and bias, for the unstandardised rows. The pair model's fit (correction_pair_fit.py) uses
+    it too, with the steps its shipped weights were fitted with."""
+    sw = np.ones(len(y)) if sw is None else sw
     mu, sd = X.mean(0), X.std(0) + 1e-6
     Z = np.hstack([(X - mu) / sd, np.ones((len(X), 1))])
-    reg = lam * len(y) * np.eye(Z.shape[1])
+    reg = lam * sw.sum() * np.eye(Z.shape[1])
     reg[-1, -1] = 0.0  # the bias is not shrunk
     w = np.zeros(Z.shape[1])
-    for _ in range(50):
+    for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(Z @ w)))
-        step = np.linalg.solve(Z.T @ (Z * (p * (1 - p))[:, None]) + reg, Z.T @ (p - y) + reg @ w)
+        step = np.linalg.solve(Z.T @ (Z * (sw * p * (1 - p))[:, None]) + reg, Z.T @ (sw * (p - y)) + reg @ w)
         w -= step
-        if np.abs(step).max() < 1e-9:
+        if np.abs(step).max() < tol:
             break
     raw = w[:-1] / sd
     return raw, float(w[-1] - mu @ raw)

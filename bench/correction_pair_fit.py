@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 import corrections as C  # noqa: E402
+from correction_model_fit import fit as logistic  # noqa: E402
 from core.changed import told  # noqa: E402
 from core.correcting import reading  # noqa: E402
 from core.correction import might_correct  # noqa: E402
@@ -147,22 +148,11 @@ def rows_of(groups: dict[str, list[Case]], vec: Vectors, W: np.ndarray | None = 
 
 
 def fit(groups: list[list[tuple]], weights: list[float], lam: float = LAM) -> tuple[np.ndarray, float]:
+    """The groups' pair rows, each weighing its group's weight, fitted as the turn classifier is."""
     X = np.vstack([rows for g in groups for rows, _, _ in g])
     y = np.concatenate([[float(i == target) for i in range(len(rows))] for g in groups for rows, target, _ in g])
     sw = np.concatenate([[w] * len(rows) for g, w in zip(groups, weights) for rows, _, _ in g])
-    mu, sd = X.mean(0), X.std(0) + 1e-6
-    Z = np.hstack([(X - mu) / sd, np.ones((len(X), 1))])
-    reg = lam * sw.sum() * np.eye(Z.shape[1])
-    reg[-1, -1] = 0.0
-    w = np.zeros(Z.shape[1])
-    for _ in range(30):
-        p = 1.0 / (1.0 + np.exp(-(Z @ w)))
-        step = np.linalg.solve(Z.T @ (Z * (sw * p * (1 - p))[:, None]) + reg, Z.T @ (sw * (p - y)) + reg @ w)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    raw = w[:-1] / sd
-    return raw, float(w[-1] - mu @ raw)
+    return logistic(X, y, lam, sw, steps=30, tol=1e-8)
 
 
 def scored(model: tuple[np.ndarray, float], group: list[tuple]) -> list[tuple]:
