@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 import corrections as C  # noqa: E402
+import madial_recall  # noqa: E402  (its dialogue lines and memory bank, read alike)
 from correction_model_fit import fit as logistic  # noqa: E402
 from core.changed import told  # noqa: E402
 from core.correcting import reading  # noqa: E402
@@ -67,10 +67,10 @@ def real_turns(root: Path) -> dict[str, list[tuple[str, list[str], str]]]:
                 seen.setdefault(who, []).extend(o[0] for o in said)
             k += 1
     for lang in ("en", "zh"):
-        bank = [v["event"] for line in (root / "madial" / f"{lang}-memory.jsonl").open(encoding="utf-8") for v in json.loads(line).values()]
+        bank = [v["event"] for v in madial_recall.load_memories(root / "madial" / f"{lang}-memory.jsonl").values()]
         for di, line in enumerate((root / "madial" / f"{lang}-dialogue-dev.jsonl").open(encoding="utf-8")):
             for s in json.loads(line)["dialogue"]:
-                m = re.match(r'<([^>]+)>[:：]\s*"?(.*?)"?\s*$', s.strip())
+                m = madial_recall.LINE_RE.match(s.strip())
                 if m and m.group(1) not in ("Assistant", "BOD", "EOD", "AI") and not m.group(1).startswith("助"):
                     out[f"real_madial_{'a' if di % 2 == 0 else 'b'}"].append((m.group(2), bank, lang))
     return out
