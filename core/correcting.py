@@ -117,7 +117,7 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
         vector, stored = await asyncio.gather(_vector(asyncio.to_thread(embedder.embed_query, query)),
                                               _stored(port, memories if pair is not None else []))
-    r = reading(text, shown, marked, claims, tolds, _score(model, vector), model)
+    r = reading(text, shown, marked, claims, tolds, _score(model, vector), model, near=pair is not None)
     found = r.settled
     if pair is not None and vector is not None and stored:
         found = _decided(pair, text, shown, vector, stored, r)
@@ -152,15 +152,16 @@ def _decided(pair: Any, text: str, shown: Sequence[Shown], vector: list[float], 
 
 
 def reading(text: str, shown: Sequence[Shown], marked: bool, claims: Sequence[Claim], tolds: Sequence[Told],
-            score: float | None, model: Any) -> Reading:
+            score: float | None, model: Any, near: bool = True) -> Reading:
     """What the rules make of the turn, each rule's verdict kept for the pair model, and `settled`: the
     order every face and bench/corrections.py decide a turn in. The grammar and the classifier (on a
     marked turn: `vetoed` when the classifier turned down what the grammar read) first, then a new
-    value the update frames read, then a change told in passing, which does not overrule a veto."""
+    value the update frames read, then a change told in passing, which does not overrule a veto.
+    `near` False leaves out the grammar's near miss (another pass of it), which only the pair model reads."""
     found, vetoed = judge(text, shown, score, model) if marked else (None, False)
-    near = near_correction(text, shown) if marked else None
+    missed = near_correction(text, shown) if marked and near else None
     update, change = update_of(claims, shown), (None if vetoed else change_of(tolds, shown))
-    return Reading(marked, claims, tolds, found, near, update, change, found or update or change, vetoed,
+    return Reading(marked, claims, tolds, found, missed, update, change, found or update or change, vetoed,
                    score if score is not None else 0.5)
 
 
