@@ -71,8 +71,13 @@ def shown_items(records: Sequence[WhyRequest], text: str) -> list[Shown]:
 _RECALL = RecallConfig()
 
 
-async def correct_in_turn(port: Any, text: str) -> Corrected | None:
+async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corrected | None:
     """Find and carry out the correction `text` makes to what was just injected, if any.
+
+    `shown_here` False: this turn's chat receives no memory (mode `write`, or a model the
+    destination policy keeps memory from), so nothing Amber showed is in it and a turn of it cannot
+    answer a block. Only a turn that names a handle ("forget #48213": the person chose that item) is
+    read then, by the rules alone.
 
     A correction refers to something Amber showed: with nothing injected lately (a new person's
     first turns) there is nothing to correct, and the turn is neither embedded nor weighed. Where
@@ -99,6 +104,8 @@ async def correct_in_turn(port: Any, text: str) -> Corrected | None:
     marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
     embedder = getattr(getattr(port, "service", None), "embedder", None)
     handle = bool(HANDLE_RE.search(text))  # "#48213": the rules decide which item, from any recent block
+    if not shown_here and not handle:
+        return None
     pair = pair_model_for(embedder) if len(text) <= 600 and not handle else None
     if not (marked or claims or tolds or pair):
         return None

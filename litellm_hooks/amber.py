@@ -104,9 +104,11 @@ class AmberMemory(CustomLogger):
             if mode in ("on", "write"):
                 said = query or request.last_user_text(data, kind)
                 at = time.perf_counter()
-                note, why = await self._correct(memory, actor, said, settings.recall_timeout_s)
+                # a chat that receives no memory (mode write, or this model) answers no block: only a handle is read
+                shown_here = mode == "on" and sends
+                note, why = await self._correct(memory, actor, said, settings.recall_timeout_s, shown_here)
                 stages["correct"] = (time.perf_counter() - at) * 1000
-                note = note if mode == "on" and sends else ""
+                note = note if shown_here else ""
             if not sends:
                 query, why = "", why or f"model {model} receives no memory (destination policy)"
             asked = parse_command(query) if query and not note else None
@@ -191,12 +193,12 @@ class AmberMemory(CustomLogger):
             return "", f"forget preview failed: {type(e).__name__}: {e}"
         return render_forget_note(subject, *found), ""
 
-    async def _correct(self, memory: Any, actor: Any, said: str, timeout: float) -> tuple[str, str]:
+    async def _correct(self, memory: Any, actor: Any, said: str, timeout: float, shown_here: bool) -> tuple[str, str]:
         """Carry out a correction of what was just injected, if this turn makes one: (note for the model, why not)."""
         if not said:
             return "", ""
         try:
-            done = await asyncio.wait_for(memory.correct(actor, said), timeout=timeout * 2)
+            done = await asyncio.wait_for(memory.correct(actor, said, shown_here), timeout=timeout * 2)
         except Exception as e:  # no correction this turn: the turn is still captured, extraction may learn from it
             return "", f"correction skipped: {type(e).__name__}: {e}"
         if done is None:

@@ -75,9 +75,10 @@ class HookMemory:
                      destination: str | None = None) -> RecallResult:
         return await self.port_for(actor).recall(query, echo=echo, why=why, destination=destination)
 
-    async def correct(self, actor: Actor, said: str) -> Corrected | None:
-        """Carry out the correction `said` makes to what was just injected, if any (core/correcting.py)."""
-        return await correct_in_turn(self.port_for(actor), said)
+    async def correct(self, actor: Actor, said: str, shown_here: bool = True) -> Corrected | None:
+        """Carry out the correction `said` makes to what was just injected, if any (core/correcting.py);
+        `shown_here` False: this chat receives no memory, so only a turn naming a handle is read."""
+        return await correct_in_turn(self.port_for(actor), said, shown_here)
 
     async def forget_preview(self, actor: Actor, what: str) -> tuple[int, int, list[str]]:
         """What a forget of `what` would erase now (memories, turns) and the words of the memories

@@ -57,16 +57,18 @@ class WhoOut(BaseModel):
 
 @router.post("/recall", response_model=RecallOut, tags=["recall"], summary="The memory block to inject for a query")
 async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
-    # a chat turn that names itself may correct what it was shown last, before this recall (core/correcting.py)
+    # where the block goes decides whether it may carry memory, and which (core/destinations.py), as in the proxy's hook
+    policy = DestinationPolicy.from_settings(request.app.state.amber_settings) if body.model else None
+    sends = policy is None or policy.receives_memory(body.model)
+    # a chat turn that names itself may correct what it was shown last, before this recall (core/correcting.py);
+    # a chat whose model receives no memory was shown nothing, so only a turn naming a handle is read
     done = None
     if body.correct and body.why:
         try:
-            done = await correct_in_turn(p, body.query)
+            done = await correct_in_turn(p, body.query, shown_here=sends)
         except Exception as e:  # the recall still answers: a correction is never worth a failed turn
             log.warning("correction skipped: %s: %s", type(e).__name__, e)
-    # where the block goes decides whether it may carry memory, and which (core/destinations.py), as in the proxy's hook
-    policy = DestinationPolicy.from_settings(request.app.state.amber_settings) if body.model else None
-    if policy is not None and not policy.receives_memory(body.model):
+    if not sends:
         request.state.amber_log = f"items=0 (model {body.model} receives no memory)"
         return RecallOut(text="", items=[], tokens=0)
     r = await p.recall(  # the service packs only what may go to body.model, and keeps that as the why record

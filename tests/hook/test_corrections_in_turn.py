@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from core import MemoryIn, build_service, handle_of, scope_for, Actor
+from core import MemoryIn, NotFound, build_service, handle_of, scope_for, Actor
 from core.testing import HashEmbedder
 from litellm_hooks.amber import AmberMemory
 from litellm_hooks.host import HookMemory, local_ports
@@ -32,7 +32,7 @@ class Key:
 @pytest.fixture
 def hook(tmp_path):
     settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_timeout_s=20,
-                              host_models=["local-*"])
+                              host_models=["local-*"], memory_models_deny=["vendor-x-*"])
     service = build_service(settings, embedder=HashEmbedder())
     callback = AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
     yield service, callback
@@ -134,6 +134,29 @@ async def test_read_and_off_requests_correct_nothing_and_keep_no_why(hook):
         await turn(cb, "That's wrong, I moved to Hangzhou", mode=mode)
         assert service.get(scope_for(Actor("ana")), old).status.value == "active"
     assert len(service.why(scope_for(Actor("ana")), last=20)) == 1
+
+
+async def test_a_chat_that_receives_no_memory_corrects_only_by_handle(hook):
+    """A block was just injected in one chat; a turn in another chat that receives no memory (mode
+    `write`, or a model the destination policy keeps memory from) saw no block, so its "that's wrong"
+    answers nothing Amber showed. Naming a handle is still the person's choice of item: carried out,
+    and not told to a model that receives no memory."""
+    service, cb = hook
+    ana = scope_for(Actor("ana"))
+    city = remember(service, "ana", "I live in Shanghai", fact_key="profile.city")
+    cat = remember(service, "ana", "My cat is called Miso")
+    patch, _ = await turn(cb, "Where do I live, and what is my cat called?")
+    assert handle_of(city) in patch and handle_of(cat) in patch
+    for how in ({"mode": "write"}, {"model": "vendor-x-large"}):
+        patch, _ = await turn(cb, "That's wrong, I moved to Hangzhou", **how)
+        assert service.get(ana, city).status.value == "active" and patch == ""
+    patch, _ = await turn(cb, f"forget {handle_of(cat)}", model="vendor-x-large")
+    assert patch == ""
+    with pytest.raises(NotFound, match="forgotten"):
+        service.get(ana, cat)
+    assert all("Miso" not in m.content for m in service.list(ana, status=None).items)
+    patch, _ = await turn(cb, "That's wrong, I moved to Hangzhou")  # the chat that was shown the block
+    assert "corrected" in patch and service.get(ana, city).status.value == "superseded"
 
 
 async def test_a_look_alike_changes_nothing(hook):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from core import build_service
+from core import build_service, handle_of
 from core.testing import HashEmbedder
 from mcp_server.app import create_app
 from server_kit import auth, key_configs, serve
@@ -74,3 +74,25 @@ def test_the_why_record_names_only_what_went_to_the_model(ana):
     (record,) = ana.get("/v1/why", params={"request": "dest-why-1"}).json()["requests"]
     assert sent and {i["id"] for i in record["items"]} == sent
     assert not any(w in str(record) for w in ("insulin", "diary", "Grandma"))
+
+
+def test_a_chat_whose_model_receives_no_memory_corrects_only_by_handle(ana):
+    """That chat was shown no block, so its "that's wrong" answers nothing Amber showed; a handle is the
+    person's own choice of item, carried out and not told to the model."""
+    bo = {"X-Amber-User": "bo"}
+
+    def say(text: str, model: str, name: str) -> str:
+        r = ana.post("/v1/recall", headers=bo, json={"query": text, "model": model, "why": name, "correct": True})
+        r.raise_for_status()
+        return r.json()["text"]
+
+    city = ana.post("/v1/memories", headers=bo, json={"content": "I live in Shanghai", "fact_key": "profile.city"}).json()["memory"]["id"]
+    cat = ana.post("/v1/memories", headers=bo, json={"content": "My cat is called Miso"}).json()["memory"]["id"]
+    shown = say("Where do I live, and what is my cat called?", "ollama/qwen3", "c1:m1")
+    assert handle_of(city) in shown and handle_of(cat) in shown
+    assert say("That's wrong, I moved to Hangzhou", "openai/gpt-4o", "c2:m1") == ""
+    assert ana.get(f"/v1/memories/{city}", headers=bo).json()["status"] == "active"
+    assert say(f"forget {handle_of(cat)}", "openai/gpt-4o", "c2:m2") == ""
+    assert ana.get(f"/v1/memories/{cat}", headers=bo).status_code == 404
+    assert "corrected" in say("That's wrong, I moved to Hangzhou", "ollama/qwen3", "c1:m2")
+    assert ana.get(f"/v1/memories/{city}", headers=bo).json()["status"] == "superseded"
