@@ -9,7 +9,7 @@ fresh7, review3), the training corpus helpers wrote for it (bench/corrections_tr
 real chat turns as negatives: every turn of LoCoMo's conversations and MADial's dialogues, with the
 speaker's three nearest memories shown (LoCoMo's observations from earlier sessions, MADial's
 memory bank; read from ../shared/eval, never copied here). Never fitted on: the tune split's
-held-out third and the sets nobody here read (fresh6, fresh8, fresh9, fresh10, fresh11).
+held-out third and the sets nobody here read (fresh6, fresh8, fresh9, fresh10, fresh11, fresh12).
 
 The real turns are split in halves (LoCoMo conversations 1-3 / 4-5, MADial's dialogues odd / even):
 each half is held out once, the model fitted on the rest, its thresholds chosen by leaving each
@@ -46,7 +46,7 @@ from core.update import stated  # noqa: E402
 from correction_phrasings import Case  # noqa: E402
 
 READ = ("tune", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh7", "review3")  # read while the rules were written
-UNREAD = ("held_out", "fresh6", "fresh8", "fresh9", "fresh10", "fresh11")
+UNREAD = ("held_out", "fresh6", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12")
 TO_QUERY = "correction_pair_map.npy"
 VETO_KEEP, RESCUE_RATE, ALIKE_RATE, REAL_WEIGHT = 0.02, 0.003, 0.01, 0.5
 LAM = float(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1][0] == "0" else 0.01

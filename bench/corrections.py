@@ -49,6 +49,7 @@ import correction_fresh8 as fresh8  # noqa: E402  (written blind before the chan
 import correction_fresh9 as fresh9  # noqa: E402  (written blind after the third review's narrowing)
 import correction_fresh10 as fresh10  # noqa: E402  (written blind before the pair model ran on it: counted, never listed)
 import correction_fresh11 as fresh11  # noqa: E402  (written blind before the pair model's final weights ran on it)
+import correction_fresh12 as fresh12  # noqa: E402  (written blind before the pair model's refit on parts e and f ran on it)
 import correction_review3 as review3  # noqa: E402  (white-box: written by a reviewer who read the deciders; markers narrowed against it)
 
 FRESH = fresh.FRESH
@@ -62,12 +63,13 @@ FRESH8 = fresh8.FRESH8
 FRESH9 = fresh9.FRESH9
 FRESH10 = fresh10.FRESH10
 FRESH11 = fresh11.FRESH11
+FRESH12 = fresh12.FRESH12
 REVIEW3 = review3.REVIEW3
-SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, REVIEW3)
+SETS = (TUNE, HELD_OUT, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, REVIEW3)
 FRESH_SETS = {FRESH: fresh, FRESH2: fresh2, FRESH3: fresh3, FRESH4: fresh4, FRESH5: fresh5, FRESH6: fresh6, FRESH7: fresh7, FRESH8: fresh8,
-              FRESH9: fresh9, FRESH10: fresh10, FRESH11: fresh11, REVIEW3: review3}
+              FRESH9: fresh9, FRESH10: fresh10, FRESH11: fresh11, FRESH12: fresh12, REVIEW3: review3}
 PLAIN = {FRESH3: fresh3.ORDINARY, FRESH4: fresh4.ORDINARY, FRESH5: fresh5.ORDINARY, FRESH6: fresh6.ORDINARY, FRESH7: fresh7.ORDINARY, FRESH8: fresh8.ORDINARY,
-         FRESH9: fresh9.ORDINARY, FRESH10: fresh10.ORDINARY, FRESH11: fresh11.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
+         FRESH9: fresh9.ORDINARY, FRESH10: fresh10.ORDINARY, FRESH11: fresh11.ORDINARY, FRESH12: fresh12.ORDINARY}  # ordinary chat turns, counted with the look-alikes and apart
 ROUNDS = {"r1-4": 1, "r5": 5, "r6": 6, "r7": 7}  # tune and held-out by round (six: look-alikes for the update frames; seven: pushback)
 LOCAL_EMBEDDER = "local:multilingual-e5-small-q4"
 
