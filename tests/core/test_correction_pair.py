@@ -228,6 +228,7 @@ async def test_real_a_change_no_rule_reads_supersedes_the_memory_in_the_same_tur
     await shown_in_block(real, "ann", ["Uses a 2019 MacBook Pro", "Lives in Leeds"], "which laptop do I use, and where do I live?")
     patch, _ = await turn(callback, NEWS, user="ann")
     assert "Amber replaced it with" in patch and "thinkpad x1" in patch  # the model is told in the same turn
+    assert injected(patch) and not any("2019 MacBook Pro" in line for line in injected(patch))  # nor recalled in it
     patch, _ = await turn(callback, "which laptop do I use?", user="ann")
     assert not any("2019 MacBook Pro" in line for line in injected(patch)) and "thinkpad" in patch
 
