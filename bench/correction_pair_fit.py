@@ -205,7 +205,7 @@ def cost(turns: int) -> dict:
     """What the pair model adds to a turn on the hot path, on a real store with the local embedder: a
     person with the corpora's memories, a block recalled, then the next turn's correction and recall
     (as the hook runs them), with the pair model and without it, in turns, each from a cold embedding
-    cache (so recall's embedding no longer overlapping its lexical arms is in the figure).
+    cache (so the turn's embedding is in the figure, paid by the correction where the model runs).
     Milliseconds, p50 and p95 of each, and of the difference per turn."""
     import asyncio
     import tempfile

@@ -97,10 +97,10 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     this process, core/correction_pair.py), every turn up to 600 characters that follows a block is
     also read against each memory shown, when the block was injected in the last `PAIR_WINDOW` and
     the turn names no handle: the model drops a rule's verdict it does not believe and supplies one
-    where no rule acted. That costs the why read and one read of the shown memories' stored vectors;
-    the turn's vector is the one recall embeds next (so recall's embedding no longer overlaps its
-    lexical arms: bench/correction_pair_fit.py --cost measures both together). Elsewhere a turn with no marker,
-    no handle, no such frame and no word of change stops before anything is read or embedded."""
+    where no rule acted. That costs the why read, one read of the shown memories' stored vectors and
+    the turn's embedding, which recall then finds in the embedder's cache (bench/correction_pair_fit.py
+    --cost measures the correction and recall together). Elsewhere a turn with no marker, no handle,
+    no such frame and no word of change stops before anything is read or embedded."""
     marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
     embedder = getattr(getattr(port, "service", None), "embedder", None)
     handle = bool(HANDLE_RE.search(text))  # "#48213": the rules decide which item, from any recent block
