@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pickle
 import sqlite3
 import subprocess
 import sys
@@ -78,6 +79,19 @@ def records(chroma_dir: Path, collection: str) -> dict:
     return _in_child("records", Path(chroma_dir) / FILE, collection)  # type: ignore[return-value]
 
 
+def behind(chroma_dir: Path, collection: str = "") -> dict[str, int]:
+    """Vector index folders whose id map lacks records Chroma counts as already in them: folder
+    name -> how many. Chroma notes in its file how far each index has applied the log, and never
+    replays what lies before that; an index left older than that note (a kill between the two
+    writes) answers every query without error and without those records, so their memories are
+    found by their words only (bench/README.md, "A Chroma server killed while it writes"). Only
+    `collection`'s folders if named; an index never written, or one whose id map does not read,
+    is not counted here (index_repair.whole judges those)."""
+    if not (Path(chroma_dir) / FILE).is_file():
+        return {}
+    return dict(_in_child("behind", Path(chroma_dir) / FILE, collection))  # type: ignore[arg-type]
+
+
 def scrub_log(path: Path, sealed_prefix: str) -> int:
     """Blank the words in Chroma's log rows whose record is not sealed (see format.scrub_log)."""
     return int(_in_child("scrub", path, sealed_prefix)) if Path(path).is_file() else 0
@@ -106,6 +120,27 @@ def _segments(db: sqlite3.Connection) -> list[str]:
 def _vectors(db: sqlite3.Connection) -> dict[str, str]:
     return {seg: name for seg, name in db.execute(
         "SELECT s.id, c.name FROM segments s JOIN collections c ON s.collection = c.id WHERE s.scope = 'VECTOR'")}
+
+
+def _behind(db: sqlite3.Connection, folder: Path, collection: str) -> dict[str, int]:
+    out = {}
+    for seg, cid, applied in db.execute(
+            "SELECT s.id, s.collection, m.seq_id FROM segments s JOIN collections c ON s.collection = c.id "
+            "JOIN max_seq_id m ON m.segment_id = s.id WHERE s.scope = 'VECTOR' AND (? = '' OR c.name = ?)",
+            (collection, collection)).fetchall():
+        try:
+            with open(folder / seg / "index_metadata.pickle", "rb") as f:
+                held = pickle.load(f)["id_to_label"]
+        except Exception:  # never written (built from the log), or torn
+            continue
+        meta = db.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'METADATA'", (cid,)).fetchone()
+        if meta is None:
+            continue
+        missing = sum(1 for (rid,) in db.execute("SELECT embedding_id FROM embeddings WHERE segment_id = ? AND seq_id <= ?",
+                                                 (meta[0], int(applied))) if rid not in held)
+        if missing:
+            out[seg] = missing
+    return out
 
 
 def _value(row: tuple) -> object:
@@ -175,7 +210,7 @@ def _main(argv: list[str]) -> None:
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
         out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args),
-               "vacuum": lambda: _vacuum(db), "records": lambda: _records(db, *args)}[op]()
+               "vacuum": lambda: _vacuum(db), "records": lambda: _records(db, *args), "behind": lambda: _behind(db, Path(path).parent, *args)}[op]()
     finally:
         db.close()
     print(json.dumps(out))

@@ -25,7 +25,12 @@ When: an embedded store, at opening, if the last process that had it open did no
 fails this way sets its own collection's index aside and is asked once more (core/store/guarded.py).
 A running server that has already tried to read the index keeps it in memory and fails the same
 way until it restarts; the call that meets that makes the collection again from the records in
-Chroma's file (`rebuild`). Several hosts of one server change the list one at a time (a file lock)."""
+Chroma's file (`rebuild`). Several hosts of one server change the list one at a time (a file lock).
+
+A kill can also leave an index whole but older than Chroma's note of how far it has applied the
+log: every call then answers, without error and without the records written last, so their
+memories are found by their words only. The same checks compare each index's id map with the
+records Chroma counts as in it (chroma_file.behind) and set such an index aside too."""
 
 from __future__ import annotations
 
@@ -151,8 +156,20 @@ def _shred(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
+def behind(chroma_dir: Path, collection: str = "") -> set[str]:
+    """Index folders (names) that answer without records Chroma counts as in them
+    (chroma_file.behind); none when Chroma's file cannot be read, which the log says."""
+    try:
+        return set(chroma_file.behind(chroma_dir, collection))
+    except Exception as e:
+        log.warning("amber: could not compare the vector indexes with their records: %s", e)
+        return set()
+
+
 def torn_folders(chroma_dir: Path) -> list[Path]:
-    return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not whole(p.parent))
+    """Index folders to set aside at opening: torn, or behind their records."""
+    late = behind(chroma_dir)
+    return sorted(p.parent for p in Path(chroma_dir).glob(f"*/{ID_MAP}") if not whole(p.parent) or p.parent.name in late)
 
 
 PEOPLE = ("amber_mem_", "amber_msg_")  # collections whose vectors come from a person's words
@@ -174,7 +191,8 @@ class IndexMender:
         self._woken = woken
 
     def mend(self, failing: str) -> bool:
-        """While the store runs: set `failing`'s index aside if a crash cut it short; True: ask once more.
+        """While the store runs: set `failing`'s index aside if a crash cut it short or left it behind
+        its records; True: ask once more.
         A registry or audit collection gets its placeholder vectors back at once; a person's is
         listed and the host's repairs are woken."""
         try:
@@ -326,17 +344,19 @@ class IndexMender:
                 owners = {}
             if failing is not None:
                 mine = [self.dir / seg for seg, name in owners.items() if name == failing]
-                folders = [f for f in mine if not whole(f)]
+                late = behind(self.dir, failing) if mine else set()
+                folders = [f for f in mine if not whole(f) or f.name in late]
                 if folders:
                     time.sleep(0.05)
-                    folders = [f for f in folders if not whole(f)]
+                    late = behind(self.dir, failing)
+                    folders = [f for f in folders if not whole(f) or f.name in late]
                 if not folders:
                     return []
             names = {owners[f.name] for f in folders if f.name in owners}
             self._write(set(self.pending()) | names)  # listed before the index goes: a crash now loses nothing
             for f in folders:
                 shutil.rmtree(f, ignore_errors=True)
-            log.warning("amber: set aside %d vector index(es) left half-written by an interrupted write (%s); "
+            log.warning("amber: set aside %d vector index(es) left half-written or behind their records by an interrupted write (%s); "
                         "their records read again now, their vectors are being rebuilt", len(folders), ", ".join(sorted(names)) or "?")
             return sorted(names)
 
