@@ -30,6 +30,7 @@ import argparse
 import json
 import logging
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -137,12 +138,14 @@ class _SetAside(logging.Handler):
 
     def __init__(self):
         super().__init__(logging.WARNING)
-        self.count = self.made = 0
+        self.count = self.made = self.behind = 0
 
     def emit(self, record: logging.LogRecord) -> None:
         said = record.getMessage()
         self.count += "set aside" in said
         self.made += " again from its " in said
+        if m := re.search(r"behind their records \((\d+)\)", said):  # whole, but older than Chroma's note of what it holds
+            self.behind += int(m.group(1))
 
 
 def amber(work: Path, rounds: int, rnd: random.Random) -> dict:
@@ -202,7 +205,7 @@ def amber(work: Path, rounds: int, rnd: random.Random) -> dict:
                 hits = service.store.query_memories(memory_collection(scopes[person]), emb.embed_query(t), 3, None)
                 if not any(m.content == t and score > 0.999 for m, score in hits):
                     unfound.append((memory_collection(scopes[person]), t))
-        return {"rounds": rounds, "acknowledged": sum(map(len, acknowledged.values())), "indexes_set_aside": seen.count, "collections_made_again": seen.made,
+        return {"rounds": rounds, "acknowledged": sum(map(len, acknowledged.values())), "indexes_set_aside": seen.count, "of_them_behind_their_records": seen.behind, "collections_made_again": seen.made,
                 "acknowledged_lost": lost, "acknowledged_not_found_by_own_vector": len(unfound), "not_found": unfound[:20],
                 "vectors_still_to_rebuild": len(service.store.vectors_to_rebuild()),
                 "calls_failed_with_the_server_up": len(failed_while_up), "failures": failed_while_up[:5]}
@@ -244,7 +247,7 @@ def main() -> None:
         print(f"\nplain Chroma: a collection failing after {p['rounds_ending_with_a_collection_failing']} of {p['rounds']} kills "
               f"(first after kill {p['first_failing_round']})")
     if a:
-        print(f"Amber host: {a['indexes_set_aside']} index(es) set aside, {a['collections_made_again']} collection(s) made again, "
+        print(f"Amber host: {a['indexes_set_aside']} index(es) set aside ({a['of_them_behind_their_records']} behind their records), {a['collections_made_again']} collection(s) made again, "
               f"{a['acknowledged']} memories acknowledged, "
               f"{a['acknowledged_lost']} lost, {a['acknowledged_not_found_by_own_vector']} not found by their own vector, "
               f"{a['calls_failed_with_the_server_up']} calls failed with the server up")

@@ -23,7 +23,7 @@ from datetime import timedelta
 from typing import Any, Awaitable, Sequence
 
 from .changed import Told, change_of, told
-from .correction import Correction, Shown, might_correct, near_correction
+from .correction import Correction, Shown, might_correct, near_correction, pointed_handles
 from .correction_model import classifier_for, judge
 from .correction_pair import Reading, pair_model_for
 from .errors import NotFound
@@ -31,7 +31,7 @@ from .identity import READ
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
 from .recall.config import RecallConfig
 from .recall.query import dense_query
-from .recall.render import HANDLE_RE, defuse, fenced
+from .recall.render import defuse, fenced
 from .update import Claim, stated, update_of
 from .results import WhyRequest
 
@@ -57,7 +57,7 @@ class Corrected:
 def shown_items(records: Sequence[WhyRequest], text: str) -> list[Shown]:
     """What the correction may refer to: the items of the newest why record; with a handle in the
     text, every item of the recent records (newest first), so an older block's handle is found too."""
-    chosen = records if HANDLE_RE.search(text) else records[:1]
+    chosen = records if pointed_handles(text) else records[:1]
     out, seen = [], set()
     for rec in chosen:
         for it in rec.items:
@@ -103,7 +103,9 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     no such frame and no word of change stops before anything is read or embedded."""
     marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
     embedder = getattr(getattr(port, "service", None), "embedder", None)
-    handle = bool(HANDLE_RE.search(text))  # "#48213": the rules decide which item, from any recent block
+    # "#48213" opening a short turn: the rules decide which item, from any recent block; a handle
+    # deep in pasted text is not the person's (correction.pointed_handles)
+    handle = bool(pointed_handles(text))
     if not shown_here and not handle:
         return None
     pair = pair_model_for(embedder) if len(text) <= 600 and not handle else None

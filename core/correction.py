@@ -274,9 +274,32 @@ def _theirs(s: str, shown: Sequence[Shown]) -> Sequence[Shown]:
     return [x for x in shown if who in x.text.casefold()]
 
 
+# A handle acts where the person plainly points at it, as a chat command must open its turn
+# (commands.parse_command): in a short turn, near its start, in the person's own words (not inside
+# quotes or reported speech), a few at most. Obeyed anywhere, a handle let pasted text (an e-mail,
+# a log, a list of numbers sprayed over the 100 000 handles) rewrite or erase the person's memories.
+# Product limits, set by hand, not fitted.
+HANDLE_TURN_CHARS = 300
+HANDLE_LEAD_CHARS = 60
+HANDLES_AT_MOST = 3
+
+
+def pointed_handles(text: str) -> set[str]:
+    """The handles ("#48213") a user turn points at, by the rule above; empty when it points at none."""
+    s = " ".join(text.split())
+    if not s or len(s) > HANDLE_TURN_CHARS:
+        return set()
+    own = _QUOTED.sub(" ", s)
+    found = list(HANDLE_RE.finditer(own))
+    handles = {f"#{m.group(1)}" for m in found}
+    if not found or found[0].start() > HANDLE_LEAD_CHARS or len(handles) > HANDLES_AT_MOST or _REPORTED.search(own):
+        return set()
+    return handles
+
+
 def _by_handle(s: str, shown: Sequence[Shown]) -> Shown | None:
-    handles = {f"#{m}" for m in HANDLE_RE.findall(s)}
-    return next((x for x in shown if x.handle in handles), None)
+    handles = pointed_handles(s)
+    return next((x for x in shown if x.handle in handles), None) if handles else None
 
 
 def _statement(s: str) -> str:

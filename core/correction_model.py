@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .correction import Correction, Shown, find_correction, near_correction
-from .recall.render import HANDLE_RE
+from .correction import Correction, Shown, find_correction, near_correction, pointed_handles
 
 WEIGHTS = Path(__file__).with_name("correction_model.json")
 
@@ -92,7 +91,7 @@ def judge(text: str, shown: Sequence[Shown], score: float | None, model: Correct
     if score is None or model is None:
         return found, False
     if found is not None:
-        if {f"#{m}" for m in HANDLE_RE.findall(text)} & {x.handle for x in shown}:
+        if pointed_handles(text) & {x.handle for x in shown}:
             return found, False  # the person named the item: no doubt about what they mean
         return (found, False) if score >= model.veto else (None, True)
     near = near_correction(text, shown)

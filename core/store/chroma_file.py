@@ -79,9 +79,9 @@ def records(chroma_dir: Path, collection: str) -> dict:
     return _in_child("records", Path(chroma_dir) / FILE, collection)  # type: ignore[return-value]
 
 
-def behind(chroma_dir: Path, collection: str = "") -> dict[str, int]:
+def behind(chroma_dir: Path, collection: str = "") -> dict[str, list[str]]:
     """Vector index folders whose id map lacks records Chroma counts as already in them: folder
-    name -> how many. Chroma notes in its file how far each index has applied the log, and never
+    name -> those records' ids. Chroma notes in its file how far each index has applied the log, and never
     replays what lies before that; an index left older than that note (a kill between the two
     writes) answers every query without error and without those records, so their memories are
     found by their words only (bench/README.md, "A Chroma server killed while it writes"). Only
@@ -122,7 +122,7 @@ def _vectors(db: sqlite3.Connection) -> dict[str, str]:
         "SELECT s.id, c.name FROM segments s JOIN collections c ON s.collection = c.id WHERE s.scope = 'VECTOR'")}
 
 
-def _behind(db: sqlite3.Connection, folder: Path, collection: str) -> dict[str, int]:
+def _behind(db: sqlite3.Connection, folder: Path, collection: str) -> dict[str, list[str]]:
     out = {}
     for seg, cid, applied in db.execute(
             "SELECT s.id, s.collection, m.seq_id FROM segments s JOIN collections c ON s.collection = c.id "
@@ -136,8 +136,8 @@ def _behind(db: sqlite3.Connection, folder: Path, collection: str) -> dict[str, 
         meta = db.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'METADATA'", (cid,)).fetchone()
         if meta is None:
             continue
-        missing = sum(1 for (rid,) in db.execute("SELECT embedding_id FROM embeddings WHERE segment_id = ? AND seq_id <= ?",
-                                                 (meta[0], int(applied))) if rid not in held)
+        missing = sorted(rid for (rid,) in db.execute("SELECT embedding_id FROM embeddings WHERE segment_id = ? AND seq_id <= ?",
+                                                      (meta[0], int(applied))) if rid not in held)
         if missing:
             out[seg] = missing
     return out

@@ -52,6 +52,9 @@ from . import chroma_file
 log = logging.getLogger("amber.store")
 
 ID_MAP = "index_metadata.pickle"
+# While Chroma runs, how long to watch whether an index's missing records stay missing (`behind`):
+# set by hand, not fitted: paid only by a call that has already failed
+LOOKS = (0.25, 0.75)
 HEADER, HEADER_SIZE, LEVEL0 = "header.bin", 100, "data_level0.bin"
 OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
 REBUILD_FILE = "vectors_to_rebuild.json"
@@ -156,11 +159,24 @@ def _shred(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
-def behind(chroma_dir: Path, collection: str = "") -> set[str]:
+def behind(chroma_dir: Path, collection: str = "", looks: tuple[float, ...] = ()) -> set[str]:
     """Index folders (names) that answer without records Chroma counts as in them
-    (chroma_file.behind); none when Chroma's file cannot be read, which the log says."""
+    (chroma_file.behind); none when Chroma's file cannot be read, which the log says.
+
+    While Chroma runs, a healthy write shows the same for a moment (Chroma notes the write applied,
+    then rewrites the index's files), and a busy person's collection is written again and again. So
+    with `looks` (pauses, in seconds) the files are read again after each pause, and a folder counts
+    only if some of the same records are missing every time: a write under way adds its records
+    within the pause; an index a kill left behind never gets them."""
     try:
-        return set(chroma_file.behind(chroma_dir, collection))
+        late = {seg: set(ids) for seg, ids in chroma_file.behind(chroma_dir, collection).items()}
+        for pause in looks:
+            if not late:
+                break
+            time.sleep(pause)
+            again = chroma_file.behind(chroma_dir, collection)
+            late = {seg: kept for seg, ids in late.items() if (kept := ids & set(again.get(seg, ())))}
+        return set(late)
     except Exception as e:
         log.warning("amber: could not compare the vector indexes with their records: %s", e)
         return set()
@@ -344,20 +360,22 @@ class IndexMender:
                 owners = {}
             if failing is not None:
                 mine = [self.dir / seg for seg, name in owners.items() if name == failing]
-                late = behind(self.dir, failing) if mine else set()
-                folders = [f for f in mine if not whole(f) or f.name in late]
+                folders = [f for f in mine if not whole(f)]
                 if folders:
                     time.sleep(0.05)
-                    late = behind(self.dir, failing)
-                    folders = [f for f in folders if not whole(f) or f.name in late]
+                    folders = [f for f in folders if not whole(f)]
+                late = behind(self.dir, failing, looks=LOOKS) if mine else set()
+                folders += [f for f in mine if f.name in late and f not in folders]
                 if not folders:
                     return []
             names = {owners[f.name] for f in folders if f.name in owners}
+            torn = sum(1 for f in folders if not whole(f))
             self._write(set(self.pending()) | names)  # listed before the index goes: a crash now loses nothing
             for f in folders:
                 shutil.rmtree(f, ignore_errors=True)
-            log.warning("amber: set aside %d vector index(es) left half-written or behind their records by an interrupted write (%s); "
-                        "their records read again now, their vectors are being rebuilt", len(folders), ", ".join(sorted(names)) or "?")
+            log.warning("amber: set aside %d vector index(es) an interrupted write left half-written (%d) or behind their "
+                        "records (%d): %s; their records read again now, their vectors are being rebuilt",
+                        len(folders), torn, len(folders) - torn, ", ".join(sorted(names)) or "?")
             return sorted(names)
 
     def open_mark(self) -> bool:

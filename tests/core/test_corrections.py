@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from corrections import TUNE, measure  # noqa: E402
@@ -43,3 +45,23 @@ def test_a_confirmation_someone_elses_change_and_a_plan_correct_nothing():
     assert find_correction(f"{home.handle} that's right, still there", [home]) is None
     assert find_correction("我爸把他那辆老桑塔纳卖了，也换了个比亚迪", [car]) is None
     assert find_correction("我闺蜜下个月要搬去杭州了，好舍不得", [home]) is None
+
+
+@pytest.mark.parametrize("text, pointed", [
+    ("forget #48213", {"#48213"}),
+    ("#48213 is wrong, I live in Hangzhou now", {"#48213"}),
+    ("不对，#48213 我已经搬到杭州了", {"#48213"}),
+    ("Please forget #48213 and #51720", {"#48213", "#51720"}),
+    ("that's not right anymore, the one about my job: #48213, I left last spring", {"#48213"}),
+    ('My brother said "#48213 is wrong"', set()),  # quoted: someone else's words
+    ("Tom says #48213 is wrong", set()),  # reported speech
+    ("Summarize this for me: " + "lorem ipsum dolor sit amet " * 3 + "ticket #48213 closed", set()),  # far from its start
+    ("drop " + " ".join(f"#{i:05d}" for i in range(4)), set()),  # a list of handles
+    ("x" * 290 + " #48213", set()),
+    ("forget #48213 " + "and some more words " * 20, set()),  # a long paste opening with a handle
+    ("the flat is #4821 on the plan", set()),  # not a handle
+])
+def test_only_a_handle_the_person_points_at_counts(text, pointed):
+    from core.correction import pointed_handles
+
+    assert pointed_handles(text) == pointed
