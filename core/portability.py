@@ -22,7 +22,8 @@ class Portability:
     and its background lane, the clock and the redactor an import passes through."""
 
     def __init__(self, store: Any, reads: Reads, writes: WritePath, embedder: Embedder, clock: Clock, redact: Redactor, *,
-                 embed_background: Callable[[Sequence[str]], list[list[float]]]):
+                 embed_background: Callable[[Sequence[str]], list[list[float]]], tombstones: Any = None):
+        self._tombstones = tombstones  # what the person forgot (core/tombstones.py): an import never brings it back
         self._store = store
         self._reads = reads
         self._writes = writes
@@ -82,8 +83,9 @@ class Portability:
         kept, so importing twice gives the same state; vectors come from the configured embedder.
         A keyed fact active both here and in the file keeps only its newest version active."""
         plan = check_import(scope.user_id, lines)
-        mems = [self._redact.fields(m) for m in plan.memories]  # an export from before redaction, or another tool's
-        msgs = self._redact.messages(plan.messages)
+        mems, msgs = self._still_wanted(scope, plan.memories, plan.messages)
+        mems = [self._redact.fields(m) for m in mems]  # an export from before redaction, or another tool's
+        msgs = self._redact.messages(msgs)
         mvecs = self._embed_background([embed_text(m) for m in mems]) if mems else []
         texts = message_index_texts(msgs)  # each turn with its neighbours, as live ingest indexes it
         gvecs = self._embed_background(texts) if msgs else []
@@ -108,6 +110,18 @@ class Portability:
                 writes.put_events(scope, plan.events[i : i + 256])
             writes.audit(scope, "import", [m.id for m in mems][:1000], memories=len(mems), messages=len(msgs), events=len(plan.events))
         return {"memories": len(mems), "messages": len(msgs), "events": len(plan.events)}
+
+    def _still_wanted(self, scope: Scope, mems: list, msgs: list) -> tuple[list, list]:
+        """What of a file the person has not taken back since it was written: nothing they forgot
+        (an older export holds it; DESIGN §11: a forgotten thing never comes back), and no older
+        copy of a memory held here (a forget rewrites a daily log in place, under its id): a memory
+        the store holds is written only where the file's copy is newer."""
+        if self._tombstones is not None:
+            gone = self._tombstones.buried(scope.user_id, [m.id for m in mems] + [m.id for m in msgs])
+            mems = [m for m in mems if m.id not in gone]
+            msgs = [m for m in msgs if m.id not in gone]
+        held = {m.id: m.updated_at for m in self._reads.memories_by_id(scope, [m.id for m in mems])} if mems else {}
+        return [m for m in mems if m.id not in held or m.updated_at > held[m.id]], msgs
 
     def reindex(self, scope: Scope) -> dict[str, int]:
         """Re-embed every record of this user with the configured embedder (after changing embedders).

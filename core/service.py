@@ -116,9 +116,10 @@ class MemoryService:
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
         self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
-        self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background)
-        self.repairs = Repairs(self, self._portability)  # compose starts it once the host is built (core/repair.py)
         self.tombstones = Tombstones(self.registry)  # what was forgotten, without its words
+        self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background,
+                                        tombstones=self.tombstones)
+        self.repairs = Repairs(self, self._portability)  # compose starts it once the host is built (core/repair.py)
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,
                                       digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now)
         self._capture = Capture(self.reads, self.writes, self.recaller, redact=self.redact, clock=clock, tombstones=self.tombstones,

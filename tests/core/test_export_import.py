@@ -149,3 +149,26 @@ def test_an_active_key_in_the_store_and_in_the_file_keeps_the_newest(service, al
     assert [m.content for m in active] == ["Porto"]
     retired = service.get(alice, old.id)
     assert retired.status.value == "superseded" and retired.superseded_by == "m_new"
+
+
+def test_an_older_export_never_brings_back_what_was_forgotten(service, alice, clock):
+    """DESIGN §11: a forgotten thing never comes back, not by `amber import` of an older export. The
+    forgotten memory and turn are skipped by their tombstones; a daily log a forget rewrote in place
+    (same id, no tombstone) keeps its rewritten words, since the file's copy is not newer."""
+    from core.model import Kind
+
+    service.remember(alice, MemoryIn(content="I enjoy long walks by the sea"))
+    service.remember(alice, MemoryIn(content="My passport number is Zorblax-4417"))
+    service.remember(alice, MemoryIn(content="2026-01-01: Walked by the sea. Told Amber my passport number is Zorblax-4417.",
+                                     kind=Kind.daily_log))
+    service.store_turns(alice, [Message(id="t1", role="user", content="remember my passport number is Zorblax-4417",
+                                        created_at=clock.now())])
+    backup = list(service.export(alice))
+    plan = service.forget(alice, "my passport number is Zorblax-4417")
+    assert plan.memories and plan.message_ids
+    service.import_(alice, backup)
+    every = service.list(alice, status="any", limit=100).items
+    assert not [m.content for m in every if "Zorblax" in m.content]
+    assert "I enjoy long walks by the sea" in [m.content for m in every]
+    assert all("Zorblax" not in t.content for t in service.messages(alice))
+    assert "Zorblax" not in json.dumps([line for line in service.export(alice) if line["type"] != "event"])
