@@ -52,6 +52,8 @@ class Corrected:
     old: str
     new: str = ""
     new_id: str | None = None
+    kind: str = ""  # the old item's kind and tags: whether its words may go to a model off the host (core/destinations.py)
+    tags: tuple[str, ...] = ()
 
 
 def shown_items(records: Sequence[WhyRequest], text: str) -> list[Shown]:
@@ -218,10 +220,10 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
                 await port.delete(t.id)
         except NotFound:
             pass
-        return Corrected(t.handle, "forgotten", mem.content)
+        return Corrected(t.handle, "forgotten", mem.content, kind=mem.kind.value, tags=tuple(mem.tags))
     if c.action == "retract":
         await port.delete(t.id)
-        return Corrected(t.handle, "retired", mem.content)
+        return Corrected(t.handle, "retired", mem.content, kind=mem.kind.value, tags=tuple(mem.tags))
     content = c.statement
     if _DEICTIC.search(content) and len(content) < 80:
         content = f"{content} (was: {mem.content})"
@@ -237,16 +239,17 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
         w = await port.remember(data)  # by key: the new value supersedes whichever version holds it
     else:
         w = await port.supersede(t.id, data)
-    return Corrected(t.handle, "superseded", mem.content, w.memory.content, w.memory.id)
+    return Corrected(t.handle, "superseded", mem.content, w.memory.content, w.memory.id, kind=mem.kind.value, tags=tuple(mem.tags))
 
 
 def _quoted(text: str) -> str:
     return json.dumps(defuse(text), ensure_ascii=False)
 
 
-def render_correction_note(done: Corrected) -> str:
-    """What the model reads on the turn a correction was carried out."""
-    old = f"{done.handle} {_quoted(done.old)}"
+def render_correction_note(done: Corrected, old_words: bool = True) -> str:
+    """What the model reads on the turn a correction was carried out; `old_words` False: the old
+    item's words stay on the host (a model off it, an item that may not leave it)."""
+    old = f"{done.handle} {_quoted(done.old)}" if old_words else f"{done.handle} (its words stay on this host)"
     if done.action == "superseded":
         line = f"- {old} is wrong or out of date; Amber replaced it with {_quoted(done.new)}. Use the new value."
     elif done.action == "forgotten":

@@ -75,6 +75,19 @@ class DestinationPolicy:
         kind = getattr(item, "kind", "")
         return self.host_only(getattr(kind, "value", kind), getattr(item, "tags", ()) or ())
 
+    def receives_all(self, dests: Sequence[tuple[str, Sequence[str]]]) -> bool:
+        """Whether a request that may reach any of `dests` ((group, deployments) each) may carry memory."""
+        return bool(dests) and all(self.receives_memory(g, d) for g, d in dests)
+
+    def on_host_all(self, dests: Sequence[tuple[str, Sequence[str]]]) -> bool:
+        return bool(dests) and all(self.on_host(g, d) for g, d in dests)
+
+    def admit_all(self, items: Sequence[T], dests: Sequence[tuple[str, Sequence[str]]]) -> list[T]:
+        """The items that may go to every one of `dests`, in order."""
+        if not self.receives_all(dests):
+            return []
+        return list(items) if self.on_host_all(dests) else [c for c in items if not self.stays(c)]
+
     def admit(self, items: Sequence[T], group: str, deployments: Sequence[str] = ()) -> list[T]:
         """The items (anything with `kind` and `tags`) that may go to this model group, in order."""
         if not self.receives_memory(group, deployments):

@@ -50,7 +50,7 @@ from . import capture, identity, request
 from .vision import find_images
 from .host import Host, describe, router
 from .ledger import Decision, RequestLedger
-from .targets import TargetResolver, deployment_models
+from .targets import TargetResolver, destinations
 
 log = logging.getLogger("amber.litellm")
 
@@ -96,8 +96,12 @@ class AmberMemory(CustomLogger):
             call_id = data.get("litellm_call_id")
             # where this request goes decides whether it may carry memory, and which (core/destinations.py)
             model = str(data.get("model") or "")
-            policy, deployments = DestinationPolicy.from_settings(settings), deployment_models(router(), model)
-            sends = policy.receives_memory(model, deployments)
+            # every group the request may reach: those it names ("a,b"), and the request's and the
+            # router's fallbacks from them (what is injected goes wherever LiteLLM routes it)
+            dests = destinations(router(), data) or [(model, [])]
+            policy = DestinationPolicy.from_settings(settings)
+            sends, home = policy.receives_all(dests), policy.on_host_all(dests)
+            off_host = None if home else policy
             # "that's wrong, I moved to Hangzhou", "forget #48213": carried out now, before this turn's recall
             note = ""
             stages: dict[str, float] = {}  # where the time went, for the log line (ms)
@@ -106,7 +110,7 @@ class AmberMemory(CustomLogger):
                 at = time.perf_counter()
                 # a chat that receives no memory (mode write, or this model) answers no block: only a handle is read
                 shown_here = mode == "on" and sends
-                note, why = await self._correct(memory, actor, said, settings.recall_timeout_s, shown_here)
+                note, why = await self._correct(memory, actor, said, settings.recall_timeout_s, shown_here, off_host)
                 stages["correct"] = (time.perf_counter() - at) * 1000
                 note = note if shown_here else ""
             if not sends:
@@ -115,7 +119,8 @@ class AmberMemory(CustomLogger):
             if asked is not None and asked.action == "forget":
                 # the model answers before capture carries the forget out: tell it what will go, so
                 # "done" is true, and recall nothing (it would bring back what is being forgotten)
-                patch, why = await self._forget_note(memory, actor, asked.text, kept=mode == "on", timeout=settings.recall_timeout_s)
+                patch, why = await self._forget_note(memory, actor, asked.text, kept=mode == "on", timeout=settings.recall_timeout_s,
+                                                     off_host=off_host)
                 query = ""
             if query:
                 try:
@@ -125,12 +130,12 @@ class AmberMemory(CustomLogger):
                     # the host packs only what may go to this model, so its why record says what went. It knows
                     # the group's name only: where the deployments behind it decide otherwise (a group named
                     # "local" over ollama/*), it is asked for everything and the check below does the rest
-                    by_name = policy.on_host(model) == policy.on_host(model, deployments) and policy.receives_memory(model)
+                    by_name = len(dests) == 1 and policy.on_host(model) == home and policy.receives_memory(model)
                     at = time.perf_counter()
                     result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named, destination=model if by_name else None),
                                                     timeout=settings.recall_timeout_s)
                     stages["recall"] = (time.perf_counter() - at) * 1000
-                    kept = policy.admit(result.items, model, deployments)
+                    kept = policy.admit_all(result.items, dests)
                     patch = (result.text or "") if len(kept) == len(result.items) else render_recall(kept)
                     items, tokens = len(kept), result.tokens
                     self.ledger.note_injected(call_id, tuple(c.id for c in kept), tuple(handle_of(c.id) for c in kept))
@@ -143,7 +148,6 @@ class AmberMemory(CustomLogger):
             boot = ""
             if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read") and sends:
                 # a model off the host gets the boot pack without what stays on the host (pinned health facts...)
-                off_host = None if policy.on_host(model, deployments) else policy
                 at = time.perf_counter()
                 boot = await self._boot_pack(memory, actor, settings.recall_timeout_s, off_host)
                 stages["boot"] = (time.perf_counter() - at) * 1000
@@ -184,16 +188,18 @@ class AmberMemory(CustomLogger):
         log.info("amber vision relay: images for %s described by %s in %.0fms", model, relay.model, (time.perf_counter() - started) * 1000)
         return True
 
-    async def _forget_note(self, memory: Any, actor: Any, subject: str, *, kept: bool, timeout: float) -> tuple[str, str]:
+    async def _forget_note(self, memory: Any, actor: Any, subject: str, *, kept: bool, timeout: float,
+                           off_host: DestinationPolicy | None = None) -> tuple[str, str]:
         if not kept:
             return render_forget_note(subject, 0, 0, kept=False), ""
         try:
-            found = await asyncio.wait_for(memory.forget_preview(actor, subject), timeout=timeout)
+            found = await asyncio.wait_for(memory.forget_preview(actor, subject, off_host), timeout=timeout)
         except Exception as e:  # no preview: say nothing rather than something untrue
             return "", f"forget preview failed: {type(e).__name__}: {e}"
         return render_forget_note(subject, *found), ""
 
-    async def _correct(self, memory: Any, actor: Any, said: str, timeout: float, shown_here: bool) -> tuple[str, str]:
+    async def _correct(self, memory: Any, actor: Any, said: str, timeout: float, shown_here: bool,
+                       off_host: DestinationPolicy | None = None) -> tuple[str, str]:
         """Carry out a correction of what was just injected, if this turn makes one: (note for the model, why not)."""
         if not said:
             return "", ""
@@ -204,7 +210,7 @@ class AmberMemory(CustomLogger):
         if done is None:
             return "", ""
         log.info("amber correction %s: %s %s", describe(actor), done.action, done.handle)
-        return render_correction_note(done), ""
+        return render_correction_note(done, old_words=off_host is None or not off_host.stays(done)), ""
 
     async def async_post_call_response_headers_hook(self, data: dict, user_api_key_dict: Any, response: Any,
                                                     request_headers: dict | None = None, litellm_call_info: dict | None = None) -> dict | None:

@@ -33,6 +33,49 @@ def deployment_models(router: Any, group: str) -> list[str]:
     return out
 
 
+_FALLBACK_LISTS = ("fallbacks", "context_window_fallbacks", "content_policy_fallbacks")
+
+
+def _names(value: Any) -> list[str]:
+    """Model group names in a fallback list: strings, or dicts naming a `model`."""
+    out = []
+    for v in value if isinstance(value, (list, tuple)) else [value]:
+        name = v.get("model") if isinstance(v, dict) else v
+        if isinstance(name, str) and name.strip():
+            out.append(name.strip())
+    return out
+
+
+def _router_fallbacks(router: Any, group: str) -> list[str]:
+    """The groups the operator's router falls back to from `group` ({group: [...]} or {"*": [...]})."""
+    out: list[str] = []
+    for attr in _FALLBACK_LISTS:
+        for entry in getattr(router, attr, None) or []:
+            if isinstance(entry, dict):
+                for key in (group, "*"):
+                    out += _names(entry.get(key) or [])
+    return out + _names(getattr(router, "default_fallbacks", None) or [])
+
+
+def destinations(router: Any, data: dict) -> list[tuple[str, list[str]]]:
+    """Every model group a request may reach, each with the models of its deployments: the groups
+    it names ("a,b" is sent to both), the fallbacks the request itself asks for, and the router's
+    fallbacks from any of those, followed to the end. Memory injected before the call goes with
+    the request wherever LiteLLM routes it, so the destination policy reads all of them."""
+    named = [g.strip() for g in str(data.get("model") or "").split(",") if g.strip()]
+    for key in _FALLBACK_LISTS:
+        named += _names(data.get(key) or [])
+    seen: dict[str, list[str]] = {}
+    while named and len(seen) < 64:
+        group = named.pop(0)
+        if group in seen:
+            continue
+        seen[group] = deployment_models(router, group)
+        if router is not None:
+            named += _router_fallbacks(router, group)
+    return list(seen.items())
+
+
 def _deployments(router: Any, group: str) -> list[tuple[dict, dict]]:
     """(litellm_params, model_info) of each deployment behind `group`."""
     if router is None or not group:

@@ -116,3 +116,60 @@ async def test_a_group_on_the_host_by_its_deployments_gets_host_only_items_and_a
         assert record.items and not any("Grandma" in str(i) for i in record.items)
     finally:
         service.close()
+
+
+def test_every_group_a_request_may_reach_is_a_destination():
+    """A request names groups ("a,b" goes to both) and may fall back to others, by its own
+    `fallbacks` or the router's (followed to the end): memory injected before the call goes
+    wherever LiteLLM routes it. A real LiteLLM Router holds the groups and the operator's fallbacks."""
+    from litellm import Router
+
+    from litellm_hooks.targets import destinations
+
+    groups = Router(model_list=[{"model_name": n, "litellm_params": {"model": m}} for n, m in
+                                (("home", "ollama/qwen3"), ("spare", "ollama/llama3"), ("away", "openai/gpt-4o-mini"),
+                                 ("wide", "anthropic/claude-sonnet-4"))],
+                    fallbacks=[{"home": ["spare"]}, {"spare": ["away"]}], context_window_fallbacks=[{"away": ["wide"]}])
+    assert destinations(groups, {"model": "away"}) == [("away", ["openai/gpt-4o-mini"]), ("wide", ["anthropic/claude-sonnet-4"])]
+    assert [g for g, _ in destinations(groups, {"model": "home"})] == ["home", "spare", "away", "wide"]
+    assert [g for g, _ in destinations(None, {"model": "wide, home"})] == ["wide", "home"]
+    assert [g for g, _ in destinations(None, {"model": "wide", "fallbacks": ["home", {"model": "spare"}]})] == ["wide", "home", "spare"]
+    looped = Router(model_list=[{"model_name": "a", "litellm_params": {"model": "ollama/a"}}], fallbacks=[{"a": ["a"]}, {"*": ["b"]}])
+    assert [g for g, _ in destinations(looped, {"model": "a"})] == ["a", "b"]
+
+
+async def test_memory_goes_only_where_every_route_of_the_request_may_take_it(tmp_path, monkeypatch):
+    """Before, only the group the client named was read: "home,away" (sent to both), a request's
+    own fallbacks and the operator's router fallbacks all carried memory to a denied model, and the
+    host-only quote to a model off the host."""
+    from litellm import Router
+
+    import litellm_hooks.amber as hook_module
+
+    groups = Router(model_list=[{"model_name": n, "litellm_params": {"model": m}} for n, m in
+                                (("home", "ollama/qwen3"), ("home-b", "ollama/qwen3"), ("away", "anthropic/claude-sonnet-4"),
+                                 ("denied", "openai/gpt-4o-mini"))],
+                    fallbacks=[{"home-b": ["away"]}])
+    monkeypatch.setattr(hook_module, "router", lambda: groups)
+    service, cb = make(tmp_path, host_models=["ollama/*"], memory_models_deny=["openai/*"])
+    ana = scope_for(Actor("ana"))
+
+    async def ask(model: str, **extra) -> str:
+        data = {"model": model, "user": "ana", "litellm_call_id": f"route-{model}-{len(extra)}",
+                "messages": [{"role": "user", "content": "Tell me about the tea garden"}], "metadata": {}, **extra}
+        out = await cb.async_pre_call_hook(Key(), None, data, "acompletion")
+        return str((out or data)["messages"])
+
+    try:
+        service.precious_add(ana, "Grandma said: the tea garden is where we begin")
+        service.remember(ana, MemoryIn(content="I drink genmaicha tea from the tea garden"))
+        alone = await ask("home")
+        assert "Grandma" in alone and "genmaicha" in alone  # on the host: everything
+        assert "genmaicha" not in await ask("home,denied")  # one of the two is denied: no memory at all
+        assert "genmaicha" not in await ask("home", fallbacks=["denied"])
+        both = await ask("home,away")
+        assert "genmaicha" in both and "Grandma" not in both  # one is off the host: nothing host-only
+        routed = await ask("home-b")  # the operator's fallback from it is off the host
+        assert "genmaicha" in routed and "Grandma" not in routed
+    finally:
+        service.close()
