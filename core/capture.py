@@ -9,12 +9,13 @@ exchange is not stored, as it would say again what was just forgotten.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Sequence
 
 from .commands import parse_command
 from .embed.fair import background_owner
 from .errors import InvalidInput, TransientError
-from .model import SAID_BY_USER, Memory, MemoryIn, Message, Role, WriteResult
+from .model import MEMORY_MAX_CHARS, SAID_BY_USER, Memory, MemoryIn, Message, Role, WriteResult
 from .recall.turns import DENSE_CONTEXT, message_index_texts
 from .recall.render import strip_patch
 from .scope import Scope, message_collection, message_where
@@ -27,6 +28,8 @@ from .turns import dated, unsaved
 STORE_PART = 64
 # A request somebody waits for this small (an exchange or two) is embedded now, on the interactive lane
 WAITED_TEXTS, WAITED_CHARS = 8, 6000
+
+log = logging.getLogger("amber.capture")
 
 
 def as_said(messages: Sequence[Message]) -> list[Message]:
@@ -59,6 +62,12 @@ class Capture:
         if cmd is None:
             return []
         if cmd.action == "remember":
+            if len(cmd.text) > MEMORY_MAX_CHARS:
+                # "Remember this: <a long paste>": longer than a memory may be. The turn itself is kept
+                # (and recalled) whole; cutting it into a memory would keep half of what was asked
+                log.info("amber: a 'remember' of %d characters is longer than a memory (%d): its turn is kept, no memory made",
+                         len(cmd.text), MEMORY_MAX_CHARS)
+                return []
             data = MemoryIn(content=cmd.text, importance=0.8, tags=[SAID_BY_USER], source_ids=[source_id] if source_id else [])
             return [("remember", self.remember(scope, data).memory)]
         # the memories that state it, the raw turns that still say it and those the memories came from

@@ -78,17 +78,17 @@ class Settings(BaseSettings):
     embedding_api_key: str | None = None  # write `os.environ/NAME` in config.yaml
     # the local embedder runs in a worker process: queries in their own lane, writes in a lower-priority one
     embed_query_workers: int = Field(1, ge=1, le=8)
-    embed_query_timeout_s: float = 5.0
-    embed_document_timeout_s: float = 30.0  # per batch, plus 0.5 s per text
+    embed_query_timeout_s: float = Field(5.0, gt=0)
+    embed_document_timeout_s: float = Field(30.0, gt=0)  # per batch, plus 0.5 s per text
 
     # LLM used by jobs and optional recall stages (a LiteLLM model name or a proxy model group)
     llm_model: str = "gpt-4o-mini"
-    llm_timeout_s: float = 60.0
+    llm_timeout_s: float = Field(60.0, gt=0)
 
     # vision relay (off unless set): images sent to a model without vision are described by this
     # model (a proxy model group or LiteLLM model) and go on as text; past the timeout, as sent
     vision_model: str | None = None
-    vision_timeout_s: float = 20.0
+    vision_timeout_s: float = Field(20.0, gt=0)
 
     # identity
     default_user: str | None = None  # for requests that carry no identity; None: skip memory
@@ -99,7 +99,7 @@ class Settings(BaseSettings):
 
     # recall
     recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
-    recall_timeout_s: float = 1.5
+    recall_timeout_s: float = Field(1.5, gt=0)
     # how long a recall waits for a person's turn index to be built before answering without the
     # turns (the build goes on; core/recall/pipeline.py). Recall-quality benchmarks wait it out.
     recall_index_wait_s: float = Field(2.0, ge=0)
@@ -124,8 +124,8 @@ class Settings(BaseSettings):
     # Chroma server, where 4 halves remember and capture latency but costs recall as much
     # (bench/README.md, "Writes ahead of reads")
     chroma_call_slots: int | None = Field(None, ge=0)
-    ready_timeout_s: float = 3.0  # /health?ready=true: how long the test embedding may take
-    recall_budget_tokens: int = 600
+    ready_timeout_s: float = Field(3.0, gt=0)  # /health?ready=true: how long the test embedding may take
+    recall_budget_tokens: int = Field(600, ge=1)
     # optional recall stages (used when the preset turns them on, e.g. "thorough"); off when unset
     rerank_model: str | None = None  # a LiteLLM rerank model, e.g. cohere/rerank-v3.5
     compress_model: str | None = None  # a cheap LiteLLM chat model that shortens recalled items
@@ -171,19 +171,41 @@ class Settings(BaseSettings):
     retention_cron: str = "15 4 * * *"
     jobs_enabled: bool = True
     jobs_window_size: int = Field(40, ge=1, le=200)  # messages per extraction window
-    jobs_max_retries: int = 3  # a window fails after this many model errors
-    jobs_stuck_minutes: float = 30  # a window left "processing" this long is recovered
-    jobs_seen_cosine: float = 0.9  # same key and at least this similar: "seen", not a new value
-    jobs_candidate_below: float = 0.76  # confidence under this goes to the review queue
-    jobs_importance_floor: float = 0.3  # facts less important than this are dropped
-    jobs_consolidate_max_llm_calls: int = 2  # per user per night
-    jobs_lease_minutes: float = 15
-    jobs_messages_days: int = 14  # retention of raw messages
-    jobs_imported_days: int | None = None  # retention of turns imported from chat exports (None: kept)
-    import_max_turns: int = 1_000_000  # a chat import stops before one person's message log passes this
-    jobs_events_days: int = 30  # retention of audit events and run records
-    jobs_unused_days: int = 180  # unpinned memories unused this long expire
-    jobs_purge_after_days: int = 30  # deleted, superseded and expired records are purged after this
+    jobs_max_retries: int = Field(3, ge=1)  # a window fails after this many model errors
+    jobs_stuck_minutes: float = Field(30, gt=0)  # a window left "processing" this long is recovered
+    jobs_seen_cosine: float = Field(0.9, gt=0, le=1)  # same key and at least this similar: "seen", not a new value
+    jobs_candidate_below: float = Field(0.76, ge=0, le=1)  # confidence under this goes to the review queue
+    jobs_importance_floor: float = Field(0.3, ge=0, le=1)  # facts less important than this are dropped
+    jobs_consolidate_max_llm_calls: int = Field(2, ge=0)  # per user per night
+    jobs_lease_minutes: float = Field(15, gt=0)
+    jobs_messages_days: int = Field(14, ge=1)  # retention of raw messages
+    jobs_imported_days: int | None = Field(None, ge=1)  # retention of turns imported from chat exports (None: kept)
+    import_max_turns: int = Field(1_000_000, ge=1)  # a chat import stops before one person's message log passes this
+    jobs_events_days: int = Field(30, ge=1)  # retention of audit events and run records
+    jobs_unused_days: int = Field(180, ge=1)  # unpinned memories unused this long expire
+    jobs_purge_after_days: int = Field(30, ge=0)  # deleted, superseded and expired records are purged after this
+
+    @field_validator("timezone")
+    @classmethod
+    def _a_known_time_zone(cls, tz: str) -> str:
+        from zoneinfo import ZoneInfo
+
+        try:
+            ZoneInfo(tz)
+        except Exception:
+            raise ValueError(f"timezone: {tz!r} is not a time zone this machine knows (e.g. 'UTC', 'Asia/Shanghai')") from None
+        return tz
+
+    @field_validator("extract_cron", "consolidate_cron", "retention_cron")
+    @classmethod
+    def _a_crontab(cls, cron: str) -> str:
+        from apscheduler.triggers.cron import CronTrigger
+
+        try:
+            CronTrigger.from_crontab(cron)
+        except Exception as e:
+            raise ValueError(f"{cron!r} is not a five-field crontab line (minute hour day month weekday): {e}") from None
+        return cron
 
     @field_validator("users")
     @classmethod

@@ -138,6 +138,17 @@ def test_remember_then_forget_through_the_service(service, alice):
     assert service.apply_commands(alice, "what do you know about me") == []
 
 
+def test_a_remember_longer_than_a_memory_keeps_its_exchange(service, alice):
+    """"Remember this: <a paste of 10 000 characters>": longer than a memory may be. It raised out
+    of the capture before the turns were stored, so the exchange was retried for days and then set
+    aside, and every capture behind it waited. Now the turns are stored whole, no memory is made."""
+    paste = "Remember this: " + " ".join(f"line {i} of the incident report, the pump failed at noon." for i in range(200))
+    stored, done = service.capture(alice, [_turn(1, "user", paste), _turn(2, "assistant", "Noted, the whole report.")])
+    assert stored == 2 and done == []
+    assert [t.content for t in service.messages(alice)] == [paste, "Noted, the whole report."]
+    assert service.list(alice).items == []
+
+
 def _turn(i: int, role: str, text: str, session: str = "s1"):
     from datetime import datetime, timedelta, timezone
 

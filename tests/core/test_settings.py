@@ -59,3 +59,23 @@ def test_env_lists_parse_as_json(monkeypatch, tmp_path):
     monkeypatch.setenv("AMBER_API_KEYS", '[{"name": "cli", "secret": "k", "user": "alice", "scopes": ["memory:read"]}]')
     key = Settings().api_keys[0]
     assert (key.user, key.scopes) == ("alice", ["memory:read"])
+
+
+@pytest.mark.parametrize("name, value", [
+    ("jobs_messages_days", -1),  # retention would erase every turn, unextracted ones included
+    ("jobs_unused_days", 0),  # ... and every memory
+    ("jobs_purge_after_days", -5),
+    ("recall_budget_tokens", -5),  # every recall empty, nothing logged
+    ("recall_timeout_s", 0),
+    ("jobs_seen_cosine", 1.5),
+    ("timezone", "Mars/Phobos"),  # the host died at start with a traceback
+    ("extract_cron", "bogus"),
+    ("retention_cron", "61 25 * * *"),
+])
+def test_an_absurd_value_is_refused_by_name(name, value, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=name if not isinstance(value, str) or name == "timezone" else "crontab"):
+        Settings(**{name: value})
+    monkeypatch.setenv(f"AMBER_{name.upper()}", str(value))
+    with pytest.raises(ValueError, match=name):
+        Settings()
