@@ -29,8 +29,8 @@ Chroma's file (`rebuild`). Several hosts of one server change the list one at a 
 
 A kill can also leave an index whole but older than Chroma's note of how far it has applied the
 log: every call then answers, without error and without the records written last, so their
-memories are found by their words only. The same checks compare each index's id map with the
-records Chroma counts as in it (chroma_file.behind) and set such an index aside too."""
+memories are found by their words only. The opening's check also compares each index's id map
+with the records Chroma counts as in it (chroma_file.behind) and sets such an index aside."""
 
 from __future__ import annotations
 
@@ -52,9 +52,7 @@ from . import chroma_file
 log = logging.getLogger("amber.store")
 
 ID_MAP = "index_metadata.pickle"
-# While Chroma runs, how long to watch whether an index's missing records stay missing (`behind`):
-# set by hand, not fitted: paid only by a call that has already failed
-LOOKS = (0.25, 0.75)
+
 HEADER, HEADER_SIZE, LEVEL0 = "header.bin", 100, "data_level0.bin"
 OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
 REBUILD_FILE = "vectors_to_rebuild.json"
@@ -159,24 +157,17 @@ def _shred(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
-def behind(chroma_dir: Path, collection: str = "", looks: tuple[float, ...] = ()) -> set[str]:
+def behind(chroma_dir: Path) -> set[str]:
     """Index folders (names) that answer without records Chroma counts as in them
-    (chroma_file.behind); none when Chroma's file cannot be read, which the log says.
+    (chroma_file.behind), read before Chroma opens the store; none when Chroma's file cannot be
+    read, which the log says.
 
-    While Chroma runs, a healthy write shows the same for a moment (Chroma notes the write applied,
-    then rewrites the index's files), and a busy person's collection is written again and again. So
-    with `looks` (pauses, in seconds) the files are read again after each pause, and a folder counts
-    only if some of the same records are missing every time: a write under way adds its records
-    within the pause; an index a kill left behind never gets them."""
+    Only at opening: on a Chroma server that runs again after a kill, setting such an index aside
+    made things worse, not better (`bench/server_kills.py --seed 7`: 16 indexes set aside as behind,
+    13 memories then not found by their own vector, against none in the run before the check). The
+    running server keeps the index it read in memory, so the folder's going changes nothing there."""
     try:
-        late = {seg: set(ids) for seg, ids in chroma_file.behind(chroma_dir, collection).items()}
-        for pause in looks:
-            if not late:
-                break
-            time.sleep(pause)
-            again = chroma_file.behind(chroma_dir, collection)
-            late = {seg: kept for seg, ids in late.items() if (kept := ids & set(again.get(seg, ())))}
-        return set(late)
+        return set(chroma_file.behind(chroma_dir))
     except Exception as e:
         log.warning("amber: could not compare the vector indexes with their records: %s", e)
         return set()
@@ -207,8 +198,7 @@ class IndexMender:
         self._woken = woken
 
     def mend(self, failing: str) -> bool:
-        """While the store runs: set `failing`'s index aside if a crash cut it short or left it behind
-        its records; True: ask once more.
+        """While the store runs: set `failing`'s index aside if a crash cut it short; True: ask once more.
         A registry or audit collection gets its placeholder vectors back at once; a person's is
         listed and the host's repairs are woken."""
         try:
@@ -364,8 +354,6 @@ class IndexMender:
                 if folders:
                     time.sleep(0.05)
                     folders = [f for f in folders if not whole(f)]
-                late = behind(self.dir, failing, looks=LOOKS) if mine else set()
-                folders += [f for f in mine if f.name in late and f not in folders]
                 if not folders:
                     return []
             names = {owners[f.name] for f in folders if f.name in owners}
