@@ -43,6 +43,7 @@ An entry is `{"user", "client", "command", "messages": [Message as JSON]}`, the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -242,16 +243,33 @@ def purge_set_aside(r: Any, older_than_days: float, now: float | None = None) ->
 
 def forget_set_aside(r: Any, user: str, match: Callable[[str], bool]) -> int:
     """Remove `user`'s set-aside entries that say what `match` finds (a forget's matcher); returns how many."""
-    gone = []
-    for item in set_aside(r, user):
-        entries = item["entries"] if isinstance(item["entries"], list) else [{"command": item["entries"]}]
-        texts = [str(m.get("content") or "") for e in entries if isinstance(e, dict) for m in e.get("messages") or [] if isinstance(m, dict)]
-        texts += [str(e.get("command") or "") for e in entries if isinstance(e, dict)]
-        if any(match(t) for t in texts if t):
-            gone.append(item["id"])
+    gone = [item["id"] for item in set_aside(r, user) if _says(item["entries"], match)]
     if gone:
         r.xdel(QUARANTINE, *gone)
     return len(gone)
+
+
+def _says(entries: Any, match: Callable[[str], bool]) -> bool:
+    entries = entries if isinstance(entries, list) else [{"command": entries}]
+    texts = [str(m.get("content") or "") for e in entries if isinstance(e, dict) for m in e.get("messages") or [] if isinstance(m, dict)]
+    texts += [str(e.get("command") or "") for e in entries if isinstance(e, dict)]
+    return any(match(t) for t in texts if t)
+
+
+def forget_waiting(r: Any, user: str, match: Callable[[str], bool], count: int = 100_000) -> int:
+    """Remove `user`'s entries that say what `match` finds from the queue and from what is set aside
+    (a forget asked through REST, MCP or a handle: core/forgetting.py `elsewhere`); returns how many.
+    One a host has already taken is stored by it: a forget is of what is held when it is asked."""
+    def says(f: dict) -> bool:
+        try:
+            return _text(f.get(b"user")) == user and _says(json.loads(f.get(b"entries") or b"[]"), match)
+        except ValueError:
+            return False
+
+    gone = [sid for sid, f in r.xrange(STREAM, count=count) if says(f)]
+    if gone:
+        r.pipeline(transaction=False).xack(STREAM, GROUP, *gone).xdel(STREAM, *gone).hdel(FAILING, *gone).execute()
+    return len(gone) + forget_set_aside(r, user, match)
 
 
 # ---- a host's side ------------------------------------------------------------------------------
@@ -294,10 +312,17 @@ class CaptureConsumer:
         self._thread = threading.Thread(target=self._run, name="amber-capture-queue", daemon=True)
 
     def start(self) -> "CaptureConsumer":
+        # a forget through this host's REST, MCP or a handle also takes what the queue still holds that says it
+        getattr(self.service, "forget_elsewhere", []).append(self.forget)
         self._thread.start()
         return self
 
+    def forget(self, user: str, match: Callable[[str], bool]) -> int:
+        return forget_waiting(self.r, user, match)
+
     def stop(self) -> None:
+        with contextlib.suppress(ValueError, AttributeError):
+            self.service.forget_elsewhere.remove(self.forget)
         self._stop.set()
         self._thread.join(timeout=15)
         self.r.close()

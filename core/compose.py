@@ -86,7 +86,11 @@ def erase_person(settings: Settings, user_id: str) -> dict[str, int]:
     running host: its lock is taken). Returns what went."""
     from .scope import Actor, scope_for
 
+    from .journal import Journal
+
     service = build_service(settings)
+    # the proxy's capture journal beside the store (stopped, as the store is): their waiting turns go too
+    service.forget_elsewhere.append(Journal(Path(settings.data_dir) / "spool", master_key=master_key(settings)).forget)
     try:
         return service.erase_person(scope_for(Actor(settings.person(user_id), client=None, via="cli")))
     finally:

@@ -16,6 +16,7 @@ a person is shown is what goes.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable
@@ -33,6 +34,8 @@ from .reads import Reads
 from .scope import Scope, memory_collection, memory_where, message_collection, message_where
 from .tombstones import Tombstones
 from .write_path import WritePath
+
+log = logging.getLogger("amber.forget")
 
 FORGET_MAX_CHARS = 2000
 MEANING_CANDIDATES = 3  # at most this many uncertain matches are reported
@@ -78,14 +81,34 @@ class Forgetting:
         self._digest_set = digest_set
         self.tombstones = tombstones
         self._now = now
+        # stores outside this one that hold a person's words waiting to be stored here (the proxy's
+        # capture journal, the shared capture queue): each is called with the person and a test of
+        # whether a text says what was forgotten, after a forget asked through REST, MCP, the admin
+        # page or a handle (a "forget …" turn is checked against them where it is drained). Words
+        # still waiting there were never stored, so no tombstone would stop them later.
+        self.elsewhere: list[Callable[[str, Callable[[str], bool]], int]] = []
 
     def forget_preview(self, scope: Scope, what: str) -> ForgetPlan:
         """What `forget(scope, what)` would remove now; removes nothing."""
         return self._plan(scope, _subject(what))
 
     def forget(self, scope: Scope, what: str) -> ForgetPlan:
-        """Forget what `what` says: delete the memories that state it and the raw turns that still say it."""
-        return self.forget_subject(scope, _subject(what))
+        """Forget what `what` says: delete the memories that state it and the raw turns that still say
+        it, and what is still waiting to be stored that says it."""
+        subject = _subject(what)
+        plan = self.forget_subject(scope, subject)
+        self.purge_elsewhere(scope.user_id, subject_matcher(subject))
+        return plan
+
+    def purge_elsewhere(self, user_id: str, says_it: Callable[[str], bool]) -> int:
+        """What waits outside the store for `user_id` and says what `says_it` finds, removed (`elsewhere`)."""
+        gone = 0
+        for purge in list(self.elsewhere):
+            try:
+                gone += int(purge(user_id, says_it) or 0)
+            except Exception as e:  # the store's part is done; say what could not be reached
+                log.warning("amber: a forget could not reach %s: %s: %s", getattr(purge, "__qualname__", purge), type(e).__name__, e)
+        return gone
 
     def _plan(self, scope: Scope, what: str) -> ForgetPlan:
         every = self._reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))
@@ -326,8 +349,13 @@ def forget_request(text: str) -> Callable[[str], bool] | None:
     cmd = parse_command(text or "")
     if cmd is None or cmd.action != "forget":
         return None
-    wanted = words_of(cmd.text)
-    needle = normalize_text(cmd.text)
+    return subject_matcher(cmd.text)
+
+
+def subject_matcher(subject: str) -> Callable[[str], bool]:
+    """A test of whether a text says `subject` (what a forget names), as a forget tests turns."""
+    wanted = words_of(subject)
+    needle = normalize_text(subject)
     return lambda other: bool(other) and (needle in normalize_text(other) or says(wanted, other))
 
 

@@ -21,7 +21,7 @@ class Portability:
     refills whole collections), the user's records to export, the write path, the embedder (its id goes into exports and the audit)
     and its background lane, the clock and the redactor an import passes through."""
 
-    def __init__(self, store: Any, reads: Reads, writes: WritePath, embedder: Embedder, clock: Clock, redact: Redactor, *,
+    def __init__(self, store: Any, reads: Reads, writes: WritePath, embedder: Embedder, clock: Clock, redact: Redactor,
                  embed_background: Callable[[Sequence[str]], list[list[float]]], tombstones: Any = None):
         self._tombstones = tombstones  # what the person forgot (core/tombstones.py): an import never brings it back
         self._store = store
@@ -113,7 +113,7 @@ class Portability:
 
     def _still_wanted(self, scope: Scope, mems: list, msgs: list) -> tuple[list, list]:
         """What of a file the person has not taken back since it was written: nothing they forgot
-        (an older export holds it; DESIGN §11: a forgotten thing never comes back), and no older
+        (an older export holds it: a forgotten thing never comes back), and no older
         copy of a memory held here (a forget rewrites a daily log in place, under its id): a memory
         the store holds is written only where the file's copy is newer."""
         if self._tombstones is not None:

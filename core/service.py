@@ -101,8 +101,7 @@ class MemoryService:
         self.embedder = embedder
         self.clock = clock
         self.recall_preset = recall_preset
-        # per-user write locks and job leases, in process or shared with other hosts; a write under a
-        # lock another host took over is refused (core/coordination.py)
+        # per-user write locks and job leases, in process or shared with hosts (core/coordination.py)
         self.coordination = coordination or LocalCoordination(store)
         store.fence = self.coordination.check_fence
         self.registry = Registry(store)  # users, revisions, the jobs' records, the client cache; nothing else
@@ -117,11 +116,11 @@ class MemoryService:
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
         self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
         self.tombstones = Tombstones(self.registry)  # what was forgotten, without its words
-        self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, embed_background=self.embed_background,
-                                        tombstones=self.tombstones)
+        self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, self.embed_background, self.tombstones)
         self.repairs = Repairs(self, self._portability)  # compose starts it once the host is built (core/repair.py)
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,
                                       digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now)
+        self.forget_elsewhere = self._forgetting.elsewhere  # stores outside this one that hold words waiting (forgetting.py)
         self._capture = Capture(self.reads, self.writes, self.recaller, redact=self.redact, clock=clock, tombstones=self.tombstones,
                                 forgetting=self._forgetting, embed_background=self.embed_background, remember=self.remember)
         self._access = AccessCounts(self.writes, clock)  # recall hits, written in the background
@@ -299,17 +298,17 @@ class MemoryService:
         return self.writes.set_status(scope, memory_id, Status.archived, "archive")
 
     def erase_person(self, scope: Scope) -> dict[str, int]:
-        """Erase a person from Amber: every memory, turn and audit event, their tombstones and the
-        registry's records of them. In an embedded store each collection's record keys are destroyed
-        with it, so whatever Chroma still holds of them cannot be read. Returns what went."""
+        """Erase a person: every memory, turn, audit event and turn waiting to be stored, their tombstones
+        and registry records. An embedded store's record keys go with each collection. Returns what went."""
         with self.writes.lock(scope):
             why_log(self).drop_user(scope.user_id)
+            gone_waiting = self._forgetting.purge_elsewhere(scope.user_id, bool)  # every turn of theirs still journaled
             gone = {"memories": len(self.reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))),
                     "turns": len(self.reads.turns(scope, None))}
             for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):
                 self.store.drop(col)
                 self.writes.refresh(col)  # the revision moves on, so hosts sharing the store drop their indexes too
-            gone["tombstones"] = self.tombstones.remove_user(scope.user_id)
+            gone["tombstones"], gone["waiting"] = self.tombstones.remove_user(scope.user_id), gone_waiting
             self.writes.unregister(scope.user_id)
         return gone
 

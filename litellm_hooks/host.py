@@ -200,6 +200,8 @@ class Host:
                 log.info("amber: remote mode, memory host(s) %s%s", settings.server_url, ", shared capture queue" if queue else "")
                 return
             self.service = await asyncio.to_thread(build_service, settings)
+            # a forget through REST, MCP or a handle also takes what this journal still holds that says it
+            self.service.forget_elsewhere.append(self.spool.forget)
             self.memory = HookMemory(local_ports(self.service, settings))
             self._start_drainer()
         except Exception as e:  # never take the proxy down: chat goes on without memory

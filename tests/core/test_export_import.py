@@ -152,7 +152,7 @@ def test_an_active_key_in_the_store_and_in_the_file_keeps_the_newest(service, al
 
 
 def test_an_older_export_never_brings_back_what_was_forgotten(service, alice, clock):
-    """DESIGN §11: a forgotten thing never comes back, not by `amber import` of an older export. The
+    """A forgotten thing never comes back, not by `amber import` of an older export. The
     forgotten memory and turn are skipped by their tombstones; a daily log a forget rewrote in place
     (same id, no tombstone) keeps its rewritten words, since the file's copy is not newer."""
     from core.model import Kind

@@ -1,0 +1,121 @@
+"""A forget asked through REST, MCP, the admin page or a handle (`MemoryService.forget`) also takes
+what still waits to be stored and says it: turns in the proxy's capture journal (waiting or set
+aside) and in the shared capture queue on Redis (queued or set aside). Those turns were never
+stored, so no tombstone would have stopped them: the next drain or `amber spool replay` stored the
+forgotten words again. Erasing a person takes every turn of theirs still waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from core import Actor, InvalidInput, MemoryIn, Message, Settings, StoreUnavailable, build_service, erase_person, scope_for
+from core.capture_queue import GROUP, QUARANTINE, STREAM, forget_waiting, store_entries
+from core.testing import FixedClock, HashEmbedder
+from litellm_hooks.spool import Spool
+from tests.kit.topology import redis_server
+
+
+def _entry(user: str, n: str, text: str, clock: FixedClock) -> dict:
+    return {"user": user, "client": "chatbox", "command": text,
+            "messages": [Message(id=f"w_{user}_{n}", role="user", content=text, created_at=clock.now()).model_dump(mode="json")]}
+
+
+def _words_in(folder, word: str) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if p.is_file() and word.encode() in p.read_bytes())
+
+
+def test_a_forget_takes_what_the_journal_still_holds(tmp_path):
+    clock = FixedClock()
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=clock)
+    spool = Spool(tmp_path / "data" / "spool")
+    service.forget_elsewhere.append(spool.forget)  # as the proxy does in local mode (litellm_hooks/host.py)
+    alice = scope_for(Actor("alice", client="chatbox"))
+
+    async def run() -> None:
+        async def down(user, entries):
+            raise StoreUnavailable("memory host unreachable")
+
+        async def refuse(user, entries):
+            raise InvalidInput("messages", "refused")
+
+        async def up(user, entries):
+            store_entries(service, user, entries)
+
+        await spool.put(_entry("alice", "1", "my passport number is Zorblax-4417", clock))
+        await spool.drain_once(down)  # waiting: memory was away
+        await spool.put(_entry("alice", "2", "my passport number is Zorblax-4417, did I say?", clock))
+        await spool.drain_once(refuse)  # set aside
+        await spool.put(_entry("bob", "3", "my passport number is Zorblax-4417", clock))  # someone else's words stay
+        await spool.drain_once(down)
+        assert _words_in(spool.dir, "Zorblax")
+        service.forget(alice, "my passport number is Zorblax-4417")
+        assert all(json.loads(line)["user"] == "bob" for f in spool.dir.glob("*.jsonl") for line in f.read_text().splitlines())
+        assert not _words_in(spool.dir, "Zorblax") or _words_in(spool.dir, "bob") == _words_in(spool.dir, "Zorblax")
+        assert spool.replay("alice") == 0
+        spool.until = spool.delay = 0
+        for _ in range(3):
+            await spool.drain_once(up)
+
+    try:
+        service.remember(alice, MemoryIn(content="I enjoy long walks by the sea"))
+        asyncio.run(run())
+        assert not [t for t in service.messages(alice) if "Zorblax" in t.content]
+        assert [t.content for t in service.messages(scope_for(Actor("bob")))] == ["my passport number is Zorblax-4417"]
+    finally:
+        service.close()
+
+
+def test_a_forget_takes_what_the_shared_queue_still_holds(tmp_path):
+    import redis
+
+    clock = FixedClock()
+    with redis_server(tmp_path / "redis") as url:
+        r = redis.Redis.from_url(url)
+        r.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+        for user, n, text in (("alice", "1", "my passport number is Zorblax-4417"), ("alice", "2", "I like tea"),
+                              ("bob", "3", "my passport number is Zorblax-4417")):
+            r.xadd(STREAM, {"user": user, "entries": json.dumps([_entry(user, n, text, clock)])})
+        r.xadd(QUARANTINE, {"user": "alice", "entries": json.dumps([_entry("alice", "4", "Zorblax-4417 is my passport number", clock)]),
+                            "error": "refused"})
+        from core.forgetting import subject_matcher
+
+        assert forget_waiting(r, "alice", subject_matcher("my passport number is Zorblax-4417")) == 2
+        left = [(f[b"user"].decode(), f[b"entries"].decode()) for _, f in r.xrange(STREAM)]
+        assert [u for u, _ in left] == ["alice", "bob"] and "tea" in left[0][1]
+        assert r.xlen(QUARANTINE) == 0
+        r.close()
+
+
+def test_a_host_on_the_queue_hands_its_forget_to_the_service(tmp_path):
+    from core.capture_queue import CaptureConsumer
+
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder())
+    try:
+        with redis_server(tmp_path / "redis") as url:
+            queue = CaptureConsumer(service, url).start()
+            assert queue.forget in service.forget_elsewhere
+            queue.stop()
+            assert queue.forget not in service.forget_elsewhere
+    finally:
+        service.close()
+
+
+def test_erasing_a_person_takes_their_waiting_turns(tmp_path):
+    clock = FixedClock()
+    data = tmp_path / "data"
+    spool = Spool(data / "spool")
+
+    async def fill() -> None:
+        async def down(user, entries):
+            raise StoreUnavailable("memory host unreachable")
+
+        await spool.put(_entry("alice", "1", "my therapist is Dr Okafor", clock))
+        await spool.put(_entry("bob", "2", "I play the cello", clock))
+        await spool.drain_once(down)
+
+    build_service(Settings(data_dir=data), embedder=HashEmbedder()).close()
+    asyncio.run(fill())
+    gone = erase_person(Settings(data_dir=data, embedding_model="hash"), "alice")
+    assert gone["waiting"] == 1
+    assert not _words_in(data / "spool", "Okafor") and _words_in(data / "spool", "cello")
