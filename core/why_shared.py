@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, Sequence
 
 from .recall.fusion import Candidate
-from .scope import user_hash
+from .scope import user_key
 from .why import WhyItem, WhyLog, WhyRecord
 
 log = logging.getLogger("amber.why")
@@ -71,7 +71,9 @@ class SharedWhyLog:
         return len(self.local)
 
     def _key(self, user: str) -> str:
-        return self.prefix + user_hash(user)
+        # the person's full collection key: a log's short pseudonym (40 bits) can be made to collide
+        # by brute force, and two people sharing a list would read each other's records
+        return self.prefix + user_key(user)
 
     def _failed(self, what: str, e: Exception) -> None:
         if not self._down:  # once per outage, not once per request

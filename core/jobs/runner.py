@@ -33,7 +33,7 @@ from .extraction.decide import Policy
 from .extraction.pipeline import ExtractOptions, ExtractStats, extract_user
 from ..ports import LLM
 from .retention import RetentionPolicy, RetentionStats, apply_retention
-from ..scope import Actor, scope_for, user_hash
+from ..scope import Actor, scope_for, user_hash, user_key
 
 log = logging.getLogger("amber.jobs")
 
@@ -132,7 +132,7 @@ async def arun_job(
 
 
 def person_lease(job: str, user: str) -> str:
-    return f"{job}:person:{user_hash(user)}"
+    return f"{job}:person:{user_key(user)}"  # not the logs' short pseudonym, which can be made to collide
 
 
 def _take_lease(leases: Any, job: str, lease: str, me: str, now: datetime, ttl: timedelta) -> bool:

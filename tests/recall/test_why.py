@@ -94,3 +94,18 @@ def test_a_shared_why_record_keeps_its_verdicts_and_left_out_items_and_older_ent
     many = [Candidate(id=f"x{i}", text="-", source="message", created_at=T0, kind="user") for i in range(9)]
     from core.why import LEFT_OUT
     assert [i.id for i in WhyLog().keep("ann", "r2", [], at=T0, left_out=many).left_out] == [f"x{i}" for i in range(LEFT_OUT)]
+
+
+def test_shared_why_records_and_job_leases_are_keyed_by_the_whole_person_key():
+    """Two people whose logs' short pseudonyms (10 hex digits, 40 bits) collide shared one Redis list
+    of why records: one read the other's handles and scores, and the other's corrections stopped
+    working. Job leases were keyed the same. The pair below was found by brute force in ~1.1 million
+    tries (a few seconds)."""
+    from core.jobs.runner import person_lease
+    from core.scope import user_hash
+    from core.why_shared import SharedWhyLog
+
+    a, b = "person-760309", "person-1087286"
+    assert user_hash(a) == user_hash(b)
+    log = SharedWhyLog(client=None)
+    assert log._key(a) != log._key(b) and person_lease("extract", a) != person_lease("extract", b)
