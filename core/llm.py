@@ -56,6 +56,26 @@ class LiteLLMClient:
         log.debug("model %s is not a proxy model group; calling it directly", self.model)
         return None
 
+    def deployments(self) -> list[str]:
+        """The models a call may land on, for the destination policy (core/destinations.py): each
+        deployment behind the proxy's group of that name, or, called directly, the model with the
+        provider LiteLLM reads from it ("gpt-4o-mini" goes to "openai/gpt-4o-mini")."""
+        router = self._router()
+        if router is not None:
+            try:
+                found = [str((d.get("litellm_params") or {}).get("model") or "") for d in router.get_model_list(model_name=self.model) or []]
+                if any(found):
+                    return [m for m in found if m]
+            except Exception:  # a router without the listing: the name and its provider below
+                pass
+        try:
+            import litellm
+
+            model, provider, *_ = litellm.get_llm_provider(self.model)
+            return [f"{provider}/{model}"] if provider and not self.model.startswith(f"{provider}/") else []
+        except Exception:  # a model LiteLLM cannot place: its name alone
+            return []
+
     async def complete(
         self, messages: list[dict[str, Any]], *, json_schema: dict | None = None, purpose: str = ""
     ) -> tuple[str, dict[str, Any]]:

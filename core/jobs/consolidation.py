@@ -62,6 +62,7 @@ class ConsolidateOptions:
     # the destination policy (core/destinations.py) and the model it is applied to: what the model may read
     destinations: Any = None
     model: str = ""
+    deployments: tuple[str, ...] = ()  # what the model name lands on (LiteLLMClient.deployments)
 
 
 @dataclass
@@ -204,7 +205,7 @@ class Admitted:
 
 
 def admit_inputs(policy: Any, model: str, shown: Sequence[Memory], msgs: Sequence[Message], digest: Memory | None,
-                 sources: set[str]) -> Admitted:
+                 sources: set[str], deployments: Sequence[str] = ()) -> Admitted:
     """The destination policy (core/destinations.py) applied to the model's inputs. `sources`: ids of
     the turns a host-only memory was taken from. A model on the host reads everything, and if any of
     it is host-only (a memory, a source turn, a marked digest), the digest and daily log it writes are
@@ -212,12 +213,12 @@ def admit_inputs(policy: Any, model: str, shown: Sequence[Memory], msgs: Sequenc
     from, and no marked digest (it writes the next digest without it; the marked one stays in the
     history). Turns carry no kind or tags of their own: a health or private detail that no memory was
     taken from yet (said after the last extraction, or extracted untagged) still reaches that model."""
-    if policy.on_host(model):
+    if policy.on_host(model, deployments):
         host_only = (any(policy.stays(m) for m in shown) or any(m.id in sources for m in msgs)
                      or (digest is not None and policy.stays(digest)))
         return Admitted(list(shown), list(msgs), digest, (HOST_ONLY_TAG,) if host_only else (),
                         frozenset(m.id for m in msgs if m.id in sources))
-    return Admitted(policy.admit(shown, model), [m for m in msgs if m.id not in sources],
+    return Admitted(policy.admit(shown, model, deployments), [m for m in msgs if m.id not in sources],
                     None if digest is None or policy.stays(digest) else digest)
 
 
@@ -236,11 +237,11 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
     digest = await asyncio.to_thread(service.digest_get, scope)
     policy, marked, host_turns = opts.destinations, [], frozenset()
     digest_text = digest.content if digest is not None else None
-    if policy is not None and not policy.receives_memory(opts.model):
+    if policy is not None and not policy.receives_memory(opts.model, opts.deployments):
         llm = None  # the job's model may receive no memory: the rules only (the runner notes it on the run record)
     elif policy is not None and llm is not None:  # with no model (the rules only) nothing is read for it
         sources = await asyncio.to_thread(_host_only_sources, service, scope, policy)
-        seen = admit_inputs(policy, opts.model, shown, msgs, digest, sources)
+        seen = admit_inputs(policy, opts.model, shown, msgs, digest, sources, opts.deployments)
         shown, msgs, marked, host_turns = seen.shown, seen.msgs, list(seen.marked), seen.host_turns
         digest_text = seen.digest.content if seen.digest is not None else None
     changed = any(m.updated_at >= fresh_since for m in shown)

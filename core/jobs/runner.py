@@ -178,15 +178,17 @@ def _refused(rec: RunRecord, job: str, model: str, outcome: str) -> None:
     rec.errors.append(note)
 
 
-def _may_read_memory(settings, llm) -> tuple[DestinationPolicy, str, bool]:
-    """The destination policy, the job model's name, and whether that model may receive memory at all."""
+def _may_read_memory(settings, llm) -> tuple[DestinationPolicy, str, bool, tuple[str, ...]]:
+    """The destination policy, the job model's name, whether that model may receive memory at all,
+    and the deployments behind the name (a group "gpt-4o-mini" over openai/gpt-4o-mini is denied by "openai/*")."""
     policy = DestinationPolicy.from_settings(settings)
     model = str(getattr(llm, "model", "") or settings.llm_model)
-    return policy, model, policy.receives_memory(model)
+    deployments = tuple(getattr(llm, "deployments", lambda: [])()) if llm is not None else ()
+    return policy, model, policy.receives_memory(model, deployments), deployments
 
 
 async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord, backfill: bool) -> None:
-    _, model, allowed = _may_read_memory(settings, llm)
+    _, model, allowed, _ = _may_read_memory(settings, llm)
     if llm is not None and not allowed:
         _refused(rec, "extraction", model, "windows stay pending for a model that may")
         return
@@ -215,11 +217,12 @@ async def _extract(service, settings, llm, users, clock, emit, heartbeat, rec: R
 
 
 async def _consolidate(service, settings, llm, users, clock, emit, heartbeat, rec: RunRecord) -> None:
-    policy, model, allowed = _may_read_memory(settings, llm)
+    policy, model, allowed, deployments = _may_read_memory(settings, llm)
     if llm is not None and not allowed:  # the rules still run; they call no model
         _refused(rec, "consolidation model", model, "rules only")
         llm = None
-    opts = ConsolidateOptions(max_llm_calls=settings.jobs_consolidate_max_llm_calls, destinations=policy, model=model)
+    opts = ConsolidateOptions(max_llm_calls=settings.jobs_consolidate_max_llm_calls, destinations=policy, model=model,
+                              deployments=deployments)
     stats = ConsolidateStats()
     tz = settings.timezone
     for u in users:

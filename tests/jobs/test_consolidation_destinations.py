@@ -98,3 +98,23 @@ async def test_a_model_that_may_receive_no_memory_is_not_called_and_the_run_says
     assert any("consolidation model skipped" in e and "may not receive memory" in e for e in rec["errors"])
     assert "may not receive memory" in caplog.text
     assert service.get(alice, ended.id).status == Status.archived and rec["counts"]["archived"] == 1  # the rules ran
+
+
+async def test_a_denied_model_is_known_by_what_its_name_lands_on(service, clock, alice, settings, upstream):
+    """The job's model is read as the hook reads a request's: the deployments behind a proxy group
+    ("fake-model" over openai/fake-model) and, called directly, the provider LiteLLM reads from the
+    name ("gpt-4o-mini" is openai's). Before, only the name was read, and "openai/*" denied neither."""
+    from litellm import Router
+
+    from core.llm import LiteLLMClient
+
+    setup_day(service, clock, alice)
+    denied = settings.model_copy(update={"memory_models_deny": ["openai/*"]})
+    group = Router(model_list=[{"model_name": "fake-model", "litellm_params": {"model": "openai/fake-model", "api_base": upstream.base_url,
+                                                                                 "api_key": "sk-test-fake"}}])
+    for llm in (LiteLLMClient("fake-model", router_getter=lambda: group, timeout=10),
+                LiteLLMClient("gpt-4o-mini", api_base=upstream.base_url, api_key="sk-test-fake", timeout=10)):
+        for job in ("consolidate", "extract"):
+            rec = await arun_job(job, service, denied, llm=llm)
+            assert rec["llm_calls"] == 0 and any("may not receive memory" in e for e in rec["errors"]), (llm.model, job, rec)
+    assert upstream.requests == []
