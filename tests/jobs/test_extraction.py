@@ -302,3 +302,21 @@ async def test_a_run_for_one_person_never_holds_back_everybody_elses(service, cl
     assert [m.content for m in service.list(alice).items] == ["Is a pilot"]
     # and neither lease is left held
     assert (await arun_job("extract", service, settings, llm=llm))["status"] == "ok"
+
+
+async def test_a_fact_from_turns_forgotten_while_the_model_answers_is_not_written(service, clock, alice, settings, llm, upstream):
+    """The forget lands while the model is answering (it reads the window, then waits seconds to
+    minutes): the fact taken from the erased turn was written anyway, with that turn as its evidence,
+    and the forgotten words came back. Facts from turns still there are written as before."""
+    say(service, alice, clock, ("user", "My passport number is Zorblax-4417."), ("assistant", "Noted."),
+        ("user", "I drink my coffee black."))
+
+    def forgot_meanwhile(body):
+        service.forget(alice, "my passport number is Zorblax-4417")
+        return facts(fact("Passport number is Zorblax-4417", "profile.passport", evidence=("m1",)),
+                     fact("Drinks coffee black", "preference.coffee", evidence=("m3",)))
+
+    upstream.push(forgot_meanwhile)
+    rec = await arun_job("extract", service, settings, llm=llm, backfill=True)
+    assert rec["status"] == "ok" and rec["facts"]["added"] == 1 and rec["facts"]["dropped"] == 1
+    assert [m.content for m in all_memories(service, alice)] == ["Drinks coffee black"]

@@ -214,6 +214,15 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
     """`said`: for a window of imported turns, when each was said: a fact is dated by its evidence.
     `turns`: the window's turns in time order, to tell the person's own statement from a retelling."""
     order = {m.id: i for i, m in enumerate(turns or [])}
+    # a forget can land while the model answers: a fact taken only from turns erased since is not
+    # written (it would bring back what the person erased, with the erased turn as its evidence)
+    cited = sorted({i for f in facts for i in f.evidence})
+    alive = service.reads.existing_turn_ids(scope, cited) if cited else set()
+    gone = [f for f in facts if f.evidence and not set(f.evidence) & alive]
+    if gone:
+        facts = [f for f in facts if f not in gone]
+        stats.facts["dropped"] += len(gone)
+        outcome["dropped"] = outcome.get("dropped", 0) + len(gone)
     links = dict(w.get("links") or {})
     todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
