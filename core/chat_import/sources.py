@@ -115,6 +115,8 @@ class Export:
                     self.entries.append(Entry(str(f.relative_to(p)), lambda f=f: open(f, "rb"), f))
                 elif f.is_file() and f.suffix.lower() == ".zip":
                     self._zip(f, str(f.relative_to(p)) + "/")
+        elif not p.is_file():  # a device, a pipe, a socket: no end to read to (/dev/zero filled memory, a FIFO hung)
+            raise InvalidInput("path", f"{p} is not a regular file or a folder")
         elif zipfile.is_zipfile(p):
             self._zip(p, "")
         else:

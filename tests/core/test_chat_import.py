@@ -273,3 +273,15 @@ def test_a_turn_dated_in_the_future_is_stored_at_the_import_time(service, alice,
     (tmp_path / "conversations.json").write_text(json.dumps(convo), encoding="utf-8")
     import_chats(service, alice, tmp_path)
     assert next(m for m in service.messages(alice) if m.id == "chatgpt:u1").created_at == clock.now()
+
+
+@pytest.mark.parametrize("kind", ["device", "pipe"])
+def test_a_path_that_is_not_a_file_or_a_folder_is_refused_by_name(service, alice, tmp_path, kind):
+    """`amber import-chats /dev/zero` read until memory ran out; a named pipe hung for ever."""
+    import os
+
+    path = Path("/dev/zero") if kind == "device" else tmp_path / "fifo"
+    if kind == "pipe":
+        os.mkfifo(path)
+    with pytest.raises(InvalidInput, match="not a regular file or a folder"):
+        import_chats(service, alice, path, dry_run=True)
