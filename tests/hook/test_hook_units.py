@@ -30,6 +30,17 @@ def test_identity_prefers_the_end_user_then_follows_the_configured_order():
     assert identity.resolve_user({"user": "ann"}, Key(team_id="t"), ["team", "end_user"], None) == "t"
 
 
+def test_with_a_key_per_person_the_key_speaks_for_its_owner_whatever_user_is_sent():
+    """The README's setting for virtual keys of their own: the key's owner wins over a `user` field,
+    the end-user header or Anthropic's metadata (which would let Alice's key speak as Bob); a shared
+    key with no owner still serves its end users."""
+    per_person = ["user", "end_user", "team", "key_alias"]
+    hdr = {"proxy_server_request": {"headers": {"X-LiteLLM-End-User-Id": "bob"}}}
+    for data in ({"user": "bob"}, hdr, {"metadata": {"user_id": "bob"}}):
+        assert identity.resolve_user(data, Key(user_id="alice"), per_person, None) == "alice"
+    assert identity.resolve_user({"user": "bob"}, Key(), per_person, None) == "bob"
+
+
 def test_no_identity_uses_the_default_user_or_none():
     # LiteLLM's placeholder for master-key requests names nobody
     assert identity.resolve_user({}, Key(user_id="default_user_id"), ORDER, None) is None
