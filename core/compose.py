@@ -49,6 +49,19 @@ def build_embedder(name: str, settings: Settings | None = None, **kwargs: Any) -
     return LiteLLMEmbedder(name, **kwargs)
 
 
+def _say_what_the_embedder_receives(settings: Settings) -> None:
+    """An embedder off this host receives every memory's words to embed them, host-only kinds and
+    tags included: the destination policy cannot keep those from it. Said at start, loudly."""
+    from .destinations import DestinationPolicy
+
+    name, policy = settings.embedding_model, DestinationPolicy.from_settings(settings)
+    if name in ("local", "hash") or policy.on_host(name) or not (policy.host_only_kinds or policy.host_only_tags):
+        return
+    log.warning("amber: the embedder %s is not on this host (host_models), and every memory is embedded, so the words of "
+                "host-only memories (kinds %s, tags %s) go to it too; use embedding_model: local, or name it in host_models "
+                "if it runs here", name, ", ".join(policy.host_only_kinds) or "-", ", ".join(policy.host_only_tags) or "-")
+
+
 def master_key(settings: Settings) -> bytes | None:
     """The operator's master key (encryption at rest), or None; a malformed one is refused by name."""
     try:
@@ -163,6 +176,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         store.close()
         raise
     log.info("amber store %s, embedder %s", store.location, embedder.id)
+    _say_what_the_embedder_receives(settings)
     service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url),
         coordination=coordination_for(settings, store), redact=Redactor(settings.redact_secrets, settings.redact_patterns, settings.redact_phone_numbers),

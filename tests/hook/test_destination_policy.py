@@ -173,3 +173,19 @@ async def test_memory_goes_only_where_every_route_of_the_request_may_take_it(tmp
         assert "genmaicha" in routed and "Grandma" not in routed
     finally:
         service.close()
+
+
+def test_an_embedder_off_the_host_is_named_at_start_with_what_it_receives(caplog):
+    """Every memory is embedded, so an embedder off the host receives host-only words too: the
+    policy cannot keep them from it, and the operator is told so when the service starts."""
+    import logging
+
+    from core import Settings
+    from core.compose import _say_what_the_embedder_receives
+
+    with caplog.at_level(logging.WARNING, logger="amber"):
+        _say_what_the_embedder_receives(Settings(embedding_model="openai/text-embedding-3-small"))
+        _say_what_the_embedder_receives(Settings(embedding_model="ollama/nomic-embed-text", host_models=["ollama/*"]))
+        _say_what_the_embedder_receives(Settings(embedding_model="local"))
+    said = [r.getMessage() for r in caplog.records if "embedder" in r.getMessage()]
+    assert len(said) == 1 and "openai/text-embedding-3-small" in said[0] and "precious" in said[0] and "health" in said[0]
