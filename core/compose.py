@@ -122,7 +122,7 @@ def build_store(settings: Settings, embedder_id: str, dim: int) -> ChromaStore |
         return ChromaStore(data_dir=settings.data_dir if not url else None, chroma_url=url, tenant=settings.chroma_tenant,
                            database=settings.chroma_database, token=settings.chroma_token, embedder_id=embedder_id, dim=dim,
                            master_key=master_key(settings), index_pool=settings.chroma_index_pool, server_files=files,
-                           slots=call_slots(settings, url))
+                           slots=call_slots(settings, url), timeout_s=settings.chroma_timeout_s)
 
     if not settings.chroma_shards:
         return chroma(settings.chroma_url, settings.chroma_data_path if settings.chroma_url else None)

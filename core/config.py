@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     chroma_tenant: str = "default_tenant"
     chroma_database: str = "default_database"
     chroma_token: str | None = None
+    # how long a call to a Chroma server may wait for its answer before memory counts as away
+    # (a bulk write of thousands of records takes seconds; a stopped server took every request with it)
+    chroma_timeout_s: float = Field(60.0, gt=0)
     # users spread over several Chroma servers (core/store/shards.py): name -> URL, each a plain
     # `chroma run`; the first is the home shard (Amber's registry) and chroma_url defaults to it.
     # Each user's shard is kept in Redis (redis_url is required); `amber shards move` moves one.

@@ -59,6 +59,7 @@ class ChromaStore:
         self, *, data_dir: Path | None = None, chroma_url: str | None = None, embedder_id: str, dim: int,
         tenant: str = "default_tenant", database: str = "default_database", token: str | None = None,
         master_key: bytes | None = None, index_pool: int | None = None, server_files: Path | None = None, slots: int = 0,
+        timeout_s: float | None = None,
     ):
         # embedded: each record's words sealed under a key of its own (sealing.py); server: plain
         self.sealer: Sealer | None = None
@@ -81,7 +82,7 @@ class ChromaStore:
         self.on_set_aside: Callable[[], None] = lambda: None  # core/repair.py: gives a person's vectors back
         try:
             if chroma_url:
-                self.client, self.location = server_client(chroma_url, tenant, database, token)
+                self.client, self.location = server_client(chroma_url, tenant, database, token, timeout_s)
                 self.mender = IndexMender(Path(server_files), lambda: self.client, lambda: self.on_set_aside()) if server_files else None
             else:
                 assert data_dir is not None

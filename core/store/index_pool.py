@@ -118,10 +118,17 @@ def keep_on_disk(col: Any, name: str) -> None:
         log.warning("amber: could not switch %s to keep its vector index on disk: %s", name, e)
 
 
-def server_client(url: str, tenant: str, database: str, token: str | None) -> tuple[Any, str]:
-    """An HttpClient for a Chroma server, and how to name where it stores."""
+def server_client(url: str, tenant: str, database: str, token: str | None, timeout_s: float | None = None) -> tuple[Any, str]:
+    """An HttpClient for a Chroma server, and how to name where it stores. `timeout_s`: how long a
+    call may wait for the server; chromadb's own client waits for ever (a server stopped, or
+    packets dropped on the way, held every request and its thread: `chroma_timeout_s`)."""
     u = urlparse(url)
     client = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or 8000, ssl=u.scheme == "https",
                                  headers={"x-chroma-token": token} if token else None, tenant=tenant, database=database,
                                  settings=Settings(anonymized_telemetry=False))
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if timeout_s is not None and session is not None:  # chromadb offers no setting for it
+        import httpx
+
+        session.timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0))
     return client, url if (tenant, database) == ("default_tenant", "default_database") else f"{url} ({tenant}/{database})"

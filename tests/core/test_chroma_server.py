@@ -85,3 +85,42 @@ def test_a_host_keeps_its_collections_in_the_database_it_names(chroma_url):
         assert again.search(alice, "standup")[0].text == "Our standup is at 9:30"
     finally:
         again.close()
+
+
+def test_a_stopped_chroma_server_costs_a_call_its_timeout_not_for_ever(tmp_path):
+    """chromadb's client waits for ever: with the server stopped (SIGSTOP, as a hung machine or
+    dropped packets leave it), every request and its thread waited until it came back. Now a call
+    waits `chroma_timeout_s`, then memory counts as away (StoreUnavailable), and works again after."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from core import Actor, StoreUnavailable, scope_for
+    from tests.kit.servers import free_port, stop_process, wait_answering
+
+    port = free_port()
+    proc = subprocess.Popen([shutil.which("chroma", path=str(Path(sys.executable).parent)), "run", "--path", str(tmp_path / "c"),
+                             "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_answering(f"{url}/api/v2/heartbeat", proc, what="chroma run", timeout=30)
+        service = build_service(Settings(data_dir=tmp_path / "host", chroma_url=url, embedding_model="hash", chroma_timeout_s=2),
+                                embedder=HashEmbedder())
+        me = scope_for(Actor("alice"))
+        try:
+            service.remember(me, MemoryIn(content="The spare key is under the blue pot"))
+            proc.send_signal(signal.SIGSTOP)
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailable):
+                service.remember(me, MemoryIn(content="The bike lock code is 4512"))
+            assert time.monotonic() - started < 20
+            proc.send_signal(signal.SIGCONT)
+            assert any("blue pot" in m.content for m in service.list(me).items)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+            service.close()
+    finally:
+        stop_process(proc)
