@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from .commands import parse_command
 from .errors import EmbedderUnavailable, InvalidInput, NotFound
-from .model import Kind, Memory, MemoryPatch, Status, normalize_text
+from .model import Kind, Memory, MemoryPatch, Role, Status, normalize_text
 from .recall.config import RecallConfig
 from .recall.lexical import tokenize
 from .recall.relevance import Floor, is_cjk
@@ -126,6 +126,7 @@ class Forgetting:
         # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
         for m in memories:
             said |= self.turns_saying(scope, m.content)
+        said |= self._replies_naming(scope, said, what)
         # source ids may name turns retention already removed: count only those still stored
         have = self._reads.existing_turn_ids(scope, sorted(said)) if said else set()
         return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites, uncertain=uncertain)
@@ -187,6 +188,23 @@ class Forgetting:
         near-match nothing else competes with."""
         live = self._reads.memories(scope, memory_where(scope))
         return _named(live, text, lambda: self._meaning(scope, text, live))[0]
+
+    def _replies_naming(self, scope: Scope, said: set[str], what: str) -> set[str]:
+        """The assistant's replies to erased user turns that repeat a name or a number of what is
+        forgotten ("Inès is a lovely name!" after "my sister is called Inès"): they hold too few of
+        its words for `says`, yet answer the very turn that goes, with its key word in them."""
+        keys = {t for t in tokenize(" ".join(_NAME_OR_NUMBER.findall(what)))}
+        if not keys or not said:
+            return set()
+        # in time; at the same instant (a client's clock ahead of the host's is held to now) a question before its answer
+        turns = sorted(self._recaller.messages(message_collection(scope)),
+                       key=lambda t: (t.session or "", t.created_at, t.role != Role.user, t.id))
+        out = set()
+        for before, after in zip(turns, turns[1:]):
+            if (before.id in said and before.role == Role.user and after.role == Role.assistant and after.session == before.session
+                    and keys & set(tokenize(after.content))):
+                out.add(after.id)
+        return out
 
     def turns_saying(self, scope: Scope, text: str) -> set[str]:
         """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
@@ -317,6 +335,11 @@ def _with_older_versions(memories: Sequence[Memory], every: Sequence[Memory]) ->
             m = by_id.get(m.supersedes) if m.supersedes else None
     return list(out.values())
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
+
+
+# a name (a capitalised word past a sentence's start) or anything holding a digit: what a reply
+# repeats of a thing to forget when it repeats little else of it
+_NAME_OR_NUMBER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][^\W\d_]+|\b\w*\d[\w-]*")
 
 
 def words_of(text: str) -> set[str]:

@@ -300,3 +300,22 @@ def test_a_fresh_index_file_holds_only_the_scrub_pattern_when_thread_caches_are_
         unit = bytes.fromhex("0000803f")  # 1.0 as float32
         rest = [f[4 * next(i for i in range(len(f) // 4 + 1) if f[4 * i:4 * i + 4] != unit):] for f in files]
         assert all(r and set(r) == {0x5A} for r in rest), [f[:32].hex() for f in files]
+
+
+def test_the_reply_that_repeats_a_name_or_number_of_the_forgotten_turn_goes_with_it(world):
+    """"Inès is a lovely name!" holds too few of "my sister is called Inès"'s words to say it, yet it
+    answers the very turn that goes, with its key word: it stayed in the messages, recall and the
+    export. Another exchange of the same conversation stays."""
+    from datetime import timedelta
+
+    svc, scope, data, clock = world
+    NOW = clock.now() - timedelta(minutes=5)  # said before now: the host keeps each turn's own time
+    svc.capture(scope, [Message(id="lt_s_u", role="user", session="s", created_at=NOW, content="My sister is called Inès"),
+                        Message(id="lt_s_a", role="assistant", session="s", created_at=NOW + timedelta(seconds=2), content="Inès is a lovely name!"),
+                        Message(id="lt_t_u", role="user", session="s", created_at=NOW + timedelta(minutes=1), content="What tea goes with cake?"),
+                        Message(id="lt_t_a", role="assistant", session="s", created_at=NOW + timedelta(minutes=1, seconds=2),
+                                content="Earl Grey goes well with lemon cake.")])
+    plan = svc.forget(scope, "forget that my sister is called Inès")
+    assert sorted(plan.message_ids) == ["lt_s_a", "lt_s_u"]
+    assert readable_anywhere(svc, scope, "Inès") == []
+    assert [m.id for m in svc.messages(scope)] == ["lt_t_u", "lt_t_a"]
