@@ -136,6 +136,24 @@ PLAIN_WRITE = textwrap.dedent("""
 """)
 
 
+def _opens_with_every_vector_back(data_dir: Path, me, col: str, folder: Path, then: str | None = None) -> None:
+    """The store opens with `folder` set aside, lists every memory at once, and its repairs give
+    every vector back: each memory's own vector finds it first (and `then`, written after, its own)."""
+    emb = HashEmbedder()
+    service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=emb)
+    try:
+        assert not folder.exists()  # set aside as the store opened
+        assert sorted(m.content for m in service.list(me, limit=100).items) == sorted(FACTS)
+        assert service.repairs.done.wait(60) and service.repairs.revectored == len(FACTS)
+        if then:
+            service.remember(me, MemoryIn(content=then))
+        for fact in [*FACTS, *([then] if then else [])]:  # every vector is back, each in a place of its own
+            [(found, _)] = service.store.query_memories(col, emb.embed_query(fact), 1, None)
+            assert found.content == fact
+    finally:
+        service.close()
+
+
 def test_an_id_map_one_write_behind_its_index_is_set_aside_at_opening(tmp_path):
     """Chroma rewrites the hnsw files, then the id map. A kill between the two leaves the header one
     element ahead of the map (found by the crash test's killed writers, about one round in 150).
@@ -157,18 +175,7 @@ def test_an_id_map_one_write_behind_its_index_is_set_aside_at_opening(tmp_path):
                            env=ENV, capture_output=True, text=True, timeout=120)
     assert "Error finding id" in plain.stdout, (plain.returncode, plain.stdout, plain.stderr[-1000:])  # plain Chroma
 
-    emb = HashEmbedder()
-    service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=emb)
-    try:
-        assert not folder.exists()  # set aside as the store opened
-        assert sorted(m.content for m in service.list(me, limit=100).items) == sorted(FACTS)
-        assert service.repairs.done.wait(60) and service.repairs.revectored == len(FACTS)
-        service.remember(me, MemoryIn(content="the bicycle pump is in the shed"))
-        for fact in [*FACTS, "the bicycle pump is in the shed"]:  # every vector is back, each in a place of its own
-            [(found, _)] = service.store.query_memories(col, emb.embed_query(fact), 1, None)
-            assert found.content == fact
-    finally:
-        service.close()
+    _opens_with_every_vector_back(data_dir, me, col, folder, then="the bicycle pump is in the shed")
     assert _plain_read(chroma_dir, col) == "read"
 
 
@@ -212,17 +219,7 @@ def test_an_index_older_than_its_records_is_set_aside_at_opening(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert "Error finding id" in out.stdout, (out.stdout, out.stderr[-1000:])  # plain Chroma: four vectors are not there
 
-    emb = HashEmbedder()
-    service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=emb)
-    try:
-        assert not folder.exists()  # set aside as the store opened
-        assert sorted(m.content for m in service.list(me, limit=100).items) == sorted(FACTS)
-        assert service.repairs.done.wait(60) and service.repairs.revectored == len(FACTS)
-        for fact in FACTS:  # every memory's own vector finds it first
-            [(found, _)] = service.store.query_memories(col, emb.embed_query(fact), 1, None)
-            assert found.content == fact
-    finally:
-        service.close()
+    _opens_with_every_vector_back(data_dir, me, col, folder)
     assert chroma_file.behind(data_dir / "chroma") == {}
 
 
