@@ -50,16 +50,21 @@ def build_embedder(name: str, settings: Settings | None = None, **kwargs: Any) -
 
 
 def _say_what_the_embedder_receives(settings: Settings) -> None:
-    """An embedder off this host receives every memory's words to embed them, host-only kinds and
-    tags included: the destination policy cannot keep those from it. Said at start, loudly."""
+    """An embedder off this host embeds every memory: host-only kinds and tags are embedded as what
+    they are, not as their words (model.embed_text), so dense recall cannot find them by meaning.
+    Said at start, with what to set instead."""
     from .destinations import DestinationPolicy
+    from .model import keep_words_home
 
     name, policy = settings.embedding_model, DestinationPolicy.from_settings(settings)
     if name in ("local", "hash") or policy.on_host(name) or not (policy.host_only_kinds or policy.host_only_tags):
+        keep_words_home(None)
         return
-    log.warning("amber: the embedder %s is not on this host (host_models), and every memory is embedded, so the words of "
-                "host-only memories (kinds %s, tags %s) go to it too; use embedding_model: local, or name it in host_models "
-                "if it runs here", name, ", ".join(policy.host_only_kinds) or "-", ", ".join(policy.host_only_tags) or "-")
+    keep_words_home(policy.stays)
+    log.warning("amber: the embedder %s is not on this host (host_models): host-only memories (kinds %s, tags %s) are "
+                "embedded without their words, so recall finds them by their words only; use embedding_model: local, "
+                "or name it in host_models if it runs here", name, ", ".join(policy.host_only_kinds) or "-",
+                ", ".join(policy.host_only_tags) or "-")
 
 
 def master_key(settings: Settings) -> bytes | None:

@@ -248,8 +248,23 @@ def memory_id(*parts: str) -> str:
     return "m_" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
 
 
+# Set by compose.build_service when the embedder runs off the host: whether a memory's words stay on
+# the host (core/destinations.py, `stays`). Such a memory is embedded as what it is, not as its words,
+# so the provider never receives them; recall then finds it by its words in the lexical arms only.
+_WORDS_STAY_HOME: Any = None
+
+
+def keep_words_home(stays: Any) -> None:
+    """`stays(memory) -> bool` for an embedder off the host, or None for one on it."""
+    global _WORDS_STAY_HOME
+    _WORDS_STAY_HOME = stays
+
+
 def embed_text(m: "Memory | MemoryIn") -> str:
-    """What a memory is embedded as: glossary entries carry their term and aliases too."""
+    """What a memory is embedded as: glossary entries carry their term and aliases too; with an
+    embedder off the host, a host-only memory only its kind."""
+    if _WORDS_STAY_HOME is not None and _WORDS_STAY_HOME(m):
+        return f"({m.kind.value}, kept on the host)"
     if m.kind == Kind.glossary:
         return " ".join([m.title or "", *m.aliases, m.content])
     return m.content

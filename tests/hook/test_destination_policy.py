@@ -3,6 +3,8 @@ rule, through the pre-call in process on a real Chroma store, and the rules on d
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core import Actor, DestinationPolicy, MemoryIn, build_service, scope_for
@@ -175,9 +177,8 @@ async def test_memory_goes_only_where_every_route_of_the_request_may_take_it(tmp
         service.close()
 
 
-def test_an_embedder_off_the_host_is_named_at_start_with_what_it_receives(caplog):
-    """Every memory is embedded, so an embedder off the host receives host-only words too: the
-    policy cannot keep them from it, and the operator is told so when the service starts."""
+def test_an_embedder_off_the_host_is_named_at_start_with_what_it_does_not_receive(caplog):
+    """The operator is told at start that host-only memories are embedded without their words."""
     import logging
 
     from core import Settings
@@ -186,6 +187,33 @@ def test_an_embedder_off_the_host_is_named_at_start_with_what_it_receives(caplog
     with caplog.at_level(logging.WARNING, logger="amber"):
         _say_what_the_embedder_receives(Settings(embedding_model="openai/text-embedding-3-small"))
         _say_what_the_embedder_receives(Settings(embedding_model="ollama/nomic-embed-text", host_models=["ollama/*"]))
-        _say_what_the_embedder_receives(Settings(embedding_model="local"))
+        _say_what_the_embedder_receives(Settings(embedding_model="local"))  # and the words go to a local one again
     said = [r.getMessage() for r in caplog.records if "embedder" in r.getMessage()]
     assert len(said) == 1 and "openai/text-embedding-3-small" in said[0] and "precious" in said[0] and "health" in said[0]
+
+
+def test_an_embedder_off_the_host_never_receives_host_only_words(tmp_path):
+    """Every memory is embedded: with a provider's embedder, a precious quote and memories tagged
+    health or private went to it word for word. Now they are embedded as what they are; the
+    others as before. The embedder is LiteLLM's, against a recording OpenAI-compatible upstream."""
+    from core import Settings, build_service
+    from core.model import keep_words_home
+    from tests.fakes.upstreams import FakeUpstreams
+
+    with FakeUpstreams() as up:
+        settings = Settings(data_dir=tmp_path / "data", embedding_model="openai/text-embedding-3-small",
+                            embedding_api_base=up.openai_base, embedding_api_key="sk-test")
+        service = build_service(settings)
+        try:
+            ana = scope_for(Actor("ana"))
+            service.remember(ana, MemoryIn(content="Takes metformin twice a day", tags=["health"]))
+            service.remember(ana, MemoryIn(content="Still dreams about Zanzibar", tags=["private"]))
+            service.precious_add(ana, "Grandma said: the tidepool keeps what the tide forgets")
+            service.remember(ana, MemoryIn(content="Drinks genmaicha every morning"))
+            sent = " ".join(json.dumps(r.body) for r in up.find("/embeddings"))
+            assert "genmaicha" in sent
+            assert not [w for w in ("metformin", "Zanzibar", "tidepool") if w in sent]
+            assert any("metformin" in c.text for c in service.search(ana, "metformin"))  # found by its words
+        finally:
+            service.close()
+            keep_words_home(None)
