@@ -133,6 +133,14 @@ def test_decide_rules_in_order():
     assert decide(f(None), V1, None, [near], Policy(seen_cosine=1.01)).action == "new"
 
 
+def test_the_same_words_for_a_key_are_seen_whatever_the_vectors():
+    """With an embedder off the host a host-only memory's stored vector is its kind's, not its
+    words' (model.embed_text): the same value said again was a new version each night."""
+    holder = Existing(mem("h", content="A  Fact", fact_key="health.medication"), V3)
+    assert decide(f("health.medication"), V1, holder, []).action == "seen"
+    assert decide(f("health.medication"), V1, Existing(mem("h", content="another fact", fact_key="health.medication"), V3), []).action == "supersede"
+
+
 def test_decide_does_not_mutate_its_inputs():
     holder = mem("h", fact_key="profile.city")
     before = holder.model_dump()

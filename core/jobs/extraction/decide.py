@@ -70,7 +70,9 @@ def decide(
     unsure = fact.confidence < policy.candidate_below
     if fact.fact_key and same_key is not None and same_key.memory.status == Status.active:
         sim = cosine(vector, same_key.vector)
-        if sim >= policy.seen_cosine:
+        # the same words are the same value whatever the vectors say (a host-only memory's stored
+        # vector is its kind's, not its words', when the embedder runs off the host: model.embed_text)
+        if sim >= policy.seen_cosine or " ".join(fact.fact.casefold().split()) == " ".join(same_key.memory.content.casefold().split()):
             return Decision("seen", same_key.memory.id, sim, "same key, same value")
         if unsure:
             return Decision("candidate", same_key.memory.id, sim, "new value for a key, low confidence")
