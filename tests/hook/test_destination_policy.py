@@ -217,3 +217,20 @@ def test_an_embedder_off_the_host_never_receives_host_only_words(tmp_path):
         finally:
             service.close()
             keep_words_home(None)
+
+
+async def test_the_forget_note_keeps_host_only_words_from_a_model_off_the_host(tmp_path):
+    """A forget it is not sure of lists the memories the person may mean, for the model to ask
+    which: those words went to any model. A model off the host now gets the note without the
+    host-only ones; a model on the host still reads them."""
+    service, cb = make(tmp_path, host_models=["local-*"])
+    try:
+        ana = scope_for(Actor("ana"))
+        service.remember(ana, MemoryIn(content="My HIV medication is Biktarvy, one tablet daily", tags=["health"]))
+        service.remember(ana, MemoryIn(content="My HIV clinic is St Thomas, every three months", tags=["health"]))
+        away, _ = await turn(cb, "forget my HIV medication clinic", model="claude-sonnet")
+        assert "forget" in away and "Biktarvy" not in away and "St Thomas" not in away
+        home, _ = await turn(cb, "forget my HIV medication clinic", model="local-qwen")
+        assert "Biktarvy" in home or "St Thomas" in home
+    finally:
+        service.close()
