@@ -45,7 +45,7 @@ from .outage import disk_space
 from .user_overview import active_memories, kind_counts, vector_health
 from .jobs.runner import RunRecord, arun_job, list_runs, register_jobs, run_job
 from .client_cache import ClientCache
-from .llm import LiteLLMClient
+from .llm import LiteLLMClient, deployment_models
 from .model import (
     DEFINITION_MAX_CHARS,
     MEMORY_MAX_CHARS,
@@ -192,6 +192,7 @@ __all__ = [
     "correct_in_turn",
     "count_marks",
     "defuse",
+    "deployment_models",
     "disk_space",
     "earlier_models",
     "entry_messages",

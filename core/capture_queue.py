@@ -59,6 +59,7 @@ from pydantic import ValidationError
 from .config import Settings
 from .errors import Conflict, Immutable, InvalidInput, TransientError
 from .forgetting import forget_request
+from .journal import entry_texts
 from .model import Message
 from .scope import Actor, scope_for, user_hash
 from .store.reads_first import background_writes
@@ -251,9 +252,7 @@ def forget_set_aside(r: Any, user: str, match: Callable[[str], bool]) -> int:
 
 def _says(entries: Any, match: Callable[[str], bool]) -> bool:
     entries = entries if isinstance(entries, list) else [{"command": entries}]
-    texts = [str(m.get("content") or "") for e in entries if isinstance(e, dict) for m in e.get("messages") or [] if isinstance(m, dict)]
-    texts += [str(e.get("command") or "") for e in entries if isinstance(e, dict)]
-    return any(match(t) for t in texts if t)
+    return any(match(t) for e in entries if isinstance(e, dict) for t in entry_texts(e) if t)
 
 
 def forget_waiting(r: Any, user: str, match: Callable[[str], bool], count: int = 100_000) -> int:

@@ -49,7 +49,7 @@ def build_embedder(name: str, settings: Settings | None = None, **kwargs: Any) -
     return LiteLLMEmbedder(name, **kwargs)
 
 
-def _say_what_the_embedder_receives(settings: Settings) -> None:
+def _keep_host_only_words_home(settings: Settings) -> None:
     """An embedder off this host embeds every memory: host-only kinds and tags are embedded as what
     they are, not as their words (model.embed_text), so dense recall cannot find them by meaning.
     Said at start, with what to set instead."""
@@ -102,9 +102,8 @@ def rotate_master_key(settings: Settings, new_key: str | None) -> int:
 def erase_person(settings: Settings, user_id: str) -> dict[str, int]:
     """Erase one person from the store this configuration names (the store must not be held by a
     running host: its lock is taken). Returns what went."""
-    from .scope import Actor, scope_for
-
     from .journal import Journal
+    from .scope import Actor, scope_for
 
     service = build_service(settings)
     # the proxy's capture journal beside the store (stopped, as the store is): their waiting turns go too
@@ -181,7 +180,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
         store.close()
         raise
     log.info("amber store %s, embedder %s", store.location, embedder.id)
-    _say_what_the_embedder_receives(settings)
+    _keep_host_only_words_home(settings)
     service = MemoryService(
         store, embedder, clock or SystemClock(), recall_preset=settings.recall_preset, remote_store=bool(settings.chroma_url),
         coordination=coordination_for(settings, store), redact=Redactor(settings.redact_secrets, settings.redact_patterns, settings.redact_phone_numbers),

@@ -90,8 +90,4 @@ class DestinationPolicy:
 
     def admit(self, items: Sequence[T], group: str, deployments: Sequence[str] = ()) -> list[T]:
         """The items (anything with `kind` and `tags`) that may go to this model group, in order."""
-        if not self.receives_memory(group, deployments):
-            return []
-        if self.on_host(group, deployments):
-            return list(items)
-        return [c for c in items if not self.stays(c)]
+        return self.admit_all(items, [(group, deployments)])

@@ -19,6 +19,23 @@ from .jobs.extraction.parse import strip_fences
 log = logging.getLogger("amber.llm")
 
 
+def deployment_models(router: Any, group: str) -> list[str]:
+    """The model of each deployment behind the router's model group `group` (none: no such group)."""
+    if router is None or not group:
+        return []
+    try:
+        deployments = router.get_model_list(model_name=group) or []
+    except Exception:  # a router without that group, or an older signature
+        return []
+    out = []
+    for d in deployments:
+        params = d.get("litellm_params") if isinstance(d, dict) else getattr(d, "litellm_params", None)
+        model = params.get("model") if isinstance(params, dict) else getattr(params, "model", None)
+        if model:
+            out.append(str(model))
+    return out
+
+
 class LiteLLMClient:
     """The `LLM` port over LiteLLM. Extra keyword arguments (api_base, api_key, ...) go to every call."""
 
@@ -60,14 +77,9 @@ class LiteLLMClient:
         """The models a call may land on, for the destination policy (core/destinations.py): each
         deployment behind the proxy's group of that name, or, called directly, the model with the
         provider LiteLLM reads from it ("gpt-4o-mini" goes to "openai/gpt-4o-mini")."""
-        router = self._router()
-        if router is not None:
-            try:
-                found = [str((d.get("litellm_params") or {}).get("model") or "") for d in router.get_model_list(model_name=self.model) or []]
-                if any(found):
-                    return [m for m in found if m]
-            except Exception:  # a router without the listing: the name and its provider below
-                pass
+        found = deployment_models(self._router(), self.model)
+        if found:
+            return found
         try:
             import litellm
 

@@ -9,28 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from core import deployment_models
+
 _CLAUDE_PROVIDERS = ("anthropic/", "claude")
 
 
 def is_claude_model(model: str) -> bool:
     m = model.lower()
     return m.startswith(_CLAUDE_PROVIDERS) or "claude" in m.rsplit("/", 1)[-1] or "anthropic.claude" in m
-
-
-def deployment_models(router: Any, group: str) -> list[str]:
-    if router is None or not group:
-        return []
-    try:
-        deployments = router.get_model_list(model_name=group) or []
-    except Exception:  # a router without that group, or an older signature
-        return []
-    out = []
-    for d in deployments:
-        params = d.get("litellm_params") if isinstance(d, dict) else getattr(d, "litellm_params", None)
-        model = params.get("model") if isinstance(params, dict) else getattr(params, "model", None)
-        if model:
-            out.append(str(model))
-    return out
 
 
 _FALLBACK_LISTS = ("fallbacks", "context_window_fallbacks", "content_policy_fallbacks")

@@ -52,7 +52,6 @@ from . import chroma_file
 log = logging.getLogger("amber.store")
 
 ID_MAP = "index_metadata.pickle"
-
 HEADER, HEADER_SIZE, LEVEL0 = "header.bin", 100, "data_level0.bin"
 OPEN_MARK = "amber-open"  # in the chroma folder while a process has the store open
 REBUILD_FILE = "vectors_to_rebuild.json"

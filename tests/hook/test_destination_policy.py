@@ -182,12 +182,12 @@ def test_an_embedder_off_the_host_is_named_at_start_with_what_it_does_not_receiv
     import logging
 
     from core import Settings
-    from core.compose import _say_what_the_embedder_receives
+    from core.compose import _keep_host_only_words_home
 
     with caplog.at_level(logging.WARNING, logger="amber"):
-        _say_what_the_embedder_receives(Settings(embedding_model="openai/text-embedding-3-small"))
-        _say_what_the_embedder_receives(Settings(embedding_model="ollama/nomic-embed-text", host_models=["ollama/*"]))
-        _say_what_the_embedder_receives(Settings(embedding_model="local"))  # and the words go to a local one again
+        _keep_host_only_words_home(Settings(embedding_model="openai/text-embedding-3-small"))
+        _keep_host_only_words_home(Settings(embedding_model="ollama/nomic-embed-text", host_models=["ollama/*"]))
+        _keep_host_only_words_home(Settings(embedding_model="local"))  # and the words go to a local one again
     said = [r.getMessage() for r in caplog.records if "embedder" in r.getMessage()]
     assert len(said) == 1 and "openai/text-embedding-3-small" in said[0] and "precious" in said[0] and "health" in said[0]
 
