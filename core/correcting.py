@@ -213,6 +213,7 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
         return None
     if mem.status != Status.active:
         return None  # superseded or retired meanwhile (a retried request): nothing to do again
+    was = {"kind": mem.kind.value, "tags": tuple(mem.tags)}  # what the note may show of it (core/destinations.py)
     if c.action == "forget":
         await port.forget(mem.content)
         try:
@@ -220,10 +221,10 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
                 await port.delete(t.id)
         except NotFound:
             pass
-        return Corrected(t.handle, "forgotten", mem.content, kind=mem.kind.value, tags=tuple(mem.tags))
+        return Corrected(t.handle, "forgotten", mem.content, **was)
     if c.action == "retract":
         await port.delete(t.id)
-        return Corrected(t.handle, "retired", mem.content, kind=mem.kind.value, tags=tuple(mem.tags))
+        return Corrected(t.handle, "retired", mem.content, **was)
     content = c.statement
     if _DEICTIC.search(content) and len(content) < 80:
         content = f"{content} (was: {mem.content})"
@@ -239,7 +240,7 @@ async def carry_out(port: Any, c: Correction) -> Corrected | None:
         w = await port.remember(data)  # by key: the new value supersedes whichever version holds it
     else:
         w = await port.supersede(t.id, data)
-    return Corrected(t.handle, "superseded", mem.content, w.memory.content, w.memory.id, kind=mem.kind.value, tags=tuple(mem.tags))
+    return Corrected(t.handle, "superseded", mem.content, w.memory.content, w.memory.id, **was)
 
 
 def _quoted(text: str) -> str:
