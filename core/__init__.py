@@ -93,6 +93,7 @@ from .scope import Actor, Scope, scope_for, user_hash
 from .service import MemoryService
 from .store.index_pool import MMAP_FIXED
 from .store.sealing import TCACHE_OFF, thread_caches_off
+from .turns import words_turn_id
 from .identity import ADMIN, READ, WRITE, Identity
 from .local_memory import LocalMemory
 
@@ -226,4 +227,5 @@ __all__ = [
     "thread_caches_off",
     "user_hash",
     "vector_health",
+    "words_turn_id",
 ]

@@ -21,7 +21,7 @@ from .recall.render import strip_patch
 from .scope import Scope, message_collection, message_where
 from .store.gate import writing
 from .store.reads_first import in_background
-from .turns import dated, unsaved
+from .turns import dated, keyed_turn_ids, unsaved
 
 # Turns embedded and written together by store_turns: about what the background lane embeds in a
 # batch or two, so a part is seconds of work and a failure loses at most that.
@@ -76,7 +76,7 @@ class Capture:
     def capture(self, scope: Scope, messages: Sequence[Message], *, commands: bool = True) -> tuple[int, list[tuple[str, Memory]]]:
         """Store captured turns and carry out the commands in new user turns. Returns (turns stored,
         [(action, memory touched)])."""
-        messages = self.redact.messages(as_said(messages))  # before a "remember" command can keep a secret
+        messages = self.redact.messages(as_said(self.keyed(scope, messages)))  # before a "remember" command can keep a secret
         messages = [dated(m, self.clock.now()) for m in messages]  # a client's clock does not date a turn into the future
         new = unsaved(self.reads, scope, messages)[0] if commands else list(messages)
         done: list[tuple[str, Memory]] = []
@@ -102,9 +102,14 @@ class Capture:
                 n -= len(said & {m.id for m in keep})
         return n, done
 
+    def keyed(self, scope: Scope, messages: Sequence[Message]) -> list[Message]:
+        """Ids a face derived from the words, keyed by the person's secret (core/turns.py)."""
+        return keyed_turn_ids(messages, lambda plain: self.writes.keyed(scope, "turn", plain))
+
     def store_turns(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
         """Append turns to the user's log, carrying out no command (imports, benches, `ingest`). A message id already stored is skipped when its words are the
         same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
+        messages = self.keyed(scope, messages)
         if len(messages) > WAITED_TEXTS or sum(len(m.content) for m in messages) > WAITED_CHARS:
             return self._store_turns(scope, messages, redacted)  # bulk (an import's batch): its reads wait their turn
         with writing():  # a client waits: its reads before the lock go first too (the hook's drainer stays background, store/gate.py)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Sequence
 
 from .errors import InvalidInput
-from .model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Status, WriteResult, content_hash, memory_id
+from .model import DIGEST_MAX_CHARS, Kind, Memory, MemoryIn, Status, WriteResult, content_hash
 from .ports import Clock
 from .reads import Reads
 from .scope import Scope, memory_where
@@ -29,7 +28,10 @@ class Curated:
         term = term.strip()
         if not term:
             raise InvalidInput("term", "must not be blank")
-        key = "world.term_" + hashlib.sha256(term.casefold().encode()).hexdigest()[:12]
+        # the term's key derives from the term, keyed like an id (WritePath.keyed); a term set before
+        # keys were keyed keeps the key it has
+        held = [m.fact_key for m in self.glossary_get(scope, term) if (m.title or "").casefold() == term.casefold() and m.fact_key]
+        key = held[0] if held else "world.term_" + self._writes.keyed(scope, "term", term.casefold(), size=12)
         return self._remember(
             scope,
             MemoryIn(
@@ -67,7 +69,7 @@ class Curated:
                 return old
             data = MemoryIn(content=text, namespace=scope.write_namespace, importance=0.8, tags=list(tags))
             new = self._writes.new(scope, data, now, supersedes=old.id if old else None).model_copy(
-                update={"kind": Kind.digest, "id": memory_id(scope.user_id, "digest", now.isoformat(), text, *sorted(tags))}
+                update={"kind": Kind.digest, "id": self._writes.keyed_id(scope, "digest", now.isoformat(), text, *sorted(tags))}
             )
             writes = [new]
             if old:

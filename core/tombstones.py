@@ -4,40 +4,35 @@ A forget removes records for good. What is left is a tombstone per record in the
 nothing forgotten comes back by another door: a turn replayed from the proxy's journal or the
 shared capture queue, a restore, an import of an old export. A tombstone keeps the record's kind,
 the status it had, when it was made and when it was forgotten; no text, no vector and no plain
-hash. Record ids can be derived from content (a memory's id is a digest of its words), so a
-tombstone is filed under an HMAC of the id, keyed by a random secret per person that is deleted
-with the person: whoever reads the registry cannot test a guess of the words against it without
-that secret, and once the person is erased nobody can.
+hash. A tombstone is filed under an HMAC of the record's id, keyed by the person's secret
+(core/person_secret.py, deleted with the person): the registry does not even say which ids were
+forgotten, and once the person is erased nobody can tell.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from datetime import datetime
 from typing import Any, Iterable, Sequence
 
+from .person_secret import PersonSecrets, keyed_digest
 from .registry import Registry
 
 KIND = "tombstone"
-SECRET_KIND = "tombstone-secret"
 
 
 class Tombstones:
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, secrets: PersonSecrets | None = None):
         self._registry = registry
+        self._secrets = secrets or PersonSecrets(registry)
 
     def _secret(self, user_id: str, *, create: bool) -> bytes | None:
-        found = self._registry.reg_get(f"tombkey:{user_id}")
-        if found is None and create:
-            found = secrets.token_hex(32)
-            self._registry.reg_put(f"tombkey:{user_id}", found, kind=SECRET_KIND, owner=user_id)
-        return bytes.fromhex(found) if found else None
+        # read afresh each time: a tombstone filed under a secret another host has since replaced
+        # would not be found there (bury runs under the person's lock, as `create` needs)
+        return self._secrets.read(user_id, create=create)
 
     @staticmethod
     def _ref(secret: bytes, record_id: str) -> str:
-        return hmac.new(secret, record_id.encode(), hashlib.sha256).hexdigest()[:40]
+        return keyed_digest(secret, record_id, size=40)
 
     def _key(self, user_id: str, ref: str) -> str:
         return f"tomb:{user_id}:{ref}"
@@ -84,5 +79,6 @@ class Tombstones:
     def remove_user(self, user_id: str) -> int:
         """A person erased as a whole: their tombstones and the secret that files them go."""
         keys = list(self._registry.reg_find(KIND, user_id))
-        self._registry.reg_delete([*keys, f"tombkey:{user_id}"])
+        self._registry.reg_delete(keys)
+        self._secrets.drop(user_id)
         return len(keys)

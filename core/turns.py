@@ -13,10 +13,18 @@ person already has the answer; a spool would set it aside), and keeping the date
 every coming "today" of the boot pack and after everything said later. Captures from clients
 (every face and the capture queue go through `MemoryService.capture`) are dated so; `ingest`
 called directly (imports, jobs, tests on a fixed clock) keeps the times it is given.
+
+A face that gets no id for a turn names it by its words (`words_turn_id`: the proxy, MCP), so that
+a retry keeps one copy. Such a name is a plain hash of the words, and ids outlive a forget (in the
+audit, in extraction's windows), so the store keys it with the person's secret before anything
+keeps it (`keyed_turn_ids`; core/person_secret.py): the same words still give the same id.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -25,6 +33,27 @@ from .model import Message
 if TYPE_CHECKING:
     from .reads import Reads
     from .scope import Scope
+
+
+_WORDS_ID = re.compile(r"([a-z]{2,8})~([0-9a-f]{24})(_[a-z])?")
+
+
+def words_turn_id(face: str, *parts: str, suffix: str = "") -> str:
+    """A turn's id derived from `parts` (its words among them), e.g. `lt~<24 hex>_u`. The store keys
+    it on arrival (`keyed_turn_ids`), to `lt_<24 hex>_u`: only the face and the turn's way to the store
+    ever see the plain form."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return f"{face}~{digest}{suffix}"
+
+
+def keyed_turn_ids(messages: Sequence[Message], keyed: Callable[[str], str]) -> list[Message]:
+    """`messages` with every id `words_turn_id` made replaced by its keyed form (`keyed`: the
+    person's keyed digest of the plain one); other ids (a client's own, an import's) as they are."""
+    out = []
+    for m in messages:
+        found = _WORDS_ID.fullmatch(m.id)
+        out.append(m.model_copy(update={"id": f"{found[1]}_{keyed(found[2])}{found[3] or ''}"}) if found else m)
+    return out
 
 
 def to_store(stored: Mapping[str, Message], messages: Sequence[Message]) -> tuple[list[Message], set[str]]:

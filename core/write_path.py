@@ -25,6 +25,7 @@ from .errors import Immutable, NotFound
 from .filters import Eq, Where
 from .model import Event, Kind, Memory, MemoryIn, Message, Status, WriteResult, content_hash, embed_text, memory_id
 from .ports import Clock, Embedder
+from .person_secret import PersonSecrets, keyed_digest
 from .registry import RegistryStore
 from .scope import Scope, event_collection, memory_collection
 from .store.at_once import AtOnce
@@ -181,8 +182,9 @@ class WritePath:
     coordination that hands out user locks, the revisions and the recaller whose indexes follow."""
 
     def __init__(self, store: Any, embedder: Embedder, clock: Clock, coordination: Any, revisions: Revisions, recaller: Any,
-                 at_once: AtOnce | None = None):
+                 at_once: AtOnce | None = None, secrets: PersonSecrets | None = None):
         self._store = store
+        self.secrets = secrets or PersonSecrets(store)  # keys the ids derived from a person's words
         self._embedder = embedder
         self._clock = clock
         self._coordination = coordination
@@ -260,12 +262,19 @@ class WritePath:
             raise NotFound(f"no memory {memory_id!r} for this user")
         return found[0]
 
-    @staticmethod
-    def id_for(scope: Scope, data: MemoryIn) -> str:
+    def keyed(self, scope: Scope, *parts: str, size: int = 24) -> str:
+        """A digest of these parts (words among them), keyed by the person's secret so that nobody
+        who reads it can test a guess of the words (core/person_secret.py)."""
+        return keyed_digest(self.secrets.get(scope.user_id, lambda: self.lock(scope)), *parts, size=size)
+
+    def keyed_id(self, scope: Scope, *parts: str) -> str:
+        """A memory id derived from these parts: the same parts give the same id (a retried write)."""
+        return "m_" + self.keyed(scope, *parts)
+
+    def id_for(self, scope: Scope, data: MemoryIn) -> str:
         """The id a memory of `data` takes unless a record holds it already (`new`)."""
         h = content_hash(data.content)
-        return memory_id(scope.user_id, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else memory_id(
-            scope.user_id, "precious", h)
+        return self.keyed_id(scope, data.namespace, data.fact_key or "", h) if data.kind != Kind.precious else self.keyed_id(scope, "precious", h)
 
     def prior(self, scope: Scope, data: MemoryIn) -> Prior:
         """What a new memory of `data` is checked against, read under the user's lock: the records of
@@ -316,7 +325,7 @@ class WritePath:
         if taken:
             # that id belongs to a retired record (a value came back after a detour), or to a record whose words were
             # edited since: keep both intact
-            mid = memory_id(mid, now.isoformat())
+            mid = memory_id(mid, now.isoformat())  # from the keyed id and a time: no words
         fields = data.model_dump(exclude={"status"})
         return Memory(
             id=mid,

@@ -44,6 +44,7 @@ from core import (
     render_forget_note,
     render_recall,
     strip_patch,
+    words_turn_id,
 )
 
 from . import capture, identity, request
@@ -261,12 +262,12 @@ class AmberMemory(CustomLogger):
         if user_text:
             # a client's retry of the same turn (same words, same place, same day) keeps one copy
             key = f"{actor.user_id}\x1f{session or ''}\x1f{started.date()}\x1f{turn.position}\x1f{user_text}"
-            msgs.append(Message(id=f"lt_{_digest(key)}_u", role="user", content=user_text, client=actor.client,
+            msgs.append(Message(id=words_turn_id("lt", key, suffix="_u"), role="user", content=user_text, client=actor.client,
                                 session=session, created_at=started))
         if answer:
             # the answer belongs to this call: LiteLLM's call id, stable across its own retries
             key = f"{actor.user_id}\x1f{kwargs.get('litellm_call_id') or _digest(str(msgs[0].id if msgs else started))}"
-            msgs.append(Message(id=f"lt_{_digest(key)}_a", role="assistant", content=answer, client=actor.client,
+            msgs.append(Message(id=words_turn_id("lt", key, suffix="_a"), role="assistant", content=answer, client=actor.client,
                                 session=session, created_at=capture.when(end_time)))
         # journaled (fsynced) and handed to the background drainer: back to LiteLLM in milliseconds
         entry = {"user": actor.user_id, "client": actor.client, "command": user_text,

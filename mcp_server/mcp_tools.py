@@ -9,7 +9,6 @@ clients show as commands are mcp_context.py's.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from datetime import datetime, timezone
 from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
@@ -34,6 +33,7 @@ from core import (
     Message,
     TransientError,
     boot_for_model,
+    words_turn_id,
 )
 
 from .identity import current_identity
@@ -437,6 +437,6 @@ def _aware(at: datetime | None) -> datetime | None:
 
 def _message(t: TurnIn, now: datetime) -> Message:
     at = _aware(t.created_at) or now
-    mid = t.id or "mcp_" + hashlib.sha256(f"{t.session}\x1f{t.role}\x1f{at.isoformat()}\x1f{t.content}".encode()).hexdigest()[:24]
+    mid = t.id or words_turn_id("mcp", str(t.session), str(t.role), at.isoformat(), t.content)
     client = (current_identity.get().client if current_identity.get() else None) or "mcp"
     return Message(id=mid, role=t.role, content=t.content, created_at=at, session=t.session, client=client)

@@ -11,6 +11,7 @@ waits for its turns, and the ones it was run without come back in a window of th
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable
@@ -224,7 +225,8 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
         stats.facts["dropped"] += len(gone)
         outcome["dropped"] = outcome.get("dropped", 0) + len(gone)
     links = dict(w.get("links") or {})
-    todo = [(W.fact_signature(w["id"], f.fact, f.fact_key), f) for f in facts]
+    keyed = functools.partial(service.writes.keyed, scope)
+    todo = [(W.fact_signature(keyed, w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
     vectors = service.embed_background([f.fact for _, f in todo]) if todo else []
     written: set[str] = set()  # by this attempt: a repeated fact in one answer is "seen", not "already landed"

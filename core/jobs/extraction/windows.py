@@ -18,7 +18,7 @@ imported turn is read by the model once: never skipped, never twice.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -174,7 +174,8 @@ def following(user_id: str, earlier: str, turns: Sequence[Message], now: datetim
     return {**new_window(user_id, turns, now), "imported": True, "id": window_id(user_id, f"{earlier}\x1f{turns[0].id}")}
 
 
-def fact_signature(window: str, fact: str, fact_key: str | None) -> str:
-    """Stable name of one fact of one window, so a retried window skips what already landed."""
-    norm = " ".join(fact.casefold().split())
-    return hashlib.sha256(f"{window}\x1f{fact_key or ''}\x1f{norm}".encode()).hexdigest()[:16]
+def fact_signature(keyed: Callable[..., str], window: str, fact: str, fact_key: str | None) -> str:
+    """Stable name of one fact of one window, so a retried window skips what already landed. The
+    window's record keeps it after a forget of the fact, so it is keyed by the person's secret
+    (`keyed`: WritePath.keyed), never a plain hash of the words."""
+    return keyed(window, fact_key or "", " ".join(fact.casefold().split()), size=16)
