@@ -171,7 +171,8 @@ class Capture:
             # retention ages a turn from when Amber stored it, whatever clock the client keeps
             stored = [m.model_copy(update={"stored_at": now}) if m.stored_at is None else m for m, _ in keep]
             self.writes.add_messages(col, stored, [v for _, v in keep], replacing=bool(replacing))
-            if replacing:
+            if replacing:  # the discarded words were sealed under the turn's key: a fresh one, and they open no more
+                self.writes.reseal(scope, sorted(replacing), col)
                 self.writes.audit(scope, "replace_message", [], message_ids=sorted(replacing), count=len(replacing))
             return len(stored)
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput, NotFound
-from .scope import Scope
+from .scope import Scope, user_key
 
 if TYPE_CHECKING:
     from .service import MemoryService
@@ -41,7 +42,7 @@ class ClientCache:
 
     @staticmethod
     def _owner(scope: Scope) -> str:
-        return hashlib.sha256(scope.user_id.encode()).hexdigest()[:24]
+        return user_key(scope.user_id)  # erase_person and a forget find the person's entries by it
 
     def get(self, scope: Scope, namespace: str, key: str) -> dict[str, Any]:
         rid = self._id(scope, namespace, key)
@@ -73,3 +74,23 @@ class ClientCache:
     def delete(self, scope: Scope, namespace: str, key: str) -> None:
         self.get(scope, namespace, key)  # NotFound for a missing entry
         self.service.registry.reg_delete([self._id(scope, namespace, key)])
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*_strings(k), *_strings(v))]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _strings(v)]
+    return []
+
+
+def drop_saying(registry: Any, user_id: str, says_it: Callable[[str], bool]) -> int:
+    """A forget reaches the person's cache too: an entry that says what was forgotten anywhere in its
+    key or value (a filter's remembered block, say) goes. Returns how many went."""
+    rows = registry.reg_find("cache", user_key(user_id))
+    gone = [rid for rid, e in rows.items() if isinstance(e, dict) and any(says_it(t) for t in _strings([e.get("key"), e.get("value")]))]
+    if gone:
+        registry.reg_delete(gone)
+    return len(gone)

@@ -26,6 +26,7 @@ from .changed import Told, change_of, told
 from .correction import Correction, Shown, might_correct, near_correction, pointed_handles
 from .correction_model import classifier_for, judge
 from .correction_pair import Reading, pair_model_for
+from .embed.fair import asked_by
 from .errors import NotFound
 from .identity import READ
 from .model import SAID_BY_USER, Kind, MemoryIn, Status, said_by
@@ -126,7 +127,7 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     vector, stored = None, {}
     if model is not None or pair is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
-        vector, stored = await asyncio.gather(_vector(asyncio.to_thread(embedder.embed_query, query)),
+        vector, stored = await asyncio.gather(_vector(asyncio.to_thread(asked_by, _person(port), embedder.embed_query, query)),
                                               _stored(port, memories if pair is not None else []))
     r = reading(text, shown, marked, claims, tolds, _score(model, vector), model, near=pair is not None)
     found = r.settled
@@ -136,6 +137,11 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
 
 
 PAIR_WINDOW = timedelta(minutes=10)  # a turn answers the block just before it, not one shown in another conversation
+
+
+def _person(port: Any) -> str | None:
+    """Whose turn this is (the port's identity), for the embedder's per-person query cache."""
+    return getattr(getattr(port, "identity", None), "user_id", None)
 
 
 def _just_shown(port: Any, records: Sequence[WhyRequest]) -> bool:

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
+from .client_cache import drop_saying
 from .commands import parse_command
+from .embed.fair import asked_by
 from .errors import EmbedderUnavailable, InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Role, Status, normalize_text
 from .recall.config import RecallConfig
@@ -55,6 +57,8 @@ class ForgetPlan:
     # live memories the request may mean but Amber is not sure of: never erased, reported so the
     # person can say which (in that memory's words)
     uncertain: list[Memory] = field(default_factory=list)
+    # source turns of the erased memories that are no longer stored (retention): tombstoned all the same
+    gone_sources: list[str] = field(default_factory=list)
 
 
 class Forgetting:
@@ -73,6 +77,7 @@ class Forgetting:
         digest_set: Callable[[Scope, str], Memory],
         tombstones: Tombstones,
         now: Callable[[], datetime],
+        registry: Any = None,
     ):
         self._reads = reads
         self._writes = writes
@@ -81,6 +86,7 @@ class Forgetting:
         self._digest_set = digest_set
         self.tombstones = tombstones
         self._now = now
+        self._registry = registry  # the person's client cache is in it (core/client_cache.py)
         # stores outside this one that hold a person's words waiting to be stored here (the proxy's
         # capture journal, the shared capture queue): each is called with the person and a test of
         # whether a text says what was forgotten, after a forget asked through REST, MCP, the admin
@@ -127,9 +133,11 @@ class Forgetting:
         for m in memories:
             said |= self.turns_saying(scope, m.content)
         said |= self._replies_naming(scope, said, what)
-        # source ids may name turns retention already removed: count only those still stored
+        # source ids may name turns retention already removed: count only those still stored, and
+        # file tombstones for the others too (an older export still holds them: `amber import` of it)
         have = self._reads.existing_turn_ids(scope, sorted(said)) if said else set()
-        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites, uncertain=uncertain)
+        gone = sorted({i for m in memories for i in m.source_ids} - have)
+        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites, uncertain=uncertain, gone_sources=gone)
 
     def _meaning(self, scope: Scope, what: str, live: Sequence[Memory]) -> dict[str, float]:
         """The live memories closest to `what` in meaning, by the recall's own embedding and its
@@ -141,7 +149,7 @@ class Forgetting:
         floor = Floor(memory=cfg.floor_memory, cjk_offset=cfg.floor_cjk_offset, per_decade=cfg.floor_per_decade).dense_floor(
             "memory", len(live), is_cjk(what))
         try:
-            vector = self._recaller.embedder.embed_query(what)
+            vector = asked_by(scope.user_id, self._recaller.embedder.embed_query, what)
         except EmbedderUnavailable:  # the words still match; what only meaning would find is not reported
             return {}
         ids = {m.id for m in live}
@@ -161,15 +169,17 @@ class Forgetting:
                     self._digest_set(scope, text)
                     erased.append(m)  # its previous version would keep the sentence as "superseded"
                 else:
-                    self._update(scope, m.id, MemoryPatch(content=text))
-                    self._writes.reseal(scope, [m.id])  # its version with the sentence stays in Chroma's files: its key goes
-            self.erase(scope, erased, plan.message_ids)
+                    self._update(scope, m.id, MemoryPatch(content=text))  # under a fresh key (WritePath.rewrite)
+            self.erase(scope, erased, plan.message_ids, gone_sources=plan.gone_sources)
+            if self._registry is not None:
+                drop_saying(self._registry, scope.user_id, subject_matcher(what))
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
                               uncertain=plan.uncertain)
 
-    def erase(self, scope: Scope, memories: Sequence[Memory], message_ids: Sequence[str] = ()) -> None:
-        """Remove records for good and leave wordless tombstones; the audit says `forget` with ids
-        and counts. The caller holds the user's lock."""
+    def erase(self, scope: Scope, memories: Sequence[Memory], message_ids: Sequence[str] = (), *, gone_sources: Sequence[str] = ()) -> None:
+        """Remove records for good and leave wordless tombstones (`gone_sources`: turns no longer
+        stored that must not come back either); the audit says `forget` with ids and counts. The
+        caller holds the user's lock."""
         turns = sorted(self._reads.existing_turn_ids(scope, list(message_ids))) if message_ids else []
         ids = list(dict.fromkeys(m.id for m in memories))
         if not ids and not turns:
@@ -177,7 +187,7 @@ class Forgetting:
         now = self._now()
         self.tombstones.bury(scope.user_id, [
             *({"id": m.id, "kind": m.kind.value, "status": m.status.value, "created_at": m.created_at} for m in memories),
-            *({"id": i, "kind": "turn"} for i in turns),
+            *({"id": i, "kind": "turn"} for i in [*turns, *(i for i in gone_sources if i not in turns)]),
         ], now)
         self._writes.delete_records(scope, memory_collection(scope), ids)
         self._writes.delete_records(scope, message_collection(scope), turns)

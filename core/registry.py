@@ -53,3 +53,21 @@ class Registry:
 
     def reg_find(self, kind: str, owner: str | None = None) -> dict[str, Any]:
         return self._store.reg_find(kind, owner)
+
+
+# What a person owns in the registry besides their row, tombstones and secret, each filed under the
+# pseudonym of their id (core/scope.py user_key): the jobs' cursors and extraction windows (which
+# hold turn ids and a model's error text) and the client cache (values a client put). Erasing the
+# person removes them all.
+PERSON_KINDS = ("cursor", "window", "cache")
+
+
+def drop_person(registry: RegistryStore, user_id: str) -> int:
+    """Remove every PERSON_KINDS record of `user_id`. Returns how many went."""
+    from .scope import user_key
+
+    keys = [k for kind in PERSON_KINDS for k in registry.reg_find(kind, user_key(user_id))]
+    if keys:
+        registry.reg_delete(keys)
+    return len(keys)
+

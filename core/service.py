@@ -24,7 +24,7 @@ from .forgetting import ForgetPlan, Forgetting
 from .portability import Portability
 from .listing import page_memories
 from .reads import Reads
-from .registry import Registry
+from .registry import Registry, drop_person
 from .tombstones import Tombstones
 from .repair import Repairs, keyed_actives
 from .review import ReviewQueue
@@ -119,7 +119,7 @@ class MemoryService:
         self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, self.embed_background, self.tombstones)
         self.repairs = Repairs(self, self._portability)  # compose starts it once the host is built (core/repair.py)
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,
-                                      digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now)
+                                      digest_set=self._curated.digest_set, tombstones=self.tombstones, now=clock.now, registry=self.registry)
         self.forget_elsewhere = self._forgetting.elsewhere  # stores outside this one that hold words waiting (forgetting.py)
         self._capture = Capture(self.reads, self.writes, self.recaller, redact=self.redact, clock=clock, tombstones=self.tombstones,
                                 forgetting=self._forgetting, embed_background=self.embed_background, remember=self.remember)
@@ -281,7 +281,7 @@ class MemoryService:
             if "content" in changes and changes["content"] is not None:
                 changes["content_hash"] = content_hash(changes["content"])
             new = mem.model_copy(update={**{k: v for k, v in changes.items() if v is not None or k in ("expire_at", "valid_to")}, "updated_at": now})
-            self.writes.write(scope, [new], embed=[new] if new.content != mem.content else ())
+            self.writes.rewrite(scope, mem, new)  # new words: a fresh key, the old wording opens no more
             self.writes.audit(scope, "update", [memory_id], fields=sorted(changes))
             return new
 
@@ -298,8 +298,8 @@ class MemoryService:
         return self.writes.set_status(scope, memory_id, Status.archived, "archive")
 
     def erase_person(self, scope: Scope) -> dict[str, int]:
-        """Erase a person: every memory, turn, audit event and turn waiting to be stored, their tombstones
-        and registry records. An embedded store's record keys go with each collection. Returns what went."""
+        """Erase a person: every memory, turn, audit event and turn waiting to be stored, their tombstones, secret and
+        registry records (jobs' windows, cursors, client cache). An embedded store's record keys go too. Returns what went."""
         with self.writes.lock(scope):
             why_log(self).drop_user(scope.user_id)
             gone_waiting = self._forgetting.purge_elsewhere(scope.user_id, bool)  # every turn of theirs still journaled
@@ -308,7 +308,7 @@ class MemoryService:
             for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):
                 self.store.drop(col)
                 self.writes.refresh(col)  # the revision moves on, so hosts sharing the store drop their indexes too
-            gone["tombstones"], gone["waiting"] = self.tombstones.remove_user(scope.user_id), gone_waiting
+            gone["tombstones"], gone["waiting"], gone["records"] = self.tombstones.remove_user(scope.user_id), gone_waiting, drop_person(self.registry, scope.user_id)
             self.writes.unregister(scope.user_id)
         return gone
 

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from .scope import Scope
 
 
-_WORDS_ID = re.compile(r"([a-z]{2,8})~([0-9a-f]{24})(_[a-z])?")
+# `<face>~<24 hex>` and a suffix naming the turn's part in its exchange (`_u`, `-reply-2`)
+_WORDS_ID = re.compile(r"([a-z]{2,8})~([0-9a-f]{24})([-_][a-z0-9-]{1,16})?")
 
 
 def words_turn_id(face: str, *parts: str, suffix: str = "") -> str:

@@ -426,10 +426,20 @@ class WritePath:
             if touched:
                 self._store.put_memories(col, touched, None)
 
-    def reseal(self, scope: Scope, ids: Sequence[str]) -> None:
-        """Memories rewritten without some of their words get fresh keys (ChromaStore.reseal): their
-        older versions, left in the store's files, no longer open. The caller holds the lock."""
-        self._store.reseal(memory_collection(scope), list(ids))
+    def reseal(self, scope: Scope, ids: Sequence[str], col: str | None = None) -> None:
+        """Records rewritten with other words get fresh keys (ChromaStore.reseal): their older
+        versions, left in the store's files, no longer open. Memories unless `col` says which
+        collection. The caller holds the lock."""
+        self._store.reseal(col or memory_collection(scope), list(ids))
+
+    def rewrite(self, scope: Scope, old: Memory, new: Memory) -> None:
+        """A memory written again under its id (an edit). New words are embedded and sealed under a
+        fresh key: the old wording, left in the store's files, opens no more, so nothing is left for
+        a later forget of words only it said to miss. The caller holds the lock."""
+        reworded = new.content != old.content
+        self.write(scope, [new], embed=[new] if reworded else ())
+        if reworded:
+            self.reseal(scope, [new.id])
 
     # ---- turns, deletes, indexes ---------------------------------------------------------------
 

@@ -79,7 +79,7 @@ class AmberMemory(CustomLogger):
         if settings is None:
             return data if dropped else None
         # first: recall and the cache plan then see the description as the user's words
-        relayed = await self._relay_images(data, kind, settings.vision_timeout_s)
+        relayed = await self._relay_images(data, kind, settings.vision_timeout_s, _keeper(data, user_api_key_dict, settings))
         if memory is None:
             return data if relayed or dropped else None
         started = time.perf_counter()
@@ -167,9 +167,10 @@ class AmberMemory(CustomLogger):
             log.warning("amber pre-call skipped: %s: %s", type(e).__name__, e)
             return data if relayed or dropped else None
 
-    async def _relay_images(self, data: dict, kind: str, timeout: float) -> bool:
+    async def _relay_images(self, data: dict, kind: str, timeout: float, person: str | None) -> bool:
         """Images for a target without vision become the vision model's description (opt-in).
-        Any failure keeps the images: the upstream gets the request as the client sent it."""
+        Any failure keeps the images: the upstream gets the request as the client sent it.
+        `person`: whose descriptions may be kept for their next turn (vision.py)."""
         relay = self.host.vision
         messages = data.get("messages")
         if relay is None or kind == "responses" or not isinstance(messages, list) or not find_images(messages):
@@ -179,7 +180,7 @@ class AmberMemory(CustomLogger):
         try:
             if self.targets.has_vision(model):
                 return False
-            data["messages"] = await asyncio.wait_for(relay.relay(messages), timeout=timeout)
+            data["messages"] = await asyncio.wait_for(relay.relay(messages, person), timeout=timeout)
         except asyncio.TimeoutError:
             log.warning("amber vision relay skipped for %s: %s took longer than %ss; images sent as they are", model, relay.model, timeout)
             return False
@@ -274,6 +275,15 @@ class AmberMemory(CustomLogger):
                  "messages": [m.model_dump(mode="json") for m in msgs]}
         await self.host.spool.put(entry)
         log.debug("amber capture journaled %s turns=%d", describe(actor), len(msgs))
+
+def _keeper(data: dict, key: Any, settings: Any) -> str | None:
+    """Whose image descriptions a request's may be kept as: nobody's for a private (`off`) or unnamed one."""
+    try:
+        actor = identity.actor_for(data, key, settings.identity_order, settings.default_user, settings.person)
+        return actor.user_id if actor is not None and identity.memory_mode(data) != "off" else None
+    except Exception:  # whoever it is, the images are still described; only nothing is kept
+        return None
+
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]

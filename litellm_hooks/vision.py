@@ -27,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import hashlib
+import hmac
+import os
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -117,30 +119,37 @@ class VisionRelay:
         self.prompt = prompt
         self.max_chars = max_chars
         self.remember = remember
-        # image digest -> description, shared by all requests: same image, same words, warm cache
-        self._known: OrderedDict[str, str] = OrderedDict()
+        # (person, image) digest -> description: a person's next turn re-sends the image, gets the same
+        # words and keeps the prompt cache warm. Per person: shared, one person's image (a signed URL
+        # since expired, a photo of a lab report) would be described to anyone who sends its URL, and
+        # a quick answer would tell them someone had. A private or unnamed request keeps nothing.
+        self._known: OrderedDict[bytes, str] = OrderedDict()
+        self._salt = os.urandom(32)
 
-    async def describe(self, url: str) -> str:
-        key = hashlib.sha256(url.encode()).hexdigest()
-        if key in self._known:
+    async def describe(self, url: str, person: str | None = None) -> str:
+        key = hmac.new(self._salt, f"{person}\x1f{url}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest() if person else None
+        if key is not None and key in self._known:
             self._known.move_to_end(key)
             return self._known[key]
         content = [{"type": "text", "text": self.prompt}, {"type": "image_url", "image_url": {"url": url}}]
         text, _ = await self.llm.complete([{"role": "user", "content": content}], purpose="vision")
         text = text.strip()[: self.max_chars]
+        if key is None:
+            return text
         self._known[key] = text
         while len(self._known) > self.remember:
             self._known.popitem(last=False)
         return text
 
-    async def relay(self, messages: list[Any]) -> list[Any]:
+    async def relay(self, messages: list[Any], person: str | None = None) -> list[Any]:
         """`messages` with every image described; the same list when there is none. Raises if any
-        description fails, so the caller keeps the request as sent rather than half-described."""
+        description fails, so the caller keeps the request as sent rather than half-described.
+        `person`: whose descriptions these are, to keep for their next turn (None: kept for nobody)."""
         refs = find_images(messages)
         if not refs:
             return messages
         urls = list(dict.fromkeys(r.url for r in refs))
-        results = await asyncio.gather(*(self.describe(u) for u in urls), return_exceptions=True)
+        results = await asyncio.gather(*(self.describe(u, person) for u in urls), return_exceptions=True)
         failed = next((r for r in results if isinstance(r, BaseException)), None)
         if failed is not None:
             raise failed

@@ -150,7 +150,7 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
     async def health(request: Request, check_llm: bool = False, ready: bool = False) -> JSONResponse:
         """Public. Liveness by default: embeds nothing, answers at once. `ready=true` also embeds one
         query (bounded by `ready_timeout_s`). `check_llm=true` with an admin key also makes one tiny
-        LLM call (it costs tokens).
+        LLM call (it costs tokens). The shared capture queue's counts and errors need an admin key.
 
         `status` is "ok", "degraded" or "down", and `down` names the parts that fail ("store",
         "embedder", "disk", "redis"). 503 only when this host cannot serve recall (store or embedder
@@ -177,6 +177,10 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
             with anyio.move_on_after(2.0):
                 coordination = await anyio.to_thread.run_sync(service.coordination.status, abandon_on_cancel=True)
                 coordination["capture_queue"] = await anyio.to_thread.run_sync(queue.status, abandon_on_cancel=True) if queue else None
+            if coordination.get("capture_queue") and not (ring.local_mode or (identity is not None and identity.is_admin)):
+                # its counts move with every person's chat turn (polled, they show when others talk) and its
+                # last error can quote a record: an operator's, read with an admin key
+                coordination["capture_queue"] = {k: coordination["capture_queue"].get(k) for k in ("down_since", "backing_off_s")}
             body["coordination"] = coordination
         disk = h.get("disk")
         if disk is not None:

@@ -236,6 +236,8 @@ def _check_host(r: Report, probe: Probe, found: Found, args: argparse.Namespace,
             r.bad(f"{where}: its data directory's disk: {why}",
                   "free space on the host's data directory: writes resume by themselves (a store that broke on a full disk needs a restart)")
     queue = (h.get("coordination") or {}).get("capture_queue") or {}
+    if queue and "quarantined" not in queue and probe.key:  # its counts are shown to an admin key only
+        queue = ((probe.json(probe.get(base, "/health")) or {}).get("coordination") or {}).get("capture_queue") or queue
     if queue.get("quarantined"):  # several hosts: the shared capture queue's set-aside entries
         r.bad(f"{where}: {queue['quarantined']} captured entr{'y' if queue['quarantined'] == 1 else 'ies'} set aside in the shared capture queue",
               "see them in the admin page (Maintenance, Turns set aside); once the cause is fixed, put them back there (POST /v1/capture/replay)")

@@ -395,8 +395,10 @@ def _turns(body: dict, messages: list, user: dict, metadata: dict, model: Option
         if role == "user":
             # Saved chats carry message ids; API chats do not, so derive one that is stable for
             # this exchange (a retried capture lands on the same id) and distinct from every other.
-            mid = m.get("id") or hashlib.sha256(f"{user['id']}|{chat_id}|{reply_id}|{n}|{role}|{text}".encode()).hexdigest()[:32]
-            question = f"owui-{mid}"
+            # Derived from the words, it is sent as `owui~<24 hex>`: Amber's store keys that form
+            # with the person's secret on arrival, so no stored id is a plain hash of the words.
+            derived = hashlib.sha256(f"{user['id']}|{chat_id}|{reply_id}|{n}|{role}|{text}".encode()).hexdigest()[:24]
+            question = f"owui-{m['id']}" if m.get("id") else f"owui~{derived}"
             tid = question
         elif not question:
             continue

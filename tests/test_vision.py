@@ -137,18 +137,32 @@ async def test_relay_remembers_descriptions_across_requests():
     llm = ScriptedLLM(["a lighthouse at dusk"])
     relay = VisionRelay(llm, "describer")
     turn1 = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": HTTP_URL}}]}]
-    first = await relay.relay(turn1)
+    first = await relay.relay(turn1, "ann")
     turn2 = [*turn1, {"role": "assistant", "content": "A lighthouse."}, {"role": "user", "content": "Which coast?"}]
-    second = await relay.relay(turn2)
+    second = await relay.relay(turn2, "ann")
     assert len(llm.calls) == 1
     assert second[0] == first[0]
+
+
+async def test_a_description_is_kept_for_its_person_only_and_never_for_a_private_request():
+    # kept for everyone, one person's image (a lab report behind a signed URL since expired) would be
+    # described to whoever sends its URL, and the quick answer would tell them someone had sent it
+    llm = ScriptedLLM(["a lab report", "a lab report", "a lab report", "a lab report"])
+    relay = VisionRelay(llm, "describer")
+    await relay.describe(HTTP_URL, "ann")
+    await relay.describe(HTTP_URL, "bob")
+    assert len(llm.calls) == 2
+    await relay.describe(HTTP_URL, None)  # a private (`off`) or unnamed request
+    await relay.describe(HTTP_URL, None)
+    assert len(llm.calls) == 4 and len(relay._known) == 2
+    assert not any(HTTP_URL.encode() in k for k in relay._known)  # digests, not the URLs
 
 
 async def test_relay_forgets_the_oldest_beyond_its_bound():
     llm = ScriptedLLM(["one", "two", "one again"])
     relay = VisionRelay(llm, "describer", remember=1)
     for url in ("https://e.org/1.png", "https://e.org/2.png", "https://e.org/1.png"):
-        await relay.describe(url)
+        await relay.describe(url, "ann")
     assert len(llm.calls) == 3
 
 

@@ -13,11 +13,31 @@ embedders keep their one-argument `embed_background(texts)` (core/ports.py). Wor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _owner: ContextVar[str | None] = ContextVar("amber_background_owner", default=None)
+_asker: ContextVar[str | None] = ContextVar("amber_query_asker", default=None)
+
+
+def current_asker() -> str | None:
+    """Whose query is being embedded (`asked_by`): the embedder keeps recent query vectors per person."""
+    return _asker.get()
+
+
+def asked_by(person: str | None, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` (an embed_query, often in a pool thread) as `person`'s query. A cache of query
+    vectors shared by everyone would answer one person's query faster when another person asked the
+    same words lately: a timing test of what others ask, and what they ask Amber to forget."""
+    token = _asker.set(person)
+    try:
+        return fn(*args)
+    finally:
+        _asker.reset(token)
 
 
 def current_owner() -> str | None:

@@ -22,6 +22,8 @@ milliseconds on one thread, about 100 languages, vectors within cosine 0.99 of t
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 import json
 import logging
@@ -40,7 +42,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import EmbedderUnavailable
 from ..together import Together
-from .fair import current_owner
+from .fair import current_asker, current_owner
 from .text import prepare
 
 log = logging.getLogger("amber.embed")
@@ -395,7 +397,8 @@ class LocalE5Embedder:
         self.document_lane = WorkerLane("background", self.model_dir, nice=document_nice, threads=2, process=self.process)
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
-        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache: OrderedDict[bytes, list[float]] = OrderedDict()
+        self._cache_salt = os.urandom(32)
         self.cache_size = cache_size  # recent query vectors kept (0: none; benchmarks measure uncached)
         self._cache_lock = threading.Lock()
         self._burst = _QueryBurst(len(self.query_lanes), self._send_queries)
@@ -425,17 +428,20 @@ class LocalE5Embedder:
 
     def embed_query(self, text: str) -> list[float]:
         text = prepare(text)
+        # kept per person (core/embed/fair.py, asked_by) and under a digest keyed by a secret of this
+        # process: the cache holds no words, and one person's query never answers another's faster
+        key = hmac.new(self._cache_salt, f"{current_asker() or ''}\x1f{text}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
         with self._cache_lock:
-            hit = self._cache.get(text)
+            hit = self._cache.get(key)
             if hit is not None:
-                self._cache.move_to_end(text)
+                self._cache.move_to_end(key)
                 return hit
         try:
             vec = self._burst.vector(text, self.query_timeout_s)
         except TimeoutError:
             raise EmbedderUnavailable("every interactive embedding worker is busy") from None
         with self._cache_lock:
-            self._cache[text] = vec
+            self._cache[key] = vec
             if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return vec

@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
+from ..embed.fair import asked_by
 from ..errors import EmbedderUnavailable, StoreUnavailable
 from ..filters import Eq, Where
 from ..model import Memory, Message, Status
@@ -43,8 +44,7 @@ log = logging.getLogger("amber.recall")
 def memory_candidate(m: Memory) -> Candidate:
     return Candidate(
         id=m.id, text=m.content, source="memory", created_at=m.valid_from or m.created_at, kind=m.kind.value,
-        importance=m.importance, pinned=m.pinned, keyed=bool(m.fact_key), client=m.source_client,
-        sources=tuple(m.source_ids), tags=tuple(m.tags),
+        importance=m.importance, pinned=m.pinned, keyed=bool(m.fact_key), client=m.source_client, sources=tuple(m.source_ids), tags=tuple(m.tags),
     )
 
 
@@ -467,7 +467,7 @@ class Recaller(CatchUp, Refines):
         # indexes say whether there is anything to compare it with: usually nothing, and then no
         # query queues for the embedder at all.
         embed = bool(on & {"mem_dense", "msg_dense"})
-        ask = partial(self._query_pool.submit, self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
+        ask = partial(self._query_pool.submit, asked_by, scope.user_id, self.embedder.embed_query, dense_query(query, cfg.context_turns, cfg.query_max_chars))
         qfut: Future | None = ask() if embed and any(revs.get(c, 1) for c in cols) else None
         midx = self._mem_index(mcol, revs.get(mcol))
         allowed = midx.allowed(tuple(scope.read_namespaces), now_ts)

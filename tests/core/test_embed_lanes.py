@@ -441,3 +441,24 @@ def test_worker_pipes_past_file_descriptor_1024():
     finally:
         for fd in held:
             os.close(fd)
+
+
+def test_recent_query_vectors_are_kept_per_person_and_hold_no_words():
+    """A query vector one person's recall left in the cache never answers another person's query
+    (a faster answer would tell them someone asked, or asked Amber to forget, those very words), and
+    the cache is keyed by digests, not by the words."""
+    from core.embed.fair import asked_by
+
+    e = LocalE5Embedder(query_timeout_s=30)
+    sent: list[str] = []
+    real = e._burst.vector
+    e._burst.vector = lambda text, timeout: sent.append(text) or real(text, timeout)
+    try:
+        said = "my HIV test came back positive, what now?"
+        alice = asked_by("alice", e.embed_query, said)
+        assert asked_by("alice", e.embed_query, said) == alice and len(sent) == 1  # her own recall finds it
+        assert asked_by("bob", e.embed_query, said) == alice and len(sent) == 2  # bob's goes to the engine
+        assert e.embed_query(said) == alice and len(sent) == 3  # nobody named: a bucket of its own
+        assert not any(b"HIV" in k for k in e._cache) and all(len(k) == 32 for k in e._cache)
+    finally:
+        e.close()

@@ -194,3 +194,16 @@ def test_ids_a_client_chose_are_kept_as_they_are(service, alice, clock):
     for mid in ["owui-7f3a", "lt_s_u", "chatgpt:abc", "lt~nothex_u"]:
         service.capture(alice, [Message(id=mid, role="user", content=f"turn {mid}", created_at=clock.now())])
     assert sorted(m.id for m in service.messages(alice)) == sorted(["owui-7f3a", "lt_s_u", "chatgpt:abc", "lt~nothex_u"])
+
+
+def test_open_webuis_turns_named_by_their_words_are_keyed_with_their_replies(service, alice, clock):
+    """The Open WebUI filter names an API chat's turns `owui~<24 hex>` and the replies after them
+    (`-reply`, `-reply-2`): keyed on arrival, a question and its replies keep one keyed name."""
+    from core import Message
+
+    q = "owui~" + "ab" * 12
+    service.capture(alice, [Message(id=q, role="user", content="My sister is called Inès", created_at=clock.now()),
+                            Message(id=f"{q}-reply", role="assistant", content="A lovely name", created_at=clock.now())])
+    ids = sorted(m.id for m in service.messages(alice))
+    assert len(ids) == 2 and all(i.startswith("owui_") and "ab" * 12 not in i for i in ids)
+    assert ids[1] == ids[0] + "-reply"

@@ -41,6 +41,17 @@ def test_with_a_key_per_person_the_key_speaks_for_its_owner_whatever_user_is_sen
     assert identity.resolve_user({"user": "bob"}, Key(), per_person, None) == "bob"
 
 
+def test_without_end_user_in_the_order_a_key_with_no_owner_names_nobody_else():
+    """The README's order where no shared key serves many people: a team's or a service's key,
+    which has no owner, speaks for its team or alias whatever `user` field or metadata it sends."""
+    keys_only = ["user", "team", "key_alias"]
+    for data in ({"user": "alice"}, {"metadata": {"user_id": "alice"}}, {}):
+        assert identity.resolve_user(data, Key(team_id="eng"), keys_only, None) == "eng"
+        assert identity.resolve_user(data, Key(key_alias="ci-bot"), keys_only, None) == "ci-bot"
+        assert identity.resolve_user(data, Key(user_id="mallory"), keys_only, None) == "mallory"
+    assert identity.resolve_user({"user": "alice"}, Key(), keys_only, None) is None  # the master key names nobody
+
+
 def test_no_identity_uses_the_default_user_or_none():
     # LiteLLM's placeholder for master-key requests names nobody
     assert identity.resolve_user({}, Key(user_id="default_user_id"), ORDER, None) is None

@@ -170,7 +170,7 @@ def test_a_store_outage_under_steady_chat_loses_and_doubles_no_answered_turn(top
         assert turns == want, user
         assert sum(m["role"] == "assistant" for m in msgs) == len(want), user
     for host in topo.hosts:
-        body = host.rest("GET", "/health").json()
+        body = host.rest("GET", "/health", key=kit.ADMIN_KEY).json()
         assert body["coordination"]["capture_queue"]["quarantined"] == 0, body
     q.close()
     print(f"\ncapture outage: {total} turns answered ({during} during {OUTAGE_S} s with Chroma down), "

@@ -1,0 +1,87 @@
+"""What a forget and an erasure must reach besides the records that say it now: a memory's older
+wording, a turn's discarded reply, source turns retention already removed, the client cache and
+the jobs' registry records. Each case was found by playing a person who said "forget" and then
+looked everywhere Amber keeps anything."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from core import Actor, MemoryIn, MemoryPatch, Message, Settings, build_service, scope_for
+from core.jobs import writes as ops
+from core.jobs.retention import RetentionPolicy, RetentionStats, apply_retention
+from core.registry import PERSON_KINDS
+from core.scope import user_key
+from core.testing import FixedClock, HashEmbedder
+from tests.core.test_forget_live_keys import opened_leftovers
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_words_edited_away_or_regenerated_away_open_no_more(tmp_path):
+    """An edit and a regenerated reply rewrite a record under its id: the older version Chroma keeps
+    in its files was sealed under the record's key, so the key is renewed with the words."""
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    scope = scope_for(Actor("ines", client="tests"))
+    try:
+        m = svc.remember(scope, MemoryIn(content="My sister is called Zorblatine")).memory
+        edited = svc.update(scope, m.id, MemoryPatch(content="I have a sister"))
+        svc.ingest(scope, [Message(id="r1", role="assistant", session="s", created_at=NOW, content="Your sister Quenvarra sounds lovely")])
+        svc.ingest(scope, [Message(id="r1", role="assistant", session="s", created_at=NOW, content="That sounds lovely")])
+        svc.flush()
+        left = opened_leftovers(data, dict(svc.store.sealer.keys._keys))
+        assert not [t for t in left if "Zorblatine" in t or "Quenvarra" in t]
+        assert any("I have a sister" in t for t in left) and any("That sounds lovely" in t for t in left)  # what is current opens
+        assert svc.get(scope, m.id).content == edited.content == "I have a sister"
+        assert [t.content for t in svc.messages(scope)] == ["That sounds lovely"]
+    finally:
+        svc.close()
+
+
+def test_a_source_turn_retention_removed_does_not_come_back_with_an_old_export(tmp_path):
+    clock = FixedClock()
+    svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=clock)
+    scope = scope_for(Actor("ines", client="tests"))
+    try:
+        svc.store_turns(scope, [Message(id="t1", role="user", created_at=clock.now(), session="s", content="My sister is called Zorblatine")])
+        svc.remember(scope, MemoryIn(content="My sister is called Zorblatine", source_ids=["t1"]))
+        backup = list(svc.export(scope))  # a backup taken while the turn was stored
+        clock.advance(days=20)  # raw turns are kept 14 days
+        apply_retention(svc, scope, clock.now(), ops, RetentionPolicy(), RetentionStats())
+        assert svc.messages(scope) == []  # retention took the turn
+        assert len(svc.forget(scope, "my sister is called Zorblatine").memories) == 1
+        svc.import_(scope, backup)
+        assert svc.messages(scope) == [] and svc.list(scope, status=None).items == []
+        assert "Zorblatine" not in (svc.recall(scope, "what is my sister called?").text or "")
+    finally:
+        svc.close()
+
+
+def test_a_forget_drops_cache_entries_that_say_it_and_keeps_the_others(service, alice, bob):
+    service.cache_put(alice, "owui", "last-block", {"block": "Your sister is called Zorblatine", "at": 3})
+    service.cache_put(alice, "owui", "prefs", {"theme": "dark"})
+    service.cache_put(bob, "owui", "last-block", {"block": "Bob's sister is called Zorblatine too"})
+    service.remember(alice, MemoryIn(content="My sister is called Zorblatine"))
+    service.forget(alice, "that my sister is called Zorblatine")
+    for name, gone in [("last-block", True), ("prefs", False)]:
+        try:
+            service.cache_get(alice, "owui", name)
+            assert not gone, name
+        except Exception as e:
+            assert gone and type(e).__name__ == "NotFound", name
+    assert "Zorblatine" in service.cache_get(bob, "owui", "last-block").value["block"]  # someone else's forget reaches only its own
+
+
+def test_erasing_a_person_removes_their_jobs_records_and_cache(service, alice, bob):
+    from core.jobs.registry import put_window, set_cursor
+
+    for scope in (alice, bob):
+        service.cache_put(scope, "owui", "last-block", {"block": "hello"})
+        put_window(service.registry, {"id": f"w_{scope.user_id}", "user_id": scope.user_id, "message_ids": ["t1"], "status": "done"})
+        set_cursor(service.registry, "extract", scope.user_id, {"at": "2026-01-01"})
+    gone = service.erase_person(alice)
+    assert gone["records"] == 3
+    for kind in PERSON_KINDS:
+        assert service.registry.reg_find(kind, user_key("alice")) == {}
+        assert len(service.registry.reg_find(kind, user_key("bob"))) == 1  # the other person's stay
