@@ -175,3 +175,28 @@ async def test_the_destination_policy_keeps_memory_from_the_jobs_model(service, 
     await arun_job("consolidate", service, denied, llm=llm, now=NIGHT + timedelta(days=2))
     rec = await arun_job("extract", service, denied, llm=llm)
     assert len(upstream.requests) == calls and "may not receive memory" in " ".join(rec["errors"])
+
+
+async def test_a_plan_made_from_what_was_forgotten_meanwhile_is_not_applied(service, clock, alice, settings, llm, upstream):
+    """The person says "forget …" on another face while the nightly model answers (a minute, often):
+    its plan quotes the erased turn, and its digest and daily log retell it. Applied after the forget,
+    they wrote the forgotten words back. Now the plan is dropped and the next run reads again."""
+    clock.set(NIGHT - timedelta(hours=10))
+    say(service, alice, clock, ("user", "My sister is called Zorblatine and she is wonderful."), ("assistant", "What a lovely name."),
+        ("user", "I walked by the sea today."))
+    service.remember(alice, MemoryIn(content="My sister is called Zorblatine"))
+    clock.set(NIGHT)
+
+    def forgot_meanwhile(body):
+        service.forget(alice, "my sister is called Zorblatine")
+        return plan(precious=[{"ref": "m1", "text": "My sister is called Zorblatine and she is wonderful."}],
+                    digest="Ines has a sister called Zorblatine; she likes the sea.", daily_log="Talked about her sister Zorblatine.")
+
+    upstream.push(forgot_meanwhile, plan(digest="Ines likes the sea.", daily_log="Walked by the sea."))
+    rec = await arun_job("consolidate", service, settings, llm=llm)
+    assert rec["llm_calls"] == 1 and any("forget landed" in e for e in rec["errors"]), rec
+    every = service.list(alice, status=None, limit=500).items
+    assert not [m.content for m in every if "Zorblatine" in m.content]
+    rec = await arun_job("consolidate", service, settings, llm=llm)  # the next run is not skipped as "done"
+    assert rec["llm_calls"] == 1 and service.digest_get(alice).content == "Ines likes the sea."
+    assert "Zorblatine" not in upstream.requests[-1]["messages"][-1]["content"]

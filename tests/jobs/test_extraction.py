@@ -320,3 +320,23 @@ async def test_a_fact_from_turns_forgotten_while_the_model_answers_is_not_writte
     rec = await arun_job("extract", service, settings, llm=llm, backfill=True)
     assert rec["status"] == "ok" and rec["facts"]["added"] == 1 and rec["facts"]["dropped"] == 1
     assert [m.content for m in all_memories(service, alice)] == ["Drinks coffee black"]
+
+
+async def test_a_fact_whose_turn_is_forgotten_while_it_is_embedded_is_not_written(service, clock, alice, settings, llm, upstream):
+    """The evidence check and the writes are one step under the person's lock: a forget landing after
+    the model answered, while the facts are embedded, cannot slip between them."""
+    say(service, alice, clock, ("user", "My sister is called Zorblatine."), ("assistant", "Nice."), ("user", "I drink my coffee black."))
+    embed = service.embed_background
+
+    def embed_then_forget(texts):
+        out = embed(texts)
+        if any("Zorblatine" in t for t in texts):
+            service.forget(alice, "my sister is called Zorblatine")  # the person, meanwhile, on another face
+        return out
+
+    service.embed_background = embed_then_forget
+    upstream.push(facts(fact("Has a sister called Zorblatine", "relationship.sister_name", evidence=("m1",)),
+                        fact("Drinks coffee black", "preference.coffee", evidence=("m3",))))
+    rec = await arun_job("extract", service, settings, llm=llm, backfill=True)
+    assert rec["status"] == "ok" and rec["facts"]["added"] == 1 and rec["facts"]["dropped"] == 1, rec
+    assert [m.content for m in all_memories(service, alice)] == ["Drinks coffee black"]

@@ -215,42 +215,46 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
     """`said`: for a window of imported turns, when each was said: a fact is dated by its evidence.
     `turns`: the window's turns in time order, to tell the person's own statement from a retelling."""
     order = {m.id: i for i, m in enumerate(turns or [])}
-    # a forget can land while the model answers: a fact taken only from turns erased since is not
-    # written (it would bring back what the person erased, with the erased turn as its evidence)
-    cited = sorted({i for f in facts for i in f.evidence})
-    alive = service.reads.existing_turn_ids(scope, cited) if cited else set()
-    gone = [f for f in facts if f.evidence and not set(f.evidence) & alive]
-    if gone:
-        facts = [f for f in facts if f not in gone]
-        stats.facts["dropped"] += len(gone)
-        outcome["dropped"] = outcome.get("dropped", 0) + len(gone)
     links = dict(w.get("links") or {})
     keyed = functools.partial(service.writes.keyed, scope)
     todo = [(W.fact_signature(keyed, w["id"], f.fact, f.fact_key), f) for f in facts]
     todo = [(sig, f) for sig, f in todo if sig not in links]
     vectors = service.embed_background([f.fact for _, f in todo]) if todo else []
     written: set[str] = set()  # by this attempt: a repeated fact in one answer is "seen", not "already landed"
-    for (sig, fact), vec in zip(todo, vectors):
-        when = None
-        if said is not None:
-            when = max((said[i] for i in fact.evidence if i in said), default=None) or max(said.values(), default=None)
-        own = True
-        if turns:
-            first = min((order[i] for i in fact.evidence if i in order), default=len(turns))
-            own = independent_statement(fact.fact, [(turns[order[i]].role.value, turns[order[i]].content) for i in fact.evidence if i in order],
-                                        [m.content for m in turns[:first]])
-        mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written, when, own)
-        if mem_id is not None:
-            written.add(mem_id)
-        links[sig] = mem_id
-        w = {**w, "links": links}
-        if counted == "seen":
-            # records this window created carry its tag, so a retry finds them without a link; a "seen"
-            # leaves no such trace: link it before the next fact, or a retry would count it twice
-            registry.put_window(service.registry, w)
-        stats.facts[counted] += 1
-        outcome[counted] = outcome.get(counted, 0) + 1
-        progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
+    # a forget can land while the model answers or the facts are embedded: a fact taken only from turns
+    # erased since is not written (it would bring back what the person erased, with the erased turn as
+    # its evidence). Checked under the person's lock, held until the facts are written, so no forget
+    # lands between the check and the writes.
+    with service.writes.lock(scope):
+        cited = sorted({i for _, f in todo for i in f.evidence})
+        alive = service.reads.existing_turn_ids(scope, cited) if cited else set()
+        gone = [f for _, f in todo if f.evidence and not set(f.evidence) & alive]
+        if gone:
+            kept = [(t, v) for t, v in zip(todo, vectors) if t[1] not in gone]
+            todo, vectors = [t for t, _ in kept], [v for _, v in kept]
+            stats.facts["dropped"] += len(gone)
+            outcome["dropped"] = outcome.get("dropped", 0) + len(gone)
+        for (sig, fact), vec in zip(todo, vectors):
+            when = None
+            if said is not None:
+                when = max((said[i] for i in fact.evidence if i in said), default=None) or max(said.values(), default=None)
+            own = True
+            if turns:
+                first = min((order[i] for i in fact.evidence if i in order), default=len(turns))
+                own = independent_statement(fact.fact, [(turns[order[i]].role.value, turns[order[i]].content) for i in fact.evidence if i in order],
+                                            [m.content for m in turns[:first]])
+            mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written, when, own)
+            if mem_id is not None:
+                written.add(mem_id)
+            links[sig] = mem_id
+            w = {**w, "links": links}
+            if counted == "seen":
+                # records this window created carry its tag, so a retry finds them without a link; a "seen"
+                # leaves no such trace: link it before the next fact, or a retry would count it twice
+                registry.put_window(service.registry, w)
+            stats.facts[counted] += 1
+            outcome[counted] = outcome.get(counted, 0) + 1
+            progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
     return w
 
 
