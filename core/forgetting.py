@@ -127,7 +127,8 @@ class Forgetting:
         resting = [m for m in every if m.id not in taken and m.status != Status.active and any(says(w, m.content) for w in wanted)]
         memories = _with_older_versions(named + resting, every)
         standing = [m for m in every if m.kind in STANDING and m.status == Status.active]
-        rewrites = [(m, new) for m in standing if (new := without_saying(m.content, phrases)) != m.content]
+        names = specific_names(what, memories, live)
+        rewrites = [(m, new) for m in standing if (new := without_saying(m.content, phrases, names)) != m.content]
         said = self.turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
         # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
         for m in memories:
@@ -350,6 +351,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 # a name (a capitalised word past a sentence's start) or anything holding a digit: what a reply
 # repeats of a thing to forget when it repeats little else of it
 _NAME_OR_NUMBER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][^\W\d_]+|\b\w*\d[\w-]*")
+_NUMBER = re.compile(r"\b\w*\d[\w-]*")
+_YEAR = re.compile(r"(19|20)\d\d")
 
 
 def words_of(text: str) -> set[str]:
@@ -392,11 +395,25 @@ def subject_matcher(subject: str) -> Callable[[str], bool]:
     return lambda other: bool(other) and (needle in normalize_text(other) or says(wanted, other))
 
 
-def without_saying(text: str, phrases: Sequence[str]) -> str:
-    """`text` without the sentences that say any of `phrases` (the rest kept as written). Pure."""
+def specific_names(what: str, erased: Sequence[Memory], live: Sequence[Memory]) -> set[str]:
+    """The names and numbers of what is forgotten that nothing else the person keeps mentions: the
+    subject's ("Inès" of "my sister is called Inès") and the numbers of the memories that go
+    ("P-7741"). A name another live memory holds too (the person's own, a city they live in) is not
+    the forgotten thing's. Pure."""
+    found = set(tokenize(" ".join(_NAME_OR_NUMBER.findall(what))))
+    found |= {t for m in erased for t in tokenize(" ".join(_NUMBER.findall(m.content)))}
+    found = {t for t in found if not (t.isdigit() and (len(t) < 3 or _YEAR.fullmatch(t)))}  # "3 cats", "in 2019": not a name
+    gone = {m.id for m in erased}
+    return found - {t for m in live if m.id not in gone for t in tokenize(m.content)}
+
+
+def without_saying(text: str, phrases: Sequence[str], names: set[str] | frozenset[str] = frozenset()) -> str:
+    """`text` without the sentences that say any of `phrases`, or hold any of `names`
+    (`specific_names`: a digest's "Inès visited her in May" after "forget that my sister is called
+    Inès"); the rest kept as written. Pure."""
     wanted = [w for w in (words_of(p) for p in phrases) if w]
     parts = [p for p in _SENTENCE_END.split(text) if p and p.strip()]
-    kept = [p for p in parts if not any(says(w, p) for w in wanted)]
+    kept = [p for p in parts if not any(says(w, p) for w in wanted) and not (names and names & set(tokenize(p)))]
     if len(kept) == len(parts):
         return text
     return " ".join(p.strip() for p in kept)

@@ -85,3 +85,19 @@ def test_erasing_a_person_removes_their_jobs_records_and_cache(service, alice, b
     for kind in PERSON_KINDS:
         assert service.registry.reg_find(kind, user_key("alice")) == {}
         assert len(service.registry.reg_find(kind, user_key("bob"))) == 1  # the other person's stay
+
+
+def test_a_digest_sentence_naming_what_is_forgotten_goes_even_in_other_words(service, alice):
+    """"Zorblatine visited her in May" holds too few of "my sister is called Zorblatine"'s words to
+    "say" it, yet names it. Sentences that name only what the person keeps (their own name, a city
+    another memory holds) stay."""
+    service.remember(alice, MemoryIn(content="My sister is called Zorblatine"))
+    service.remember(alice, MemoryIn(content="My passport number is QX-774105"))
+    service.remember(alice, MemoryIn(content="Ines lives in Porto"))
+    service.digest_set(alice, "Ines lives in Porto. Zorblatine visited her in May. Her passport QX-774105 expires in 2027. "
+                              "She has 2 cats and moved to Porto in 2019.")
+    service.forget(alice, "that my sister is called Zorblatine")
+    assert service.digest_get(alice).content == "Ines lives in Porto. Her passport QX-774105 expires in 2027. She has 2 cats and moved to Porto in 2019."
+    service.forget(alice, "my passport number")
+    assert service.digest_get(alice).content == "Ines lives in Porto. She has 2 cats and moved to Porto in 2019."
+    assert [m.content for m in service.list(alice).items if m.kind.value != "digest"] == ["Ines lives in Porto"]
