@@ -36,3 +36,12 @@ class BootPacks:
         with self._lock:
             self._packs[user_id] = (now, text)
         return text
+
+    def drop(self, user_id: str, _says: object = None) -> int:
+        """A forget or a correction for `user_id`: their packs are built again at the next request
+        instead of carrying what was forgotten for up to `refresh_s` (a `forget_elsewhere` purger,
+        hence the unused second argument). Returns 0: nothing waiting to be stored was removed."""
+        with self._lock:
+            self._packs.pop(user_id, None)
+            self._packs.pop(f"{user_id}\0off-host", None)
+        return 0

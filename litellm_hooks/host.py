@@ -99,10 +99,13 @@ class HookMemory:
     async def capture(self, actor: Actor, entries: Sequence[dict[str, Any]]) -> None:
         """Store one user's journal entries: all their turns in one ingest (one embedding batch),
         their commands carried out in order."""
+        commands = any(e.get("command") for e in entries)
         if self.queue is not None:
             await self.queue.put(actor.user_id, entries)  # journal entries carry their user and client
             return
-        await self.port_for(actor).ingest(entry_messages(entries), commands=any(e.get("command") for e in entries))
+        await self.port_for(actor).ingest(entry_messages(entries), commands=commands)
+        if commands:  # a "forget …" or "remember …" just carried out: the next request's boot pack is built anew
+            self.packs.drop(actor.user_id)
 
 
 def local_ports(service: Any, settings: Settings) -> Callable[[Actor], MemoryPort]:
@@ -203,6 +206,7 @@ class Host:
             # a forget through REST, MCP or a handle also takes what this journal still holds that says it
             self.service.forget_elsewhere.append(self.spool.forget)
             self.memory = HookMemory(local_ports(self.service, settings))
+            self.service.forget_elsewhere.append(self.memory.packs.drop)  # and the boot pack kept for the person
             self._start_drainer()
         except Exception as e:  # never take the proxy down: chat goes on without memory
             log.error("amber: memory is off for this process: %s: %s", type(e).__name__, e)

@@ -60,3 +60,27 @@ async def test_a_host_model_gets_the_whole_boot_pack(hook):
 
 async def test_a_model_that_may_receive_no_memory_gets_no_boot_pack(hook):
     assert "genmaicha" not in await system_prompt(hook, "banned-model")
+
+
+async def test_a_forget_takes_the_forgotten_pin_out_of_the_next_boot_pack_at_once(tmp_path):
+    """The boot pack is kept 30 s so the prompt cache stays warm; a "forget …" carried out at
+    capture, or a forget through REST or MCP, must not leave the pin in it for those 30 s."""
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", boot_pack_in_system=True)
+    service = build_service(settings, embedder=HashEmbedder())
+    ana = scope_for(Actor("ana"))
+    try:
+        for content in ("My favourite colour is teal", "I drink genmaicha tea every morning"):
+            service.remember(ana, MemoryIn(content=content, pinned=True))
+        memory = HookMemory(local_ports(service, settings))
+        service.forget_elsewhere.append(memory.packs.drop)  # as the host wires it (host.py)
+        assert "teal" in await memory.boot_pack(Actor("ana"))
+        turn = {"id": "lt_f1_u", "role": "user", "content": "Forget my favourite colour", "created_at": "2026-01-01T00:00:00+00:00"}
+        await memory.capture(Actor("ana"), [{"user": "ana", "messages": [turn], "command": True}])
+        pack = await memory.boot_pack(Actor("ana"))
+        assert "teal" not in pack and "genmaicha" in pack
+        service.remember(ana, MemoryIn(content="My bike is a blue Brompton", pinned=True))
+        assert "Brompton" not in await memory.boot_pack(Actor("ana"))  # kept: no forget since
+        assert service.forget(ana, "that I drink genmaicha tea every morning").memories  # through REST or MCP: the service's purgers
+        assert "genmaicha" not in await memory.boot_pack(Actor("ana"))
+    finally:
+        service.close()
