@@ -173,7 +173,7 @@ class Forgetting:
                     self._update(scope, m.id, MemoryPatch(content=text))  # under a fresh key (WritePath.rewrite)
             self.erase(scope, erased, plan.message_ids, gone_sources=plan.gone_sources)
             if self._registry is not None:
-                drop_saying(self._registry, scope.user_id, subject_matcher(what))
+                drop_saying(self._registry, self._writes.sealer, scope.user_id, subject_matcher(what))
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
                               uncertain=plan.uncertain)
 

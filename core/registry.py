@@ -62,12 +62,16 @@ class Registry:
 PERSON_KINDS = ("cursor", "window", "cache")
 
 
-def drop_person(registry: RegistryStore, user_id: str) -> int:
-    """Remove every PERSON_KINDS record of `user_id`. Returns how many went."""
+def drop_person(registry: RegistryStore, user_id: str, sealer: Any = None) -> int:
+    """Remove every PERSON_KINDS record of `user_id`, and the keys their sealed cache entries were
+    sealed under (`sealer`, an embedded store's). Returns how many records went."""
+    from .client_cache import cache_collection
     from .scope import user_key
 
     keys = [k for kind in PERSON_KINDS for k in registry.reg_find(kind, user_key(user_id))]
     if keys:
         registry.reg_delete(keys)
+    if sealer is not None:
+        sealer.keys.destroy_collection(cache_collection(user_id))
     return len(keys)
 

@@ -308,7 +308,7 @@ class MemoryService:
             for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):
                 self.store.drop(col)
                 self.writes.refresh(col)  # the revision moves on, so hosts sharing the store drop their indexes too
-            gone["tombstones"], gone["waiting"], gone["records"] = self.tombstones.remove_user(scope.user_id), gone_waiting, drop_person(self.registry, scope.user_id)
+            gone["tombstones"], gone["waiting"], gone["records"] = self.tombstones.remove_user(scope.user_id), gone_waiting, drop_person(self.registry, scope.user_id, self.writes.sealer)
             self.writes.unregister(scope.user_id)
         return gone
 

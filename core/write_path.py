@@ -197,6 +197,11 @@ class WritePath:
     def close(self) -> None:
         self.at_once.close()
 
+    @property
+    def sealer(self) -> Any:
+        """An embedded store's sealer (core/store/sealing.py); None on a server, which seals nothing."""
+        return getattr(self._store, "sealer", None)
+
     # ---- lock, users, audit ----------------------------------------------------------------------
 
     @contextmanager

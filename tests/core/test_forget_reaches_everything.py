@@ -14,6 +14,7 @@ from core.registry import PERSON_KINDS
 from core.scope import user_key
 from core.testing import FixedClock, HashEmbedder
 from tests.core.test_forget_live_keys import opened_leftovers
+from tests.kit.disk import files_holding
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -101,3 +102,29 @@ def test_a_digest_sentence_naming_what_is_forgotten_goes_even_in_other_words(ser
     service.forget(alice, "my passport number")
     assert service.digest_get(alice).content == "Ines lives in Porto. She has 2 cats and moved to Porto in 2019."
     assert [m.content for m in service.list(alice).items if m.kind.value != "digest"] == ["Ines lives in Porto"]
+
+
+def test_a_client_cache_entry_is_sealed_on_disk_and_its_key_goes_with_it(tmp_path):
+    """The client cache lives in the registry, in Chroma's files like the records: its values are
+    sealed the same way, and deleting, forgetting or erasing them destroys the key, so the copies
+    Chroma keeps open no more."""
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
+    ines, ana = scope_for(Actor("ines", client="tests")), scope_for(Actor("ana", client="tests"))
+    try:
+        svc.cache_put(ines, "owui", "Vexillor-key", {"block": "Your sister is called Quenvarra"})
+        svc.cache_put(ines, "owui", "prefs", {"theme": "Zanthorpe"})
+        svc.cache_put(ana, "owui", "prefs", {"theme": "Mirelda"})
+        assert svc.cache_get(ines, "owui", "Vexillor-key").value == {"block": "Your sister is called Quenvarra"}
+        svc.flush()
+        assert files_holding(data, "Quenvarra") == [] and files_holding(data, "Vexillor") == []  # sealed, key included
+        svc.cache_put(ines, "owui", "prefs", {"theme": "Obsidrel"})  # overwritten: the old value's key is renewed
+        svc.forget(ines, "that my sister is called Quenvarra")
+        svc.erase_person(ana)
+        svc.flush()
+        left = opened_leftovers(data, dict(svc.store.sealer.keys._keys))
+        assert not [t for t in left if "Quenvarra" in t or "Zanthorpe" in t or "Mirelda" in t]
+        assert any("Obsidrel" in t for t in left)  # what is kept still opens
+        assert svc.cache_get(ines, "owui", "prefs").value == {"theme": "Obsidrel"}
+    finally:
+        svc.close()
