@@ -10,6 +10,8 @@ exchange is not stored, as it would say again what was just forgotten.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
+from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
 from .commands import parse_command
@@ -47,6 +49,10 @@ def as_said(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
+REPLY_AWAITED = timedelta(minutes=15)  # how long after a lone "forget …" its reply is still recognised
+REPLY_AWAITED_MAX = 10_000  # conversations remembered as awaiting that reply, the oldest dropped first
+
+
 class Capture:
     def __init__(self, reads: Any, writes: Any, recaller: Any, *, redact: Any, clock: Any, tombstones: Any, forgetting: Any,
                  embed_background: Callable[[list[str]], list[list[float]]], remember: Callable[[Scope, MemoryIn], WriteResult]):
@@ -54,6 +60,10 @@ class Capture:
         self.redact, self.clock, self.tombstones, self.forgetting = redact, clock, tombstones, forgetting
         self.embed_background = embed_background  # bulk work goes where it cannot delay a query
         self.remember = remember
+        # conversations whose last captured turn was a "forget …" with no reply yet: (person, session) ->
+        # when. The reply a client sends in its next call ("Done, I have forgotten that your sister is
+        # called Inès") answers the forget and repeats what it forgets: it is not kept either. No words.
+        self._awaiting_reply: OrderedDict[tuple[str, str], datetime] = OrderedDict()
 
     def apply_commands(self, scope: Scope, text: str, *, source_id: str | None = None) -> list[tuple[str, Memory]]:
         """Carry out "remember ..." / "记住 ..." / "forget ..." in a user message at once.
@@ -82,7 +92,7 @@ class Capture:
         done: list[tuple[str, Memory]] = []
         keep: list[Message] = []
         forgets: list[str] = []
-        dropping = False
+        dropping = commands and self._reply_awaited(scope, new)
         for m in new:
             if m.role == Role.user:
                 cmd = parse_command(m.content) if commands else None
@@ -93,6 +103,8 @@ class Capture:
                     forgets.append(cmd.text)
             if not dropping:
                 keep.append(m)
+        if dropping and new and new[-1].role == Role.user:  # the forget came last: its reply may come in the next call
+            self._await_reply(scope, new[-1])
         n = self.store_turns(scope, keep, redacted=True)
         if forgets:  # a turn of this same batch may say what a later turn of it forgot
             said = {i for text in forgets for i in self.forgetting.turns_saying(scope, text)}
@@ -105,6 +117,18 @@ class Capture:
     def keyed(self, scope: Scope, messages: Sequence[Message]) -> list[Message]:
         """Ids a face derived from the words, keyed by the person's secret (core/turns.py)."""
         return keyed_turn_ids(messages, lambda plain: self.writes.keyed(scope, "turn", plain))
+
+    def _await_reply(self, scope: Scope, turn: Message) -> None:
+        self._awaiting_reply[(scope.user_id, turn.session or "")] = self.clock.now()
+        while len(self._awaiting_reply) > REPLY_AWAITED_MAX:
+            self._awaiting_reply.popitem(last=False)
+
+    def _reply_awaited(self, scope: Scope, new: Sequence[Message]) -> bool:
+        """Whether the first of `new` is the reply to a "forget …" captured alone in the call before."""
+        if not new:
+            return False
+        since = self._awaiting_reply.pop((scope.user_id, new[0].session or ""), None)
+        return since is not None and new[0].role == Role.assistant and self.clock.now() - since <= REPLY_AWAITED
 
     def store_turns(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
         """Append turns to the user's log, carrying out no command (imports, benches, `ingest`). A message id already stored is skipped when its words are the

@@ -353,6 +353,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 _NAME_OR_NUMBER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][^\W\d_]+|\b\w*\d[\w-]*")
 _NUMBER = re.compile(r"\b\w*\d[\w-]*")
 _YEAR = re.compile(r"(19|20)\d\d")
+_CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]+")
+_WORD = re.compile(r"[\w-]+")
+_TITLES = frozenset("mr mrs ms miss dr prof sir madam mme mlle herr frau st mt jr sr the".split())
 
 
 def words_of(text: str) -> set[str]:
@@ -397,14 +400,21 @@ def subject_matcher(subject: str) -> Callable[[str], bool]:
 
 def specific_names(what: str, erased: Sequence[Memory], live: Sequence[Memory]) -> set[str]:
     """The names and numbers of what is forgotten that nothing else the person keeps mentions: the
-    subject's ("Inès" of "my sister is called Inès") and the numbers of the memories that go
-    ("P-7741"). A name another live memory holds too (the person's own, a city they live in) is not
-    the forgotten thing's. Pure."""
-    found = set(tokenize(" ".join(_NAME_OR_NUMBER.findall(what))))
-    found |= {t for m in erased for t in tokenize(" ".join(_NUMBER.findall(m.content)))}
-    found = {t for t in found if not (t.isdigit() and (len(t) < 3 or _YEAR.fullmatch(t)))}  # "3 cats", "in 2019": not a name
+    subject's ("Inès" of "my sister is called Inès", written in any case, as the memories that go
+    spell it), and the numbers of the memories that go ("QX-774105"). A name another live memory
+    holds too (the person's own, a city they live in) is not the forgotten thing's; titles, short
+    words, years and small counts are no names. Lowercase whole words, unstemmed. Pure."""
+    asked = set(_words(what))
+    found = set(_words(" ".join(_NAME_OR_NUMBER.findall(what))))
+    found |= {w for m in erased for w in _words(" ".join(_CAPITALISED.findall(m.content))) if w in asked}
+    found |= {w for m in erased for w in _words(" ".join(_NUMBER.findall(m.content)))}
+    found = {w for w in found if len(w) >= 3 and w not in _TITLES and not (w.isdigit() and (len(w) < 3 or _YEAR.fullmatch(w)))}
     gone = {m.id for m in erased}
-    return found - {t for m in live if m.id not in gone for t in tokenize(m.content)}
+    return found - {w for m in live if m.id not in gone for w in _words(m.content)}
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip("-") for w in _WORD.findall(text.casefold()) if w.strip("-")]
 
 
 def without_saying(text: str, phrases: Sequence[str], names: set[str] | frozenset[str] = frozenset()) -> str:
@@ -413,7 +423,7 @@ def without_saying(text: str, phrases: Sequence[str], names: set[str] | frozense
     Inès"); the rest kept as written. Pure."""
     wanted = [w for w in (words_of(p) for p in phrases) if w]
     parts = [p for p in _SENTENCE_END.split(text) if p and p.strip()]
-    kept = [p for p in parts if not any(says(w, p) for w in wanted) and not (names and names & set(tokenize(p)))]
+    kept = [p for p in parts if not any(says(w, p) for w in wanted) and not (names and names & set(_words(p)))]
     if len(kept) == len(parts):
         return text
     return " ".join(p.strip() for p in kept)

@@ -185,6 +185,7 @@ class WritePath:
                  at_once: AtOnce | None = None, secrets: PersonSecrets | None = None):
         self._store = store
         self.secrets = secrets or PersonSecrets(store)  # keys the ids derived from a person's words
+        self.tombstones: Any = None  # what was forgotten (core/tombstones.py), set by the service
         self._embedder = embedder
         self._clock = clock
         self._coordination = coordination
@@ -327,6 +328,8 @@ class WritePath:
         mid = self.id_for(scope, data)
         if taken is None:
             taken = bool(self._store.get_memories(memory_collection(scope), [mid]))
+        if not taken and self.tombstones is not None and self.tombstones.buried(scope.user_id, [mid]):
+            taken = True  # said again after a forget: a new record, which the forget's tombstone does not hide
         if taken:
             # that id belongs to a retired record (a value came back after a detour), or to a record whose words were
             # edited since: keep both intact

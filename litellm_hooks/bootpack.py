@@ -24,17 +24,21 @@ class BootPacks:
         self.refresh_s = refresh_s
         self.clock = clock
         self._packs: dict[str, tuple[float, str]] = {}
+        self._dropped: dict[str, int] = {}  # per person, how many times `drop` ran: a build it overtook is not kept
         self._lock = threading.Lock()
 
     async def get(self, user_id: str, build: Callable[[], Awaitable[str]]) -> str:
         now = self.clock()
+        person = user_id.split("\0", 1)[0]
         with self._lock:
             hit = self._packs.get(user_id)
+            seen = self._dropped.get(person, 0)
         if hit and now - hit[0] < self.refresh_s:
             return hit[1]
         text = await build()
         with self._lock:
-            self._packs[user_id] = (now, text)
+            if self._dropped.get(person, 0) == seen:  # a forget that landed while it was built: not kept
+                self._packs[user_id] = (now, text)
         return text
 
     def drop(self, user_id: str, _says: object = None) -> int:
@@ -44,4 +48,5 @@ class BootPacks:
         with self._lock:
             self._packs.pop(user_id, None)
             self._packs.pop(f"{user_id}\0off-host", None)
+            self._dropped[user_id] = self._dropped.get(user_id, 0) + 1
         return 0

@@ -43,6 +43,7 @@ from core import (
     entry_messages,
     forget_request,
     master_key,
+    parse_command,
     register_jobs,
     user_hash,
 )
@@ -99,13 +100,13 @@ class HookMemory:
     async def capture(self, actor: Actor, entries: Sequence[dict[str, Any]]) -> None:
         """Store one user's journal entries: all their turns in one ingest (one embedding batch),
         their commands carried out in order."""
-        commands = any(e.get("command") for e in entries)
+        commands = any(e.get("command") for e in entries)  # the user turns to read commands in
         if self.queue is not None:
             await self.queue.put(actor.user_id, entries)  # journal entries carry their user and client
-            return
-        await self.port_for(actor).ingest(entry_messages(entries), commands=commands)
-        if commands:  # a "forget …" or "remember …" just carried out: the next request's boot pack is built anew
-            self.packs.drop(actor.user_id)
+        else:
+            await self.port_for(actor).ingest(entry_messages(entries), commands=commands)
+        if any(isinstance(e.get("command"), str) and parse_command(e["command"]) for e in entries):
+            self.packs.drop(actor.user_id)  # a "forget …" or "remember …": the next request's boot pack is built anew
 
 
 def local_ports(service: Any, settings: Settings) -> Callable[[Actor], MemoryPort]:

@@ -177,10 +177,13 @@ def create_app(service: MemoryService, settings: Settings) -> FastAPI:
             with anyio.move_on_after(2.0):
                 coordination = await anyio.to_thread.run_sync(service.coordination.status, abandon_on_cancel=True)
                 coordination["capture_queue"] = await anyio.to_thread.run_sync(queue.status, abandon_on_cancel=True) if queue else None
-            if coordination.get("capture_queue") and not (ring.local_mode or (identity is not None and identity.is_admin)):
-                # its counts move with every person's chat turn (polled, they show when others talk) and its
-                # last error can quote a record: an operator's, read with an admin key
-                coordination["capture_queue"] = {k: coordination["capture_queue"].get(k) for k in ("down_since", "backing_off_s")}
+            if not (ring.local_mode or (identity is not None and identity.is_admin)):
+                # counts that move with every person's writes and chat turns (polled, they show when others
+                # talk) and errors that can quote a record: an operator's, read with an admin key
+                queue_state = coordination.get("capture_queue")
+                coordination = {k: v for k, v in coordination.items() if k in ("shared", "ok", "error")}
+                if queue_state:
+                    coordination["capture_queue"] = {k: queue_state.get(k) for k in ("down_since", "backing_off_s")}
             body["coordination"] = coordination
         disk = h.get("disk")
         if disk is not None:

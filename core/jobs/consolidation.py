@@ -262,22 +262,28 @@ async def consolidate_user(service: Any, scope: Scope, llm: LLM | None, *, now: 
         except LLMError as e:
             stats.errors.append(f"consolidation model call {attempt + 1}: {e}")
             log.warning("consolidation model error (attempt %d): %s", attempt + 1, e)
-    inputs = [m.id for m in shown] + [m.id for m in msgs] + ([digest.id] if digest is not None else [])
+    inputs = ({m.id: m.updated_at for m in [*shown, *([digest] if digest is not None else [])]}, [m.id for m in msgs])
     if plan is not None and await asyncio.to_thread(_apply_unless_forgotten, service, scope, inputs, plan, day, start, now, stats, marked, host_turns):
         progress({"stage": "model", "user": scope.actor, **stats.counts})
         await asyncio.to_thread(_mark_run, service, scope.user_id, now)
 
 
-def _apply_unless_forgotten(service: Any, scope: Scope, inputs: Sequence[str], plan: ModelPlan, day: str, start: datetime, now: datetime,
-                            stats: ConsolidateStats, marked: Sequence[str], host_turns: frozenset[str]) -> bool:
-    """The plan, applied under the person's lock unless something it was made from (a memory, a turn,
-    the digest) was forgotten while the model answered: its precious quotes, digest and daily log
-    would write the forgotten words back. Then nothing is applied and the run is not marked, so the
-    next run reads again, without what was forgotten."""
+def _apply_unless_forgotten(service: Any, scope: Scope, inputs: tuple[dict[str, datetime], list[str]], plan: ModelPlan, day: str, start: datetime,
+                            now: datetime, stats: ConsolidateStats, marked: Sequence[str], host_turns: frozenset[str]) -> bool:
+    """The plan, applied under the person's lock unless something it was made from (`inputs`: the
+    memories and digest, the turns) is gone since the model was asked (a forget, a delete, a purge):
+    its precious quotes, digest and daily log would write the forgotten words back (a daily log a
+    forget rewrote keeps its id: its time says). Then nothing is applied and the run is not marked,
+    so the next run reads again, without what went."""
+    memories, turn_ids = inputs
     with service.writes.lock(scope):
-        if service.tombstones.buried(scope.user_id, inputs):
-            stats.errors.append("a forget landed while the model answered: its plan is not applied (the next run reads again)")
-            log.info("consolidation of %s: a forget landed during the model call; plan not applied", scope.actor)
+        now_held = service.reads.memories_by_id(scope, list(memories)) if memories else []
+        held = {m.id for m in now_held if m.status == Status.active and m.updated_at == memories[m.id]}
+        turns = service.reads.existing_turn_ids(scope, turn_ids) if turn_ids else set()
+        if len(held) < len(memories) or len(turns) < len(set(turn_ids)):
+            stats.errors.append("what the model read changed while it answered (a forget, a delete): its plan is not applied; "
+                                "the next run reads again")
+            log.info("consolidation of %s: its inputs changed during the model call; plan not applied", scope.actor)
             return False
         _apply_plan(service, scope, plan, day, start, now, stats, marked, host_turns)
         return True

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from core import Actor, MemoryIn, MemoryPatch, Message, Settings, build_service, scope_for
 from core.jobs import writes as ops
 from core.jobs.retention import RetentionPolicy, RetentionStats, apply_retention
@@ -128,3 +130,42 @@ def test_a_client_cache_entry_is_sealed_on_disk_and_its_key_goes_with_it(tmp_pat
         assert svc.cache_get(ines, "owui", "prefs").value == {"theme": "Obsidrel"}
     finally:
         svc.close()
+
+
+def test_the_reply_to_a_forget_sent_in_the_next_call_is_not_kept(service, alice, clock):
+    """A client that sends turns one call at a time: "forget …" first, the model's "Done, I have
+    forgotten that your sister is called Zorblatine" in the next call. The reply repeats what goes."""
+    service.capture(alice, [Message(id="u0", role="user", session="s", content="My sister is called Zorblatine", created_at=clock.now())])
+    clock.advance(minutes=1)
+    service.capture(alice, [Message(id="u1", role="user", session="s", content="Forget that my sister is called Zorblatine",
+                                    created_at=clock.now())])
+    clock.advance(seconds=5)
+    service.capture(alice, [Message(id="a1", role="assistant", session="s", created_at=clock.now(),
+                                    content="Done, I have forgotten that your sister is called Zorblatine.")])
+    service.capture(alice, [Message(id="u2", role="user", session="s", content="Thanks. What should I cook tonight?", created_at=clock.now()),
+                            Message(id="a2", role="assistant", session="s", content="How about a risotto?", created_at=clock.now())])
+    assert sorted(m.id for m in service.messages(alice)) == ["a2", "u2"]
+    # a reply in another conversation, or long after, is kept as ever
+    service.capture(alice, [Message(id="u3", role="user", session="t", content="Forget my shoe size", created_at=clock.now())])
+    clock.advance(minutes=20)
+    service.capture(alice, [Message(id="a3", role="assistant", session="t", content="Sure, noted.", created_at=clock.now())])
+    assert "a3" in [m.id for m in service.messages(alice)]
+
+
+@pytest.mark.parametrize("asked, gone, kept", [
+    # a lowercase request still names the name the memory spells
+    ("that my sister is called zorblatine", "Zorblatine visited her in May.", "Ines lives in Porto."),
+    # the name opening the request
+    ("Zorblatine's birthday", "She bakes a cake for Zorblatine every May.", "Ines lives in Porto."),
+    # a title is no name: another doctor's sentence stays
+    ("my appointment with Dr Rose", "Dr Rose moved the appointment to June.", "Ines sees Dr Almeida every month."),
+])
+def test_the_digest_loses_the_forgotten_name_and_only_it(service, alice, asked, gone, kept):
+    memory = {"that my sister is called zorblatine": "My sister is called Zorblatine",
+              "Zorblatine's birthday": "My sister Zorblatine's birthday is on May 3",
+              "my appointment with Dr Rose": "I have an appointment with Dr Rose on Friday"}[asked]
+    service.remember(alice, MemoryIn(content=memory))
+    service.remember(alice, MemoryIn(content="Ines lives in Porto"))
+    service.digest_set(alice, f"{kept} {gone}")
+    assert service.forget(alice, asked).memories
+    assert service.digest_get(alice).content == kept

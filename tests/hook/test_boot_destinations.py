@@ -75,7 +75,14 @@ async def test_a_forget_takes_the_forgotten_pin_out_of_the_next_boot_pack_at_onc
         service.forget_elsewhere.append(memory.packs.drop)  # as the host wires it (host.py)
         assert "teal" in await memory.boot_pack(Actor("ana"))
         turn = {"id": "lt_f1_u", "role": "user", "content": "Forget my favourite colour", "created_at": "2026-01-01T00:00:00+00:00"}
-        await memory.capture(Actor("ana"), [{"user": "ana", "messages": [turn], "command": True}])
+        chat = {"id": "lt_c1_u", "role": "user", "content": "Tea or coffee today?", "created_at": "2026-01-01T00:00:00+00:00"}
+        builds = []
+        memory.packs.get = _counting(memory.packs.get, builds)
+        await memory.boot_pack(Actor("ana"))
+        await memory.capture(Actor("ana"), [{"user": "ana", "messages": [chat], "command": chat["content"]}])
+        await memory.boot_pack(Actor("ana"))
+        assert builds == [0, 0]  # kept from the call above, and an ordinary turn keeps it (and the prompt cache) as it was
+        await memory.capture(Actor("ana"), [{"user": "ana", "messages": [turn], "command": turn["content"]}])
         pack = await memory.boot_pack(Actor("ana"))
         assert "teal" not in pack and "genmaicha" in pack
         service.remember(ana, MemoryIn(content="My bike is a blue Brompton", pinned=True))
@@ -84,3 +91,39 @@ async def test_a_forget_takes_the_forgotten_pin_out_of_the_next_boot_pack_at_onc
         assert "genmaicha" not in await memory.boot_pack(Actor("ana"))
     finally:
         service.close()
+
+
+def _counting(get, builds):
+    """BootPacks.get, noting for each call whether it built the pack (1) or had it kept (0)."""
+    async def counted(user_id, build):
+        built = []
+
+        async def noted():
+            built.append(1)
+            return await build()
+
+        out = await get(user_id, noted)
+        builds.append(len(built))
+        return out
+    return counted
+
+
+async def test_a_pack_built_while_a_forget_lands_is_not_kept():
+    import asyncio
+
+    from litellm_hooks.bootpack import BootPacks
+
+    packs, started, release = BootPacks(), asyncio.Event(), asyncio.Event()
+
+    async def slow_build() -> str:
+        started.set()
+        await release.wait()
+        return "pinned: my favourite colour is teal"  # read before the forget erased it
+
+    pending = asyncio.create_task(packs.get("ana", slow_build))
+    await started.wait()
+    packs.drop("ana")  # the forget lands meanwhile
+    release.set()
+    assert "teal" in await pending  # that request had it already
+    assert await packs.get("ana", lambda: asyncio.sleep(0, result="")) == ""  # the next builds again
+

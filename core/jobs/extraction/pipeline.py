@@ -223,38 +223,34 @@ def _apply_facts(service: Any, scope: Scope, w: dict[str, Any], facts: list[Fact
     written: set[str] = set()  # by this attempt: a repeated fact in one answer is "seen", not "already landed"
     # a forget can land while the model answers or the facts are embedded: a fact taken only from turns
     # erased since is not written (it would bring back what the person erased, with the erased turn as
-    # its evidence). Checked under the person's lock, held until the facts are written, so no forget
-    # lands between the check and the writes.
-    with service.writes.lock(scope):
-        cited = sorted({i for _, f in todo for i in f.evidence})
-        alive = service.reads.existing_turn_ids(scope, cited) if cited else set()
-        gone = [f for _, f in todo if f.evidence and not set(f.evidence) & alive]
-        if gone:
-            kept = [(t, v) for t, v in zip(todo, vectors) if t[1] not in gone]
-            todo, vectors = [t for t, _ in kept], [v for _, v in kept]
-            stats.facts["dropped"] += len(gone)
-            outcome["dropped"] = outcome.get("dropped", 0) + len(gone)
-        for (sig, fact), vec in zip(todo, vectors):
-            when = None
-            if said is not None:
-                when = max((said[i] for i in fact.evidence if i in said), default=None) or max(said.values(), default=None)
-            own = True
-            if turns:
-                first = min((order[i] for i in fact.evidence if i in order), default=len(turns))
-                own = independent_statement(fact.fact, [(turns[order[i]].role.value, turns[order[i]].content) for i in fact.evidence if i in order],
-                                            [m.content for m in turns[:first]])
+    # its evidence). Each fact's turns are checked under the person's lock, held through that fact's
+    # write, so no forget lands between the check and the write; the lock is let go between facts.
+    for (sig, fact), vec in zip(todo, vectors):
+        when = None
+        if said is not None:
+            when = max((said[i] for i in fact.evidence if i in said), default=None) or max(said.values(), default=None)
+        own = True
+        if turns:
+            first = min((order[i] for i in fact.evidence if i in order), default=len(turns))
+            own = independent_statement(fact.fact, [(turns[order[i]].role.value, turns[order[i]].content) for i in fact.evidence if i in order],
+                                        [m.content for m in turns[:first]])
+        with service.writes.lock(scope):
+            if fact.evidence and not service.reads.existing_turn_ids(scope, list(fact.evidence)):
+                stats.facts["dropped"] += 1
+                outcome["dropped"] = outcome.get("dropped", 0) + 1
+                continue
             mem_id, counted = _apply_fact(service, scope, w["id"], fact, vec, opts, written, when, own)
-            if mem_id is not None:
-                written.add(mem_id)
-            links[sig] = mem_id
-            w = {**w, "links": links}
-            if counted == "seen":
-                # records this window created carry its tag, so a retry finds them without a link; a "seen"
-                # leaves no such trace: link it before the next fact, or a retry would count it twice
-                registry.put_window(service.registry, w)
-            stats.facts[counted] += 1
-            outcome[counted] = outcome.get(counted, 0) + 1
-            progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
+        if mem_id is not None:
+            written.add(mem_id)
+        links[sig] = mem_id
+        w = {**w, "links": links}
+        if counted == "seen":
+            # records this window created carry its tag, so a retry finds them without a link; a "seen"
+            # leaves no such trace: link it before the next fact, or a retry would count it twice
+            registry.put_window(service.registry, w)
+        stats.facts[counted] += 1
+        outcome[counted] = outcome.get(counted, 0) + 1
+        progress({"stage": "fact", "window": w["id"], "action": counted, "memory": mem_id})
     return w
 
 
