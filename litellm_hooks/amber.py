@@ -212,6 +212,9 @@ class AmberMemory(CustomLogger):
         if done is None:
             return "", ""
         log.info("amber correction %s: %s %s", describe(actor), done.action, done.handle)
+        packs = getattr(memory, "packs", None)
+        if packs is not None:  # a corrected pin leaves the boot pack now, this request's included
+            packs.drop(actor.user_id)
         return render_correction_note(done, old_words=off_host is None or not off_host.stays(done)), ""
 
     async def async_post_call_response_headers_hook(self, data: dict, user_api_key_dict: Any, response: Any,

@@ -127,3 +127,24 @@ async def test_a_pack_built_while_a_forget_lands_is_not_kept():
     assert "teal" in await pending  # that request had it already
     assert await packs.get("ana", lambda: asyncio.sleep(0, result="")) == ""  # the next builds again
 
+
+
+async def test_a_corrected_pin_leaves_the_boot_pack_in_the_correcting_turn(tmp_path):
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_timeout_s=20, boot_pack_in_system=True)
+    service = build_service(settings, embedder=HashEmbedder())
+    try:
+        service.remember(scope_for(Actor("ana")), MemoryIn(content="I live in Shanghai", fact_key="profile.city", pinned=True))
+        callback = AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
+
+        async def system_for(text: str) -> str:
+            data = {"model": "gpt-4o-mini", "user": "ana", "litellm_call_id": f"boot-{next(_ids)}",
+                    "messages": [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": text}]}
+            out = await callback.async_pre_call_hook(Key(), None, data, "acompletion")
+            content = (out or data)["messages"][0]["content"]
+            return "\n".join(b["text"] for b in content if b.get("type") == "text") if isinstance(content, list) else content
+
+        assert "Shanghai" in await system_for("Where do I live these days?")
+        system = await system_for("That's wrong, I moved to Hangzhou")
+        assert "Shanghai" not in system and "Hangzhou" in system
+    finally:
+        service.close()
