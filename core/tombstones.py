@@ -56,13 +56,14 @@ class Tombstones:
             stones.append((self._key(user_id, ref), value))
         self._registry.reg_put_many(stones, kind=KIND, owner=user_id)  # one write for the whole forget
 
-    def buried(self, user_id: str, ids: Iterable[str]) -> set[str]:
+    def buried(self, user_id: str, ids: Iterable[str], secret: bytes | None = None) -> set[str]:
         """Which of `ids` were forgotten: looked up by key, so a capture pays for the ids it brings,
-        not for every tombstone the person has (two reads: the secret, then the keys)."""
+        not for every tombstone the person has (two reads: the secret, then the keys; one when the
+        caller has the secret)."""
         wanted = set(ids)
         if not wanted:
             return set()
-        secret = self._secret(user_id, create=False)
+        secret = secret or self._secret(user_id, create=False)
         if secret is None:
             return set()
         keys = {self._key(user_id, self._ref(secret, i)): i for i in wanted}

@@ -328,7 +328,7 @@ class WritePath:
         mid = self.id_for(scope, data)
         if taken is None:
             taken = bool(self._store.get_memories(memory_collection(scope), [mid]))
-        if not taken and self.tombstones is not None and self.tombstones.buried(scope.user_id, [mid]):
+        if not taken and self.tombstones is not None and self.tombstones.buried(scope.user_id, [mid], self.secrets.get(scope.user_id, lambda: self.lock(scope))):
             taken = True  # said again after a forget: a new record, which the forget's tombstone does not hide
         if taken:
             # that id belongs to a retired record (a value came back after a detour), or to a record whose words were
