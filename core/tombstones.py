@@ -37,6 +37,10 @@ class Tombstones:
     def _key(self, user_id: str, ref: str) -> str:
         return f"tomb:{user_id}:{ref}"
 
+    def key_of(self, user_id: str, record_id: str, secret: bytes) -> str:
+        """The registry key a tombstone of `record_id` would be filed under (read with other rows)."""
+        return self._key(user_id, self._ref(secret, record_id))
+
     def bury(self, user_id: str, records: Sequence[dict[str, Any]], now: datetime) -> None:
         """One tombstone per record: `records` hold `id` and optionally `kind`, `status` and
         `created_at` (nothing else is kept)."""

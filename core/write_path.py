@@ -65,13 +65,20 @@ class Revisions:
             self._revs[col] = int(self._registry.reg_get(f"rev:{col}") or 0)
         return self._revs[col]
 
-    def read_with(self, key: str, col: str) -> Any:
+    def read_with(self, key: str, col: str, also: dict[str, Any] | None = None) -> Any:
         """The registry row `key`, and `col`'s revision in the same read when shared: the write about
         to stamp `col` takes it from here instead of asking again. Only under the user's lock, which
-        no other host moves the revision without; `forget_read` drops it when the lock goes."""
+        no other host moves the revision without; `forget_read` drops it when the lock goes. `also`:
+        more rows to read in that same call, filled in place (None where there is none)."""
+        extra = list(also or ())
         if not self._shared:
-            return self._registry.reg_get(key)
-        found = self._registry.reg_get_many([key, f"rev:{col}"])
+            found = self._registry.reg_get_many([key, *extra]) if extra else {key: self._registry.reg_get(key)}
+        else:
+            found = self._registry.reg_get_many([key, f"rev:{col}", *extra])
+        if also is not None:
+            also.update({k: found.get(k) for k in extra})
+        if not self._shared:
+            return found.get(key)
         if not hasattr(self._read, "revs"):
             self._read.revs = {}
         self._read.revs[col] = int(found.get(f"rev:{col}") or 0)
@@ -148,11 +155,11 @@ class Prior:
     whether a record holds the new memory's id (asked of the store on first use where `found`
     cannot say and it was not asked with them)."""
 
-    def __init__(self, found: list[Memory], mid: str, held: Callable[[], bool] | None):
+    def __init__(self, found: list[Memory], mid: str, held: Callable[[], bool] | None, buried: bool = False):
         self.found = found
         self._mid = mid
         self._held = held
-        self._taken: bool | None = None
+        self._taken: bool | None = True if buried else None  # a forgotten record's id is taken for good
 
     def actives(self, namespace: str) -> list[Memory]:
         """The active records found in `namespace` (of a key: its live versions)."""
@@ -215,15 +222,16 @@ class WritePath:
         finally:
             self._revisions.forget_read()  # read under this lock: stale once it is let go
 
-    def register_user(self, scope: Scope, col: str | None = None) -> None:
+    def register_user(self, scope: Scope, col: str | None = None, also: dict[str, Any] | None = None) -> None:
         """The user's registry row, written on their first write. A store this process alone writes
         remembers who is registered (`unregister` forgets them); a shared one is asked every time,
         since another host may have erased the person since, together with the revision of `col`,
-        the collection the write will stamp (one round trip instead of two)."""
+        the collection the write will stamp (one round trip instead of two), and the rows `also`
+        names (filled in place when they were read)."""
         if scope.user_id in self._registered:
             return
         key = f"user:{scope.user_id}"
-        if (self._revisions.read_with(key, col) if col else self._store.reg_get(key)) is None:
+        if (self._revisions.read_with(key, col, also) if col else self._store.reg_get(key)) is None:
             self._store.reg_put(key, {"user_id": scope.user_id, "created_at": self._clock.now().isoformat()}, kind="user")
         if self._revisions.one_owner:
             self._registered.add(scope.user_id)
@@ -311,14 +319,35 @@ class WritePath:
         def held() -> bool:
             return bool(self._store.get_memories(col, [mid]))
 
+        # said again after a forget, a memory derives the forgotten record's id: its tombstone is read
+        # with the registry row, and the new memory takes another id (`new`)
+        tomb = self.tombstones.key_of(scope.user_id, mid, self.secrets.get(scope.user_id, lambda: self.lock(scope))) \
+            if self.tombstones is not None else None
+        rows: dict[str, Any] = {tomb: None} if tomb else {}
+
         def register() -> None:
-            self.register_user(scope, col)
+            self.register_user(scope, col, rows)
 
         if says or not self.at_once.parallel:
             found, _ = self.at_once(read, register)
-            return Prior(found, mid, None if says else held)
+            return Prior(found, mid, None if says else held, self._tomb_read(scope, mid, rows, tomb))
         found, taken, _ = self.at_once(read, held, register)
-        return Prior(found, mid, lambda: taken)
+        return Prior(found, mid, lambda: taken, self._tomb_read(scope, mid, rows, tomb))
+
+    def _tomb_read(self, scope: Scope, mid: str, rows: dict[str, Any], tomb: str | None) -> bool:
+        if tomb is None:
+            return False
+        if rows.get(tomb) is not None:
+            return True
+        # the registry row was not read (a person this process registered already): asked alone
+        return scope.user_id in self._registered and self._buried(scope, mid)
+
+    def _buried(self, scope: Scope, mid: str) -> bool:
+        """Whether a forgotten record had the id `mid`: a memory said again after a forget derives it,
+        and must take another, or the forget's tombstone would hide it from an import or a restore."""
+        if self.tombstones is None:
+            return False
+        return bool(self.tombstones.buried(scope.user_id, [mid], self.secrets.get(scope.user_id, lambda: self.lock(scope))))
 
     def new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None,
             taken: bool | None = None) -> Memory:
@@ -327,9 +356,7 @@ class WritePath:
         h = content_hash(data.content)
         mid = self.id_for(scope, data)
         if taken is None:
-            taken = bool(self._store.get_memories(memory_collection(scope), [mid]))
-        if not taken and self.tombstones is not None and self.tombstones.buried(scope.user_id, [mid], self.secrets.get(scope.user_id, lambda: self.lock(scope))):
-            taken = True  # said again after a forget: a new record, which the forget's tombstone does not hide
+            taken = bool(self._store.get_memories(memory_collection(scope), [mid])) or self._buried(scope, mid)
         if taken:
             # that id belongs to a retired record (a value came back after a detour), or to a record whose words were
             # edited since: keep both intact

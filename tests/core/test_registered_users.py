@@ -56,9 +56,11 @@ def test_a_store_shared_by_several_hosts_reads_the_row_on_every_write(tmp_path):
             for i in range(3):
                 service.remember(ana, MemoryIn(content=f"ana note {i}"))
             assert reads == ["user:ana"] * 3 and service.users() == ["ana"]
-            # each read also brings the revision the write then stamps, instead of a read of its own
+            # each read also brings the revision the write then stamps, instead of a read of its own, and
+            # whether the new memory's id was a forgotten record's (its tombstone's key: `tomb:`)
             rev = f"rev:{memory_collection(ana)}"
-            assert together == [["user:ana", rev]] * 3
+            assert [keys[:2] for keys in together] == [["user:ana", rev]] * 3
+            assert all(len(keys) == 3 and keys[2].startswith("tomb:ana:") for keys in together)
             assert service.writes._revisions.get(memory_collection(ana)) == 3
         finally:
             service.close()

@@ -93,7 +93,8 @@ def test_a_remember_waits_three_times_on_a_chroma_server(counted):
     service.remember(ana, MemoryIn(content="ana keeps bees"))  # her collections and registry row exist from here on
     rounds, w = calls.of(lambda: service.remember(ana, MemoryIn(content="ana likes green tea")))
     assert w.action == "created"
-    # before: six calls in turn (registry row, a read by words, a read of the id, memory, revision, audit row)
+    # before: six calls in turn (registry row, a read by words, a read of the id, memory, revision, audit row);
+    # the id's tombstone (a memory said again after a forget takes a new id) is read with the registry row
     assert rounds == [["mem get", "mem get", "registry get"], ["mem upsert"], ["events upsert", "registry upsert"]]
     # a keyed fact: one read of the key in every status says whether the new version's id is taken
     rounds, w = calls.of(lambda: service.remember(ana, MemoryIn(content="ana lives in Lyon", fact_key="profile.city")))
@@ -142,6 +143,25 @@ def test_an_id_held_by_a_record_whose_words_were_edited_is_still_taken(server, c
         assert back.action == "superseded" and back.memory.id != lisbon.id
         assert service.get(cy, lisbon.id).status == Status.superseded
         assert [m.content for m in service.list(cy, limit=50).items if m.fact_key] == ["cy lives in Lisbon"]
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("server", [False, True], ids=["embedded", "server"])
+def test_what_is_said_again_after_a_forget_takes_a_new_id(server, chroma_url, tmp_path):
+    """Said again after a forget, a memory derives the forgotten record's id: it takes another, so the
+    forget's tombstone hides nothing the person said since (an import, a restore)."""
+    settings = Settings(data_dir=tmp_path / "data", chroma_url=chroma_url if server else None, embedding_model="hash")
+    service = build_service(settings, embedder=HashEmbedder())
+    try:
+        dee = scope_for(Actor(f"trips-dee-{server}"))
+        for data in (MemoryIn(content="dee keeps bees"), MemoryIn(content="dee lives in Lyon", fact_key="profile.city")):
+            first = service.remember(dee, data).memory
+            service.forget(dee, data.content)
+            again = service.remember(dee, data)
+            assert again.action == "created" and again.memory.id != first.id, data
+            assert service.tombstones.get(dee.user_id, again.memory.id) is None
+        assert sorted(m.content for m in service.list(dee).items) == ["dee keeps bees", "dee lives in Lyon"]
     finally:
         service.close()
 
