@@ -133,15 +133,14 @@ class Capture:
     def store_turns(self, scope: Scope, messages: Sequence[Message], *, redacted: bool = False) -> int:
         """Append turns to the user's log, carrying out no command (imports, benches, `ingest`). A message id already stored is skipped when its words are the
         same, and replaced when they changed (a regenerated reply, core/turns.py). Returns how many were written."""
-        messages = self.keyed(scope, messages)
         if len(messages) > WAITED_TEXTS or sum(len(m.content) for m in messages) > WAITED_CHARS:
             return self._store_turns(scope, messages, redacted)  # bulk (an import's batch): its reads wait their turn
         with writing():  # a client waits: its reads before the lock go first too (the hook's drainer stays background, store/gate.py)
             return self._store_turns(scope, messages, redacted)
 
     def _store_turns(self, scope: Scope, messages: Sequence[Message], redacted: bool) -> int:
-        if not redacted:  # capture has done both already
-            messages = self.redact.messages(as_said(messages))
+        if not redacted:  # capture has done all three already
+            messages = self.redact.messages(as_said(self.keyed(scope, messages)))
         if not messages:
             return 0
         # Embedding happens before the user's lock is taken: it is the slow part, and the user's

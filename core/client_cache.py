@@ -68,16 +68,16 @@ class ClientCache:
             "updated_at": now,
             "expires_at": now + ttl_s if ttl_s else None,
         }
-        row: dict[str, Any] = entry
-        if self.sealer is not None:
-            # sealed like a record (core/store/sealing.py): the registry sits in Chroma's files, which keep
-            # old versions; a fresh key per write, so an overwritten value opens no more either
-            col = cache_collection(scope.user_id)
-            self.sealer.renew(col, [rid])
-            row = {"sealed": self.sealer.seal(col, [rid], [json.dumps(entry, ensure_ascii=False)])[0], "expires_at": entry["expires_at"]}
+        if self.sealer is None:
+            self.service.registry.reg_put(rid, entry, kind="cache", owner=self._owner(scope))
+            return entry
+        # sealed like a record (core/store/sealing.py): the registry sits in Chroma's files, which keep
+        # old versions; a fresh key per write, so an overwritten value opens no more either
+        col = cache_collection(scope.user_id)
+        self.sealer.renew(col, [rid])
+        row = {"sealed": self.sealer.seal(col, [rid], [json.dumps(entry, ensure_ascii=False)])[0], "expires_at": entry["expires_at"]}
         self.service.registry.reg_put(rid, row, kind="cache", owner=self._owner(scope))
-        if self.sealer is not None:
-            self.sealer.retire(cache_collection(scope.user_id), [rid])
+        self.sealer.retire(col, [rid])
         return entry
 
     def delete(self, scope: Scope, namespace: str, key: str) -> None:

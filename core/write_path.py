@@ -276,10 +276,14 @@ class WritePath:
             raise NotFound(f"no memory {memory_id!r} for this user")
         return found[0]
 
+    def _secret(self, scope: Scope) -> bytes:
+        """The person's secret (core/person_secret.py), made under their lock if they have none."""
+        return self.secrets.get(scope.user_id, lambda: self.lock(scope))
+
     def keyed(self, scope: Scope, *parts: str, size: int = 24) -> str:
         """A digest of these parts (words among them), keyed by the person's secret so that nobody
         who reads it can test a guess of the words (core/person_secret.py)."""
-        return keyed_digest(self.secrets.get(scope.user_id, lambda: self.lock(scope)), *parts, size=size)
+        return keyed_digest(self._secret(scope), *parts, size=size)
 
     def keyed_id(self, scope: Scope, *parts: str) -> str:
         """A memory id derived from these parts: the same parts give the same id (a retried write)."""
@@ -321,8 +325,7 @@ class WritePath:
 
         # said again after a forget, a memory derives the forgotten record's id: its tombstone is read
         # with the registry row, and the new memory takes another id (`new`)
-        tomb = self.tombstones.key_of(scope.user_id, mid, self.secrets.get(scope.user_id, lambda: self.lock(scope))) \
-            if self.tombstones is not None else None
+        tomb = self.tombstones.key_of(scope.user_id, mid, self._secret(scope)) if self.tombstones is not None else None
         rows: dict[str, Any] = {tomb: None} if tomb else {}
 
         def register() -> None:
@@ -347,7 +350,7 @@ class WritePath:
         and must take another, or the forget's tombstone would hide it from an import or a restore."""
         if self.tombstones is None:
             return False
-        return bool(self.tombstones.buried(scope.user_id, [mid], self.secrets.get(scope.user_id, lambda: self.lock(scope))))
+        return bool(self.tombstones.buried(scope.user_id, [mid], self._secret(scope)))
 
     def new(self, scope: Scope, data: MemoryIn, now: datetime, *, supersedes: str | None = None,
             taken: bool | None = None) -> Memory:
