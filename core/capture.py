@@ -110,8 +110,11 @@ class Capture:
             said = {i for text in forgets for i in self.forgetting.turns_saying(scope, text)}
             said |= {i for action, mem in done if action == "forget" for i in mem.source_ids}
             if said:
+                # those of this batch that were stored (one said before the forget already stayed out)
+                mine = said & {m.id for m in keep}
+                mine = self.reads.existing_turn_ids(scope, sorted(mine)) if mine else set()
                 self.forgetting.delete_messages(scope, sorted(said))
-                n -= len(said & {m.id for m in keep})
+                n -= len(mine)
         return n, done
 
     def keyed(self, scope: Scope, messages: Sequence[Message]) -> list[Message]:
@@ -147,10 +150,17 @@ class Capture:
         # other writes (a memory saved now) must not wait behind a batch of captured turns.
         now = self.clock.now()
         col = message_collection(scope)
-        # a turn the person made Amber forget stays forgotten when a journal or queue replays it (asked together)
-        (new, _), buried = self.writes.at_once(lambda: unsaved(self.reads, scope, messages),
-                                               lambda: self.tombstones.buried(scope.user_id, [m.id for m in messages]))
-        new = [m for m in new if m.id not in buried]
+        # a turn the person made Amber forget stays forgotten when a journal or queue replays it, and so
+        # does one said before a forget that reaches the store after it (core/tombstones.py; asked together)
+        tombs = self.tombstones
+        secret: list[bytes | None] = [None]
+
+        def buried() -> set[str]:
+            secret[0] = tombs.secret_of(scope.user_id)
+            return tombs.turns_out(scope.user_id, messages, secret[0], tombs.turn_rows(scope.user_id, messages, secret[0]))
+
+        (new, _), out = self.writes.at_once(lambda: unsaved(self.reads, scope, messages), buried)
+        new = [m for m in new if m.id not in out]
         if not new:
             return 0
         # Neighbours are read from the whole request, then it is embedded and written a part at a
@@ -165,7 +175,7 @@ class Capture:
             try:
                 with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
                     vectors = embed(texts[start : start + STORE_PART])
-                written += self._write_turns(scope, col, part, vectors, now)
+                written += self._write_turns(scope, col, part, vectors, now, secret[0])
             except TransientError as e:
                 if written:  # the caller retries the whole request: say what is kept and that a retry resumes
                     e.args = (f"{e} ({written} of {len(new)} new turns were stored before this; "
@@ -183,11 +193,15 @@ class Capture:
             return self.embed_background
         return self.recaller.embedder.embed_documents
 
-    def _write_turns(self, scope: Scope, col: str, part: Sequence[Message], vectors: Sequence[Sequence[float]], now) -> int:
+    def _write_turns(self, scope: Scope, col: str, part: Sequence[Message], vectors: Sequence[Sequence[float]], now,
+                     secret: bytes | None) -> int:
         with self.writes.lock(scope):
-            # another writer may have stored some meanwhile; read with the registry row (last: it keeps the revision here)
-            (fresh, replacing), _ = self.writes.at_once(lambda: unsaved(self.reads, scope, part), lambda: self.writes.register_user(scope, col))
-            fresh_ids = {m.id for m in fresh}
+            # another writer may have stored some meanwhile, or a forget named them since they were read;
+            # read with the registry row (last: it keeps the revision here)
+            marks = self.tombstones.turn_rows(scope.user_id, part, secret)
+            (fresh, replacing), _ = self.writes.at_once(lambda: unsaved(self.reads, scope, part),
+                                                        lambda: self.writes.register_user(scope, col, marks))
+            fresh_ids = {m.id for m in fresh} - self.tombstones.turns_out(scope.user_id, part, secret, marks)
             keep = [(m, v) for m, v in zip(part, vectors) if m.id in fresh_ids]
             if not keep:
                 return 0

@@ -7,17 +7,31 @@ the status it had, when it was made and when it was forgotten; no text, no vecto
 hash. A tombstone is filed under an HMAC of the record's id, keyed by the person's secret
 (core/person_secret.py, deleted with the person): the registry does not even say which ids were
 forgotten, and once the person is erased nobody can tell.
+
+A turn that was never stored has no tombstone: one said before a forget and still on its way when
+the forget ran (a proxy's journal on another machine while memory was away, an entry set aside and
+replayed days later, an older chat export). So each forget also files what it named as keyed words
+(`note_words`: one HMAC per word, under the same secret), and a turn said before a forget that
+holds what the forget's own matching would take (60 % of a phrase's words, two at the least) is not
+stored (`buried_turns`). A turn said after the forget is the person saying it again, and is kept.
 """
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any, Iterable, Sequence
 
+from .model import Message
 from .person_secret import PersonSecrets, keyed_digest
+from .recall.lexical import tokenize
 from .registry import Registry
 
 KIND = "tombstone"
+WORDS = "words"  # the row of what a person's forgets named, as keyed words
+KEEP_FORGETS = 100  # the newest forgets whose words are kept: one row, read with every capture's tombstones
+MAX_PHRASES, MAX_WORDS = 8, 32  # per forget: what it named and the first memories it erased; a phrase's first words
+UNREAD = object()  # a row `turn_rows` names that nobody has read yet
 
 
 class Tombstones:
@@ -73,17 +87,69 @@ class Tombstones:
         keys = {self._key(user_id, self._ref(secret, i)): i for i in wanted}
         return {keys[k] for k in self._registry.reg_get_many(keys)}
 
+    def note_words(self, user_id: str, phrases: Sequence[set[str]], now: datetime) -> None:
+        """What a forget named (each phrase's words, as the forget matched turns), filed as keyed
+        words with the time of the forget. The caller holds the person's write lock."""
+        phrases = [set(sorted(p, key=lambda w: -len(w))[:MAX_WORDS]) for p in phrases if p][:MAX_PHRASES]
+        if not phrases:
+            return
+        secret = self._secret(user_id, create=True)
+        key = self._key(user_id, WORDS)
+        forgets = list((self._registry.reg_get(key) or {}).get("forgets") or [])
+        forgets.append({"at": now.isoformat(), "phrases": [
+            {"words": sorted(_digests(secret, p)), "need": max(min(2, len(p)), math.ceil(0.6 * len(p)))} for p in phrases]})
+        self._registry.reg_put(key, {"forgets": forgets[-KEEP_FORGETS:]}, kind=KIND, owner=user_id)
+
+    def buried_turns(self, user_id: str, messages: Sequence[Message]) -> set[str]:
+        """The ids of `messages` that stay out: forgotten by id, or said before a forget that named
+        what they say (two reads: the secret, then the rows)."""
+        secret = self.secret_of(user_id) if messages else None
+        return self.turns_out(user_id, messages, secret, self.turn_rows(user_id, messages, secret))
+
+    def secret_of(self, user_id: str) -> bytes | None:
+        """The person's secret as the registry holds it now (None: they have never been keyed)."""
+        return self._secret(user_id, create=False)
+
+    def turn_rows(self, user_id: str, messages: Sequence[Message], secret: bytes | None) -> dict[str, Any]:
+        """The registry rows `turns_out` reads, as {key: UNREAD}, for a caller to read with other rows
+        (`WritePath.register_user`'s `also`)."""
+        if secret is None or not messages:
+            return {}
+        return dict.fromkeys([*(self._key(user_id, self._ref(secret, m.id)) for m in messages), self._key(user_id, WORDS)], UNREAD)
+
+    def turns_out(self, user_id: str, messages: Sequence[Message], secret: bytes | None, rows: dict[str, Any]) -> set[str]:
+        """`buried_turns` from the rows of `turn_rows`; those still UNREAD are read here."""
+        if secret is None or not rows:
+            return set()
+        unread = [k for k, v in rows.items() if v is UNREAD]
+        if unread:
+            rows = {**rows, **dict.fromkeys(unread), **self._registry.reg_get_many(unread)}
+        out = {m.id for m in messages if rows.get(self._key(user_id, self._ref(secret, m.id))) is not None}
+        forgets = [(datetime.fromisoformat(f["at"]), f["phrases"]) for f in (rows.get(self._key(user_id, WORDS)) or {}).get("forgets") or []]
+        for m in messages:
+            later = [p for at, phrases in forgets if at > m.created_at for p in phrases]
+            if later and m.id not in out:
+                said = _digests(secret, {t for t in tokenize(m.content) if len(t) >= 2})
+                if any(len(said.intersection(p["words"])) >= p["need"] for p in later):
+                    out.add(m.id)
+        return out
+
     def get(self, user_id: str, record_id: str) -> dict[str, Any] | None:
         """The tombstone of one record, if it was forgotten."""
         secret = self._secret(user_id, create=False)
         return self._registry.reg_get(self._key(user_id, self._ref(secret, record_id))) if secret else None
 
     def count(self, user_id: str) -> int:
-        return len(self._registry.reg_find(KIND, user_id))
+        """How many records the person made Amber forget."""
+        return len([k for k in self._registry.reg_find(KIND, user_id) if k != self._key(user_id, WORDS)])
 
     def remove_user(self, user_id: str) -> int:
         """A person erased as a whole: their tombstones and the secret that files them go."""
         keys = list(self._registry.reg_find(KIND, user_id))
         self._registry.reg_delete(keys)
         self._secrets.drop(user_id)
-        return len(keys)
+        return len([k for k in keys if k != self._key(user_id, WORDS)])
+
+
+def _digests(secret: bytes, words: Iterable[str]) -> set[str]:
+    return {keyed_digest(secret, "word", w, size=16) for w in words}

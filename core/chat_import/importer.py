@@ -203,7 +203,8 @@ def _flush(service: Any, scope: Scope, convs: list[list[Message]], report: Impor
     if not ids:
         return
     stored = set(service.reads.turns_by_id(scope, ids)) | (known.would_store or set()).intersection(ids)
-    buried = service.tombstones.buried(scope.user_id, [i for i in ids if i not in stored])
+    # forgotten by id, or said before a forget that named what they say (core/tombstones.py)
+    buried = service.tombstones.buried_turns(scope.user_id, [m for thread in threads for m in thread if m.id not in stored])
     report.duplicates += len(stored)
     report.forgotten += len(buried)
     if cap is not None:

@@ -46,3 +46,15 @@ def test_a_retried_entry_counts_once_and_one_request_may_not_repeat_an_id(servic
 def _msg(i: str, content: str) -> Message:
     return Message(id=i, role="user" if i.startswith("u") else "assistant", content=content,
                    created_at=datetime(2026, 3, 4, 10, tzinfo=timezone.utc))
+
+
+def test_a_batch_that_remembers_then_forgets_counts_what_it_keeps(service, alice):
+    """"remember X" then "forget X" in one request: the turns saying X stay out, and the count the
+    caller gets back is what is stored (the turn said before the forget is not counted twice)."""
+    batch = [_msg("u1", "Remember that my bike lock code is tiger-lily"), _msg("a1", "Saved."),
+             _msg("u2", "Actually, forget that my bike lock code is tiger-lily"), _msg("a2", "Done, forgotten."),
+             _msg("u3", "What should I cook tonight?")]
+    n, done = service.capture(alice, batch)
+    assert [a for a, _ in done] == ["remember", "forget"]
+    assert n == len(stored(service, alice)) and "u3" in stored(service, alice)
+    assert not [c for c in stored(service, alice).values() if "tiger" in c]

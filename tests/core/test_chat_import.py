@@ -106,6 +106,18 @@ def test_forgotten_turn_never_comes_back(service, alice):
     assert import_chats(service, alice, FIX / "chatgpt", dry_run=True).as_dict()["skipped"]["forgotten"] == 1
 
 
+def test_an_export_said_before_a_forget_is_held_to_it(service, alice):
+    """Forgotten first, imported after: the export's turns that say it were never stored, so no
+    tombstone names them, but they were said before the forget and stay out."""
+    service.forget(alice, "my tomato seedlings are leggy on the north windowsill")
+    r = import_chats(service, alice, FIX / "chatgpt")
+    assert r.forgotten >= 1 and r.stored == r.messages - r.forgotten
+    assert "chatgpt:u1" not in texts(service, alice)
+    assert not [t for t in texts(service, alice).values() if "windowsill" in t.lower()]
+    assert "chatgpt:u3" in texts(service, alice)  # the rest of the export is in, by the forget's own rule: the reply
+    assert "chatgpt:a2b" in texts(service, alice)  # ("Leggy seedlings want more light") holds too few of its words
+
+
 def test_secrets_are_redacted_on_the_way_in(service, alice, tmp_path):
     convo = (FIX / "chatgpt" / "conversations.json").read_text(encoding="utf-8")
     key = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7s"

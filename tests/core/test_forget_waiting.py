@@ -119,3 +119,63 @@ def test_erasing_a_person_takes_their_waiting_turns(tmp_path):
     gone = erase_person(Settings(data_dir=data, embedding_model="hash"), "alice")
     assert gone["waiting"] == 1
     assert not _words_in(data / "spool", "Okafor") and _words_in(data / "spool", "cello")
+
+
+def test_a_turn_said_before_a_forget_that_arrives_after_it_stays_out(tmp_path):
+    """A proxy in remote mode keeps its journal on its own machine: a forget asked at the host cannot
+    reach it. What it still holds, said before the forget, must not be stored when it finally drains
+    (nor when set aside and replayed); the same words said after the forget are said again, and kept."""
+    clock = FixedClock()
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=clock)
+    spool = Spool(tmp_path / "proxy" / "spool")  # not in forget_elsewhere: another machine's journal
+    alice = scope_for(Actor("alice", client="chatbox"))
+
+    async def run() -> None:
+        async def down(user, entries):
+            raise StoreUnavailable("memory host unreachable")
+
+        async def up(user, entries):
+            store_entries(service, user, entries)
+
+        await spool.put(_entry("alice", "1", "my passport number is Zorblax-4417", clock))
+        await spool.put(_entry("alice", "2", "Zorblax-4417, that passport number again", clock))
+        await spool.put(_entry("alice", "3", "I like tea with lemon", clock))
+        await spool.put(_entry("bob", "4", "my passport number is Zorblax-4417", clock))
+        await spool.drain_once(down)
+        clock.advance(seconds=60)
+        assert service.forget(alice, "my passport number is Zorblax-4417").memories == []  # nothing stored yet
+        clock.advance(seconds=60)
+        await spool.put(_entry("alice", "5", "my new passport number is Zorblax-4417", clock))  # said again
+        spool.until = spool.delay = 0
+        for _ in range(3):
+            await spool.drain_once(up)
+
+    try:
+        service.remember(alice, MemoryIn(content="I enjoy long walks by the sea"))
+        asyncio.run(run())
+        assert sorted(t.id for t in service.messages(alice)) == ["w_alice_3", "w_alice_5"]
+        assert [t.content for t in service.messages(scope_for(Actor("bob")))] == ["my passport number is Zorblax-4417"]
+        # what the forget keeps is keyed words, never the words (the registry's files hold no "zorblax")
+        stones = service.tombstones._registry.reg_find("tombstone", "alice")
+        assert stones and "zorblax" not in json.dumps(stones).lower() and "passport" not in json.dumps(stones).lower()
+    finally:
+        service.close()
+
+
+def test_words_a_forget_named_die_with_the_person(tmp_path):
+    clock = FixedClock()
+    data = tmp_path / "data"
+    service = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=clock)
+    alice = scope_for(Actor("alice"))
+    try:
+        service.remember(alice, MemoryIn(content="my sister is called Zorblatine"))
+        service.forget(alice, "my sister is called Zorblatine")
+        assert service.tombstones._registry.reg_find("tombstone", "alice")
+        service.erase_person(alice)
+        assert service.tombstones._registry.reg_find("tombstone", "alice") == {}
+        # back after the erasure: nothing of theirs is held against what they say now
+        earlier = Message(id="old", role="user", content="my sister is called Zorblatine", created_at=clock.now())
+        clock.advance(seconds=60)
+        assert service.store_turns(alice, [earlier]) == 1
+    finally:
+        service.close()

@@ -178,6 +178,22 @@ def test_forget_preview_shows_what_goes_and_the_forget_removes_just_that(http):
     assert again["memories"] == [] and again["messages"] == 0
 
 
+def test_turns_said_before_a_forget_that_arrive_after_it_stay_out(http):
+    """A proxy that journaled turns while memory was away delivers them after the person's forget
+    through REST: said before the forget, they stay out; said after it, they are kept."""
+    h = fresh()
+    http.post("/v1/messages", json={"messages": [turn("k0", "user", "I like tea with lemon", 0)], "commands": False}, headers=h)
+    assert http.post("/v1/forget", json={"what": f"my passport number is {PASSPORT}"}, headers=h).json()["done"] is True
+    late = [turn("k1", "user", f"my passport number is {PASSPORT}", 5), turn("k2", "assistant", f"Got it: passport {PASSPORT}.", 6),
+            turn("k3", "user", "Any tips for a rainy Sunday?", 7)]
+    r = http.post("/v1/messages", json={"messages": late, "commands": False}, headers=h)
+    assert r.status_code == 200 and r.json()["ingested"] == 1, r.text
+    said_again = {"id": "k4", "role": "user", "content": f"my passport number is {PASSPORT}", "session": "s9",
+                  "created_at": (datetime.now(timezone.utc) + timedelta(seconds=5)).isoformat()}
+    assert http.post("/v1/messages", json={"messages": [said_again], "commands": False}, headers=h).json()["ingested"] == 1
+    assert ids(http, h) == ["k0", "k3", "k4"]
+
+
 def test_forget_input_is_checked(http):
     h = fresh()
     for body in ({"what": ""}, {"what": "   "}, {"what": "x" * 2001}, {}):
