@@ -13,16 +13,18 @@ the forget ran (a proxy's journal on another machine while memory was away, an e
 replayed days later, an older chat export). So each forget also files what it named as keyed words
 (`note_words`: one HMAC per word, under the same secret), and a turn said before a forget that
 holds what the forget's own matching would take (60 % of a phrase's words, two at the least) is not
-stored (`buried_turns`). A turn said after the forget is the person saying it again, and is kept.
+stored (`buried_turns`). A turn said after the forget is the person saying it again, and is kept,
+but for an assistant's turn within 15 minutes that repeats it: the reply to the forget ("Done, I have
+forgotten that your sister is called Inès"), whichever host the next call reaches.
 """
 
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Iterable, Sequence
 
-from .model import Message
+from .model import Message, Role
 from .person_secret import PersonSecrets, keyed_digest
 from .recall.lexical import tokenize
 from .registry import Registry
@@ -31,6 +33,7 @@ KIND = "tombstone"
 WORDS = "words"  # the row of what a person's forgets named, as keyed words
 KEEP_FORGETS = 100  # the newest forgets whose words are kept: one row, read with every capture's tombstones
 MAX_PHRASES, MAX_WORDS = 8, 32  # per forget: what it named and the first memories it erased; a phrase's first words
+REPLY_WINDOW = timedelta(minutes=15)  # an assistant's turn this soon after a forget that repeats it is the reply to it
 UNREAD = object()  # a row `turn_rows` names that nobody has read yet
 
 
@@ -127,7 +130,8 @@ class Tombstones:
         out = {m.id for m in messages if rows.get(self._key(user_id, self._ref(secret, m.id))) is not None}
         forgets = [(datetime.fromisoformat(f["at"]), f["phrases"]) for f in (rows.get(self._key(user_id, WORDS)) or {}).get("forgets") or []]
         for m in messages:
-            later = [p for at, phrases in forgets if at > m.created_at for p in phrases]
+            later = [p for at, phrases in forgets if at > m.created_at or (m.role == Role.assistant and m.created_at - at <= REPLY_WINDOW)
+                     for p in phrases]
             if later and m.id not in out:
                 said = _digests(secret, {t for t in tokenize(m.content) if len(t) >= 2})
                 if any(len(said.intersection(p["words"])) >= p["need"] for p in later):

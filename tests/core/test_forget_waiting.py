@@ -179,3 +179,42 @@ def test_words_a_forget_named_die_with_the_person(tmp_path):
         assert service.store_turns(alice, [earlier]) == 1
     finally:
         service.close()
+
+
+def test_the_reply_to_a_forget_stays_out_whichever_host_stores_it(tmp_path):
+    """A client that sends the forget alone gets its reply stored with its next call, which another
+    host may take: the reply repeats what was forgotten. Two hosts on one Chroma server: the forget
+    on one, the next call's turns on the other."""
+    from datetime import timedelta
+
+    from tests.kit.servers import chroma_server
+
+    with chroma_server(tmp_path / "chroma") as url:
+        one, two = (build_service(Settings(data_dir=tmp_path / f"host{i}", chroma_url=url), embedder=HashEmbedder()) for i in (1, 2))
+        alice = scope_for(Actor("alice", client="chatbox"))
+        try:
+            n, done = one.capture(alice, [Message(id="f1", role="user", content="forget that my sister is called Zorblatine",
+                                                  session="s", created_at=_now())])
+            assert n == 0 and done == []
+            soon = _now() + timedelta(seconds=20)
+            reply = [Message(id="r1", role="assistant", content="Done: I have forgotten that your sister is called Zorblatine.",
+                             session="s", created_at=soon),
+                     Message(id="u2", role="user", content="Thanks! Now, what's a good soup for a cold day?", session="s",
+                             created_at=soon + timedelta(seconds=1))]
+            assert two.capture(alice, reply)[0] == 1
+            assert [t.id for t in two.messages(alice)] == ["u2"]
+            # the person saying it again is kept, and so is an assistant repeating it long after
+            again = [Message(id="u3", role="user", content="my sister is called Zorblatine, by the way", session="s",
+                             created_at=soon + timedelta(seconds=30)),
+                     Message(id="r3", role="assistant", content="Noted: your sister is called Zorblatine.", session="s",
+                             created_at=soon + timedelta(minutes=20))]
+            assert two.capture(alice, again)[0] == 2
+        finally:
+            one.close()
+            two.close()
+
+
+def _now():
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)
