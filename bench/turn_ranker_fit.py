@@ -43,6 +43,7 @@ from abstention import cached_vectors  # noqa: E402
 
 STRENGTHS = (1.0, 10.0, 100.0, 1000.0)  # L2 on the standardised weights (sklearn's 1/C)
 # LoCoMo dev (two people chatting) and a person's chats with an assistant, written for Amber
+FIT = None  # the loss chosen by --loss (FITS)
 FIT_ON = (locomo_recall.DEFAULT_DATA, Path(__file__).resolve().parent / "prompts" / "assistant_chats.json")
 
 
@@ -110,6 +111,40 @@ def fit(asked: list[Asked], strength: float) -> ranker.TurnRanker:
     return ranker.TurnRanker(mean, scale, w[:-1])
 
 
+def fit_pairs(asked: list[Asked], strength: float) -> ranker.TurnRanker:
+    """The same linear score fitted on pairs instead (`--loss pairwise`): for every question, each
+    evidence turn against each other turn, the loss log(1 + exp(-w·(x_evidence - x_other))), so the
+    weights learn the order within a question, which is all the ranker uses, and not how sure a
+    turn is overall. Each question weighs as many rows as it has turns (the pointwise fit's total,
+    so the same strengths mean about the same); L2 as there, by IRLS."""
+    X = np.vstack([a.rows for a in asked if len(a.rows)])
+    mean, scale = X.mean(0), X.std(0)
+    scale[scale == 0] = 1.0
+    diffs, weights = [], []
+    for a in asked:
+        pos, neg = a.labels > 0, a.labels == 0
+        if not len(a.rows) or not pos.any() or not neg.any():
+            continue
+        Z = (a.rows - mean) / scale
+        d = (Z[pos][:, None, :] - Z[neg][None, :, :]).reshape(-1, Z.shape[1])
+        diffs.append(d)
+        weights.append(np.full(len(d), len(a.rows) / len(d)))
+    D, sw = np.vstack(diffs), np.concatenate(weights)
+    w = np.zeros(D.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(D @ w)))
+        grad = D.T @ (sw * (p - 1)) + strength * w
+        hess = (D * (sw * p * (1 - p))[:, None]).T @ D + strength * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return ranker.TurnRanker(mean, scale, w)
+
+
+FITS = {"pointwise": fit, "pairwise": fit_pairs}
+
+
 def recall(asked: list[Asked], model: ranker.TurnRanker | None) -> list[float]:
     return [a.recall_at(None if model is None else model.score(a.rows)) for a in asked]
 
@@ -117,7 +152,7 @@ def recall(asked: list[Asked], model: ranker.TurnRanker | None) -> list[float]:
 def choose(convs: list[list[Asked]]) -> float:
     """The L2 strength best over leaving each of `convs` out in turn (ties: the stronger)."""
     def held(s: float) -> float:
-        r = [x for i in range(len(convs)) for x in recall(convs[i], fit([a for j, c in enumerate(convs) if j != i for a in c], s))]
+        r = [x for i in range(len(convs)) for x in recall(convs[i], FIT([a for j, c in enumerate(convs) if j != i for a in c], s))]
         return float(np.mean(r))
     return max(reversed(STRENGTHS), key=held)
 
@@ -147,11 +182,15 @@ def main() -> None:
     ap.add_argument("--check", type=Path, action="append", default=[],
                     help="conversations never fitted on: scored once with the weights fitted on all of --data")
     ap.add_argument("--vectors", type=Path, default=None)
+    ap.add_argument("--captured", type=Path, default=None, help="keep the captured questions here, and read them back when the file exists")
     ap.add_argument("--write", action="store_true", help="write core/recall/turn_ranker.json")
     ap.add_argument("--folds", type=Path, default=None,
                     help="write each fold's weights (fitted without that conversation) to DIR/<data file>-<n>.json, for locomo_recall.py --ranker-folds")
+    ap.add_argument("--loss", choices=sorted(FITS), default="pointwise", help="what the weights are fitted on (pointwise: each turn; pairwise: the order within a question)")
     ap.add_argument("--smoke", action="store_true", help="made-up conversations (bench/synthetic.py): checks that the bench runs")
     args = ap.parse_args()
+    global FIT
+    FIT = FITS[args.loss]
     if args.smoke:
         import synthetic
 
@@ -159,14 +198,19 @@ def main() -> None:
         args.data = [synthetic.locomo(tmp / "locomo.json", conversations=3)]
         args.check = [synthetic.locomo(tmp / "check.json", conversations=1)]
     args.data = args.data or list(FIT_ON)
-    embedder = build_embedder("local")
-    store = cached_vectors(embedder, args.vectors)
-    try:
-        convs = [(path, n, conv) for path in args.data for n, conv in enumerate(capture(json.loads(path.read_text()), embedder))]
-        checks = {path: capture(json.loads(path.read_text()), embedder) for path in args.check}
-    finally:
-        if args.vectors:
-            args.vectors.write_bytes(pickle.dumps(store))
+    if args.captured and args.captured.exists():  # the questions as an earlier run captured them (same data, same code)
+        convs, checks = pickle.loads(args.captured.read_bytes())
+    else:
+        embedder = build_embedder("local")
+        store = cached_vectors(embedder, args.vectors)
+        try:
+            convs = [(path, n, conv) for path in args.data for n, conv in enumerate(capture(json.loads(path.read_text()), embedder))]
+            checks = {path: capture(json.loads(path.read_text()), embedder) for path in args.check}
+        finally:
+            if args.vectors:
+                args.vectors.write_bytes(pickle.dumps(store))
+        if args.captured:
+            args.captured.write_bytes(pickle.dumps((convs, checks)))
 
     folds = []
     held: dict[str, list[float]] = {}
@@ -174,7 +218,7 @@ def main() -> None:
     for i, (path, n, conv) in enumerate(convs):
         rest = [c for j, (_, _, c) in enumerate(convs) if j != i]
         s = choose(rest)
-        model = fit([a for c in rest for a in c], s)
+        model = FIT([a for c in rest for a in c], s)
         r, b = recall(conv, model), recall(conv, None)
         held.setdefault(path.name, []).extend(r)
         fused.setdefault(path.name, []).extend(b)
@@ -184,7 +228,7 @@ def main() -> None:
         folds.append({"data": path.name, "conversation": n, "strength": s, "r10": round(float(np.mean(r)), 4), "fusion_r10": round(float(np.mean(b)), 4)})
         print(f"held out {path.name} {n}: strength {s}, R@10 {np.mean(r):.4f} (fusion {np.mean(b):.4f})", flush=True)
     strength = choose([c for _, _, c in convs])
-    final = fit([a for _, _, c in convs for a in c], strength)
+    final = FIT([a for _, _, c in convs for a in c], strength)
     if args.write and not args.smoke:
         save(final, strength, ranker.WEIGHTS, "every conversation of " + ", ".join(p.name for p in args.data))
     report = {

@@ -93,11 +93,14 @@ class Capture:
         keep: list[Message] = []
         forgets: list[str] = []
         dropping = commands and self._reply_awaited(scope, new)
+        held: set[str] | None = None  # the turns a forget keeps out (asked once, and only when a command comes)
         for m in new:
             if m.role == Role.user:
                 cmd = parse_command(m.content) if commands else None
                 dropping = cmd is not None and cmd.action == "forget"
-                if cmd is not None:
+                if cmd is not None and held is None:
+                    held = self.tombstones.buried_turns(scope.user_id, new)
+                if cmd is not None and m.id not in held:  # a "remember X" said before "forget X", arriving after it, is not done
                     done.extend(self.apply_commands(scope, m.content, source_id=m.id))
                 if dropping:
                     forgets.append(cmd.text)
@@ -198,7 +201,7 @@ class Capture:
         with self.writes.lock(scope):
             # another writer may have stored some meanwhile, or a forget named them since they were read;
             # read with the registry row (last: it keeps the revision here)
-            marks = self.tombstones.turn_rows(scope.user_id, part, secret)
+            marks = self.tombstones.turn_rows(scope.user_id, part, secret, unkeyed=True)  # a forget meanwhile may have keyed them
             (fresh, replacing), _ = self.writes.at_once(lambda: unsaved(self.reads, scope, part),
                                                         lambda: self.writes.register_user(scope, col, marks))
             fresh_ids = {m.id for m in fresh} - self.tombstones.turns_out(scope.user_id, part, secret, marks)

@@ -162,6 +162,8 @@ class Forgetting:
         # planned under the user's write lock, so a turn captured between plan and erase cannot escape it
         with self._writes.lock(scope):
             plan = self._plan(scope, what)
+            # what is still on its way here, said before now, is held to the same words (tombstones.py)
+            self.tombstones.note_words(scope.user_id, [words_of(t) for t in [what, *(m.content for m in plan.memories)]], self._now())
             erased = list(plan.memories)
             for m, text in plan.rewrites:
                 if not text:
@@ -172,8 +174,6 @@ class Forgetting:
                 else:
                     self._update(scope, m.id, MemoryPatch(content=text))  # under a fresh key (WritePath.rewrite)
             self.erase(scope, erased, plan.message_ids, gone_sources=plan.gone_sources)
-            # and what is still on its way here, said before now, is held to the same words (tombstones.py)
-            self.tombstones.note_words(scope.user_id, [words_of(t) for t in [what, *(m.content for m in plan.memories)]], self._now())
             if self._registry is not None:
                 drop_saying(self._registry, self._writes.sealer, scope.user_id, subject_matcher(what))
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,

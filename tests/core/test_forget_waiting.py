@@ -218,3 +218,72 @@ def _now():
     from datetime import datetime, timezone
 
     return datetime.now(timezone.utc)
+
+
+def test_a_remember_said_before_a_forget_is_not_done_when_it_arrives_after(tmp_path):
+    clock = FixedClock()
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=clock)
+    alice = scope_for(Actor("alice", client="chatbox"))
+    try:
+        late = _entry("alice", "1", "Remember that my passport number is Zorblax-4417", clock)
+        clock.advance(seconds=60)
+        service.forget(alice, "my passport number is Zorblax-4417")
+        store_entries(service, "alice", [late])  # the journal drains after the forget
+        assert not [m for m in service.list(alice, status=None).items if "Zorblax" in m.content]
+        assert not service.messages(alice)
+        assert service.tombstones.buried(alice.user_id, ["w_alice_1"]) == {"w_alice_1"}  # reports and windows see it forgotten
+    finally:
+        service.close()
+
+
+def test_a_forget_while_a_turn_is_embedded_still_holds_it(tmp_path):
+    """The person had no secret when the capture looked; a forget made one while the turn was being
+    embedded (outside the lock). The look under the lock reads the secret and the words row too."""
+    clock = FixedClock()
+    box: dict = {}
+
+    class ForgetsMidway(HashEmbedder):
+        def embed_documents(self, texts):
+            if box.pop("forget", False):
+                box["service"].forget(box["scope"], "my passport number is Zorblax-4417")
+            return super().embed_documents(texts)
+
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=ForgetsMidway(), clock=clock)
+    alice = scope_for(Actor("alice"))
+    box.update(service=service, scope=alice, forget=True)
+    try:
+        assert service.tombstones.secret_of("alice") is None
+        said = Message(id="m1", role="user", content="my passport number is Zorblax-4417", created_at=clock.now())
+        clock.advance(seconds=1)
+        assert service.store_turns(alice, [said]) == 0
+        assert not service.messages(alice)
+    finally:
+        service.close()
+
+
+def test_a_words_row_nobody_can_read_holds_nothing_back(tmp_path, caplog):
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder())
+    alice = scope_for(Actor("alice"))
+    try:
+        service.forget(alice, "my sister is called Zorblatine")
+        key = service.tombstones._key("alice", "words")
+        for bad in ({"forgets": [{"at": "not a time", "phrases": []}]}, {"forgets": "x"}, {"forgets": [{"at": "2020-01-01T00:00:00"}]}):
+            service.tombstones._registry.reg_put(key, bad, kind="tombstone", owner="alice")
+            turn = Message(id=f"t{len(caplog.records)}", role="user", content="hello there, how are you", created_at="2019-01-01T00:00:00Z")
+            assert service.store_turns(alice, [turn]) == 1
+        assert "could not be read" in caplog.text
+    finally:
+        service.close()
+
+
+def test_two_forgets_do_not_show_which_words_they_share(tmp_path):
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder())
+    alice = scope_for(Actor("alice"))
+    try:
+        service.forget(alice, "my sister is called Zorblatine")
+        service.forget(alice, "my sister lives in Quimper")
+        row = service.tombstones._registry.reg_get(service.tombstones._key("alice", "words"))
+        first, second = ({w for p in f["phrases"] for w in p["words"]} for f in row["forgets"])
+        assert first and second and not first & second  # "sister" is in both, under two salts
+    finally:
+        service.close()
