@@ -21,6 +21,13 @@ def _entry(user: str, n: str, text: str, clock: FixedClock) -> dict:
             "messages": [Message(id=f"w_{user}_{n}", role="user", content=text, created_at=clock.now()).model_dump(mode="json")]}
 
 
+async def _drain(spool: Spool, up) -> None:
+    """Memory is back: the journal drains at once, whatever it waited for."""
+    spool.until = spool.delay = 0
+    for _ in range(3):
+        await spool.drain_once(up)
+
+
 def _words_in(folder, word: str) -> list[str]:
     return sorted(p.name for p in folder.rglob("*") if p.is_file() and word.encode() in p.read_bytes())
 
@@ -53,9 +60,7 @@ def test_a_forget_takes_what_the_journal_still_holds(tmp_path):
         assert all(json.loads(line)["user"] == "bob" for f in spool.dir.glob("*.jsonl") for line in f.read_text().splitlines())
         assert not _words_in(spool.dir, "Zorblax") or _words_in(spool.dir, "bob") == _words_in(spool.dir, "Zorblax")
         assert spool.replay("alice") == 0
-        spool.until = spool.delay = 0
-        for _ in range(3):
-            await spool.drain_once(up)
+        await _drain(spool, up)
 
     try:
         service.remember(alice, MemoryIn(content="I enjoy long walks by the sea"))
@@ -146,9 +151,7 @@ def test_a_turn_said_before_a_forget_that_arrives_after_it_stays_out(tmp_path):
         assert service.forget(alice, "my passport number is Zorblax-4417").memories == []  # nothing stored yet
         clock.advance(seconds=60)
         await spool.put(_entry("alice", "5", "my new passport number is Zorblax-4417", clock))  # said again
-        spool.until = spool.delay = 0
-        for _ in range(3):
-            await spool.drain_once(up)
+        await _drain(spool, up)
 
     try:
         service.remember(alice, MemoryIn(content="I enjoy long walks by the sea"))
