@@ -25,8 +25,11 @@ The faces pass the person's last message, so a "thanks" that ends a talk about t
 alone, as recall reads it.
 
 The other way round, `about_me` reads a question about the person's own things: "What's my daughter's
-name again?", "Which phone was I using before?", "did I tell you…", "我女儿叫什么？", "我上次说过…". Such
-a prompt is about the person whatever else they hold (relevance.Floor.for_query).
+name again?", "Which phone was I using before?", "did I tell you…", "我女儿叫什么？", "我上次说过…", or one
+whose subject is the person: "Where do we live?", "How long have we had the dog?", "我爸被查出了什么病？",
+"我们去年去哪儿玩了？" (not "how do I…", "what do I need…", "我想知道…", "我应该怎么…", "我们为什么…": asking how
+to, for what is needed, or why). Such a prompt is about the person whatever else they hold
+(relevance.Floor.for_query).
 """
 
 from __future__ import annotations
@@ -108,8 +111,14 @@ def small_talk(query: str) -> bool:
 # a question about the person's own things or about what they said, not "how do I…" (asking how to)
 _ABOUT_ME = re.compile(
     r"\b(?:what|which|who|whom|whose|when|where|how)\b[^.!?]*\b(?:my|our)\b[^.!?]*\?|\b(?:did|was|were|have|had)\s+(?:i|we)\b[^.!?]*\?"
+    # "What city do I live in now?", "Where do we live?": a question whose subject is the person, but
+    # not "how do I …" (asking how to)
+    r"|\b(?:what|which|who|whom|whose|when|where|how\s+(?:long|many|much|old|often))\b[^.!?]*\b(?:do|does|am|are|is)\s+(?:i|we)\b(?!\s+(?:need|have\s+to|want|wanna)\b)[^.!?]*\?"
     r"|\bagain\s*\?|\bremind\s+me\b|\bdid\s+i\s+(?:tell|mention|say)\b|\bi\s+(?:told|mentioned)\s+you\b|\bdo\s+you\s+remember\b"
-    r"|我的?[^，。？?]{0,12}(?:是什么|是哪|叫什么|在哪|是谁|多少|几)|我(?:上次|之前|以前)?(?:说过|提过|告诉过?你|跟你说)|还记得",
+    r"|我的?[^，。？?]{0,12}(?:是什么|是哪|叫什么|在哪|是谁|多少|几)|我(?:上次|之前|以前)?(?:说过|提过|告诉过?你|跟你说)|还记得"
+    # "我爸被查出了什么病？", "我们全家去哪儿玩了？", "我和小雨在一起多久了？": the person (我, 我们, 咱们) and
+    # what is theirs asked about, not a wish, a request for how to or a why (我想知道…, 我应该怎么…, 我们为什么…)
+    r"|(?:我|咱)们?(?![想要需应该能可会不问觉认])[^，。,.!！？?]{0,12}(?:(?<!为)什么|哪|谁|多少|几|多久|多长|多高|多大)[^，。,.!！？?]{0,12}[？?]",
     re.IGNORECASE)
 
 

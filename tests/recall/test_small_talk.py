@@ -96,6 +96,9 @@ print("ok")
     "What's my daughter's name again?", "Which phone was I using before?", "When is my wife's birthday?",
     "Did I tell you where we're moving?", "Remind me what I said about the vet", "Where do our kids go to school?",
     "我女儿叫什么？", "我上次说过我对什么过敏？", "还记得我养的猫吗", "我的车是什么颜色",
+    # the person as the subject of the question, in English and Chinese, mixed scripts too
+    "Which gym am I a member of?", "What team do we support?", "How long have we had the dog?", "How many kids do I have?",
+    "我妈上个月做了什么手术？", "我们去年夏天去哪儿度假了？", "我跟Tom认识多久了？", "咱们家的WiFi密码是多少？", "我在学哪种乐器？",
 ])
 def test_a_question_about_the_persons_own_things_is_about_them(prompt):
     assert about_me(prompt)
@@ -104,6 +107,9 @@ def test_a_question_about_the_persons_own_things_is_about_them(prompt):
 @pytest.mark.parametrize("prompt", [
     "How do I reverse a list in Python?", "What is the capital of France?", "Can I freeze cooked rice?",
     "Explain the difference between TCP and UDP.", "Hi, how are you?", "世界上面积最大的国家是哪个？", "怎么煮米饭？", "", "my" * 400,
+    # asking how to, what is needed, why, or about the world: not the person's own things
+    "How do I install numpy?", "What do I need to bring to a job interview?", "Why do we dream?", "我想知道什么是黑洞？",
+    "我应该怎么学Python？", "我们为什么会做梦？", "我需要带什么去面试？", "太阳系有几颗行星？", "What is a good name for a cat?",
 ])
 def test_a_prompt_not_about_the_persons_things_is_not(prompt):
     assert not about_me(prompt)
