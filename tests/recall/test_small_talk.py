@@ -83,7 +83,8 @@ def test_hostile_prompts_are_read_in_a_child_that_ends():
 from core.recall.small_talk import about_me, small_talk
 for text in ["what my " * 37, "how our " * 37 + ".", "what " + "my " * 97,
              "哈" * 290 + "x", "嗯" * 290 + "，我的", "谢谢你" * 95 + "猫", "哈哈嘿嘿" * 70 + "?", "hi " * 99 + "my",
-             "Translate " + "'a' " * 70 + "into German", "写一首" * 90 + "诗", "😂" * 290 + "my"]:
+             "Translate " + "'a' " * 70 + "into German", "写一首" * 90 + "诗", "😂" * 290 + "my",
+             "what do i " * 30, "how long have we " * 17, "我" * 150 + "什么" * 70, "咱们" * 140 + "？"]:
     small_talk(text)
     about_me(text)
 print("ok")
