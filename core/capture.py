@@ -155,14 +155,8 @@ class Capture:
         col = message_collection(scope)
         # a turn the person made Amber forget stays forgotten when a journal or queue replays it, and so
         # does one said before a forget that reaches the store after it (core/tombstones.py; asked together)
-        tombs = self.tombstones
-        secret: list[bytes | None] = [None]
-
-        def buried() -> set[str]:
-            secret[0] = tombs.secret_of(scope.user_id)
-            return tombs.turns_out(scope.user_id, messages, secret[0], tombs.turn_rows(scope.user_id, messages, secret[0]))
-
-        (new, _), out = self.writes.at_once(lambda: unsaved(self.reads, scope, messages), buried)
+        (new, _), (secret, out) = self.writes.at_once(lambda: unsaved(self.reads, scope, messages),
+                                                      lambda: self.tombstones.held_turns(scope.user_id, messages))
         new = [m for m in new if m.id not in out]
         if not new:
             return 0
@@ -178,7 +172,7 @@ class Capture:
             try:
                 with background_owner(scope.user_id):  # the background lane shares itself out per person (core/embed/fair.py)
                     vectors = embed(texts[start : start + STORE_PART])
-                written += self._write_turns(scope, col, part, vectors, now, secret[0])
+                written += self._write_turns(scope, col, part, vectors, now, secret)
             except TransientError as e:
                 if written:  # the caller retries the whole request: say what is kept and that a retry resumes
                     e.args = (f"{e} ({written} of {len(new)} new turns were stored before this; "

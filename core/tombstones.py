@@ -112,8 +112,12 @@ class Tombstones:
     def buried_turns(self, user_id: str, messages: Sequence[Message]) -> set[str]:
         """The ids of `messages` that stay out: forgotten by id, or said before a forget that named
         what they say (two reads: the secret, then the rows). Writes nothing."""
+        return self.held_turns(user_id, messages, bury=False)[1]
+
+    def held_turns(self, user_id: str, messages: Sequence[Message], *, bury: bool = True) -> tuple[bytes | None, set[str]]:
+        """The person's secret as read now, and `buried_turns` (with `bury`, as `turns_out`)."""
         secret = self.secret_of(user_id) if messages else None
-        return self.turns_out(user_id, messages, secret, self.turn_rows(user_id, messages, secret), bury=False)
+        return secret, self.turns_out(user_id, messages, secret, self.turn_rows(user_id, messages, secret), bury=bury)
 
     def secret_of(self, user_id: str) -> bytes | None:
         """The person's secret as the registry holds it now (None: they have never been keyed)."""
@@ -127,7 +131,7 @@ class Tombstones:
             return {}
         if secret is None:
             return dict.fromkeys([secret_key(user_id), self._key(user_id, WORDS)], UNREAD) if unkeyed else {}
-        return dict.fromkeys([*(self._key(user_id, self._ref(secret, m.id)) for m in messages), self._key(user_id, WORDS)], UNREAD)
+        return dict.fromkeys([*(self.key_of(user_id, m.id, secret) for m in messages), self._key(user_id, WORDS)], UNREAD)
 
     def turns_out(self, user_id: str, messages: Sequence[Message], secret: bytes | None, rows: dict[str, Any], *,
                   bury: bool = True) -> set[str]:
@@ -144,7 +148,7 @@ class Tombstones:
             if not found:
                 return set()
             secret = bytes.fromhex(found)
-        out = {m.id for m in messages if rows.get(self._key(user_id, self._ref(secret, m.id))) is not None}
+        out = {m.id for m in messages if rows.get(self.key_of(user_id, m.id, secret)) is not None}
         said = _said_before(secret, rows.get(self._key(user_id, WORDS)), [m for m in messages if m.id not in out])
         if said and bury:
             self.bury(user_id, [{"id": i, "kind": "turn"} for i in sorted(said)], datetime.now(timezone.utc))
@@ -187,8 +191,11 @@ def _said_before(secret: bytes, row: Any, messages: Sequence[Message]) -> set[st
         if not later:
             continue
         words = {t for t in tokenize(m.content) if len(t) >= 2}
-        if any(len(_digests(secret, salt, words) & wanted) >= need for salt, phrases in later for wanted, need in phrases):
-            out.add(m.id)
+        for salt, phrases in later:
+            said = _digests(secret, salt, words)  # once per forget, not once per phrase
+            if any(len(said & wanted) >= need for wanted, need in phrases):
+                out.add(m.id)
+                break
     return out
 
 
