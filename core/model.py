@@ -73,8 +73,14 @@ def clip(text: str, limit: int = MESSAGE_MAX_CHARS) -> str:
 
 def _aware(value: datetime) -> datetime:
     """A time without a zone is read as UTC (documented in the README): comparing it with aware
-    times once made a user's recall, boot and export fail for good."""
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+    times once made a user's recall, boot and export fail for good. So did one that is before year 1
+    or after 9999 in UTC ("0001-01-01T00:00:00+05:00"): stored as a timestamp, it cannot be read back."""
+    value = value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+    try:
+        value.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(f"{value.isoformat()} is outside the years 1-9999 in UTC") from None
+    return value
 
 
 # Every time in a record: always aware, whatever a face or an old store hands in.

@@ -97,6 +97,10 @@ BAD_FILES = {
     "newer export": ([{"type": "header", "format": "amber-export", "version": 99}], "line 1", "newer"),
     "message too long": ([msg("a", "x" * 100_001)], "line 1", "content"),
     "naive event id": ([{"type": "event", "id": "e:1", "action": "create", "actor": "a", "at": T}], "line 1", "event id"),
+    # before year 1 in UTC: stored as a timestamp, it could not be read back, and every export failed
+    "event before year one": ([{"type": "event", "id": "e:1", "action": "create", "actor": "a", "at": "0001-01-01T00:00:00+05:00"}],
+                              "line 1", "years 1-9999"),
+    "memory after 9999": ([mem("m1", created_at="9999-12-31T23:00:00-05:00")], "line 1", "years 1-9999"),
 }
 
 
