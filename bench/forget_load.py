@@ -12,8 +12,14 @@ another thread, then idle again.
     .venv/bin/python bench/forget_load.py --records 20000
     .venv/bin/python bench/forget_load.py --smoke           # 2 000 turns, seconds
 
-Last line: JSON with the build time, the forget's time and what it erased, and the other
-person's recall p50/p95 idle and during the forget (`p95_ratio`: during/idle).
+Two forgets, of two things each said by `--saying` turns, in the same run: first with an erased
+record's vector left where Chroma keeps it (delete only, as before 2026-12-07), then as Amber erases
+now (the vectors overwritten before the delete, Chroma's log table rewritten, its free pages zeroed,
+its write-ahead log emptied: core/store/chroma_file.py `zero_free_pages`).
+
+Last line: JSON with the build time and, per way of erasing, the forget's time and what it erased,
+and the other person's recall p50/p95 idle and during the forget (`p95_ratio`: during/idle);
+`forget_ratio`: the forget's time now over the delete-only one's.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORD = "Zanzibarquist"
+# what each forget names, said by turns that share no word with the other's (a forget takes any turn
+# holding 60 % of its words: "my code word X" would take "my code word Y" too)
+WORDS = {"vectors_left": "code word Zanzibarquist", "vectors_erased": "spare key Quorblemantis"}
 TOPICS = ["garden", "train", "sister", "coffee", "piano", "Lisbon", "marathon", "cat", "budget", "novel"]
 
 
@@ -58,13 +66,13 @@ def main(argv: list[str] | None = None) -> dict:
     big, other = scope_for(Actor("big")), scope_for(Actor("other"))
     started = time.perf_counter()
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
-    every = max(1, args.records // max(1, args.saying))
+    every = max(1, args.records // max(1, 2 * args.saying))
     n = 0
     while n < args.records:
         turns = []
         for k in range(n, min(args.records, n + args.batch)):
-            says = k % every == 0
-            text = f"turn {k} about the {TOPICS[k % 10]} and plan {k % 97}" + (f", my code word is {WORD}" if says else "")
+            says = list(WORDS.values())[(k // every) % 2] if k % every == 0 else None
+            text = f"turn {k} about the {TOPICS[k % 10]} and plan {k % 97}" + (", my {} is {}".format(*says.rsplit(" ", 1)) if says else "")
             turns.append(Message(id=f"t{k}", role="user" if k % 2 == 0 else "assistant", session=f"s{k // 20}", content=text,
                                  created_at=t0 + timedelta(minutes=k)))
         n += svc.store_turns(big, turns, redacted=True)
@@ -81,13 +89,32 @@ def main(argv: list[str] | None = None) -> dict:
         svc.recall(other, f"how is my {TOPICS[i % 10]} plan going?")
         return (time.perf_counter() - s) * 1000
 
-    idle = [recall_once(i) for i in range(args.idle_recalls)]
+    from core.store import chroma, chroma_file
+
+    out: dict = {"bench": "forget_load", "records": args.records, "build_s": round(build_s, 1), "turns_build_s": round(turns_s, 1)}
+    real = chroma.blank_vectors, chroma_file.zero_free_pages
+    for way, word in WORDS.items():
+        if way == "vectors_left":  # delete only: the vector stays in the index file and the log's old bytes
+            chroma.blank_vectors, chroma_file.zero_free_pages = (lambda *a, **k: None), (lambda *a, **k: 0)
+        else:
+            chroma.blank_vectors, chroma_file.zero_free_pages = real
+        out[way] = forget_under_load(svc, big, word, recall_once, args.idle_recalls)
+    chroma.blank_vectors, chroma_file.zero_free_pages = real
+    svc.close()
+    out["forget_ratio"] = round(out["vectors_erased"]["forget_s"] / max(out["vectors_left"]["forget_s"], 1e-3), 2)
+    print(json.dumps(out))
+    return out
+
+
+def forget_under_load(svc, big, word: str, recall_once, idle_recalls: int) -> dict:
+    """The other person's recalls idle, during `big`'s forget of `word` (in another thread), then idle again."""
+    idle = [recall_once(i) for i in range(idle_recalls)]
     result: dict = {}
 
     def forget() -> None:
         s = time.perf_counter()
-        plan = svc.forget(big, f"my code word {WORD}")
-        result.update(forget_s=round(time.perf_counter() - s, 2), erased_turns=len(plan.message_ids), erased_memories=len(plan.memories))
+        plan = svc.forget(big, f"my {word}")
+        result.update(forget_s=round(time.perf_counter() - s, 3), erased_turns=len(plan.message_ids), erased_memories=len(plan.memories))
 
     worker = threading.Thread(target=forget)
     during: list[float] = []
@@ -97,20 +124,15 @@ def main(argv: list[str] | None = None) -> dict:
         during.append(recall_once(i))
         i += 1
     worker.join()
-    after = [recall_once(i) for i in range(args.idle_recalls)]
-    idle_all = idle + after
-    svc.close()
-    out = {
-        "bench": "forget_load", "records": args.records, "build_s": round(build_s, 1), "turns_build_s": round(turns_s, 1), **result,
-        "idle_recalls": len(idle_all), "during_recalls": len(during),
+    idle_all = idle + [recall_once(i) for i in range(idle_recalls)]
+    return {
+        **result, "idle_recalls": len(idle_all), "during_recalls": len(during),
         "idle_p50_ms": pct(idle_all, 0.5), "idle_p95_ms": pct(idle_all, 0.95),
         "during_p50_ms": pct(during, 0.5) if during else None, "during_p95_ms": pct(during, 0.95) if during else None,
         "during_max_ms": round(max(during), 1) if during else None,
         "p95_ratio": round(pct(during, 0.95) / pct(idle_all, 0.95), 2) if during else None,
         "idle_mean_ms": round(statistics.mean(idle_all), 2),
     }
-    print(json.dumps(out))
-    return out
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from ..filters import Eq, In, Where
 from ..model import Memory, Message
 from ..outage import OutageState
 from . import chroma_file
-from .chroma_query import MAX_BATCH, MISSING as _MISSING, chroma_where, get_paged as _get_paged, pages, upsert_rows
+from .chroma_query import MAX_BATCH, MISSING as _MISSING, blank_vectors, chroma_where, get_paged as _get_paged, pages, upsert_rows
 from .codec import memory_from, memory_metadata, message_from, message_metadata
 from .disk import DiskGuard
 from .group_commit import GroupCommit, GroupRead
@@ -234,8 +234,9 @@ class ChromaStore:
                 self.sealer.keys.destroy_collection(name)
             try:
                 self.client.delete_collection(name)
-                if self.sealer is not None:  # Chroma leaves a dropped collection's index files behind
+                if self.sealer is not None:  # Chroma leaves a dropped collection's index files behind, and its rows' bytes
                     remove_orphan_segments(Path(self.location))
+                    chroma_file.zero_free_pages(Path(self.location) / chroma_file.FILE)
             except Exception as e:
                 _raise_if_outage(e, f"Chroma collection {name}")  # else: it was not there
 
@@ -305,11 +306,16 @@ class ChromaStore:
         if ids and col.startswith(EVENT_LOG):
             col, ids = EVENTS, [f"{col}/{i}" for i in ids]
         if ids:
-            self._room(len(ids) * 512, floor=0.5)  # a delete writes too (journal pages): allowed deeper into the reserve
-            self._collection(col, vectors=vectors).delete(ids=list(ids))
+            self._room(len(ids) * (512 + 8 * self.dim * vectors), floor=0.5)  # a delete writes too: allowed deeper into the reserve
+            c = self._collection(col, vectors=vectors)
+            if vectors:  # the index file keeps a deleted record's vector: overwritten first (chroma_query.py)
+                blank_vectors(c, ids, self.dim)
+            c.delete(ids=list(ids))
             if self.sealer is not None:  # removed for good: every copy Chroma still holds goes unreadable
                 with self._keys_written(col):
                     self.sealer.destroy(col, ids)
+                if vectors:  # and the bytes its vector left in Chroma's file
+                    chroma_file.zero_free_pages(Path(self.location) / chroma_file.FILE)
 
     def reseal(self, col: str, ids: Sequence[str]) -> int:
         """Seal these records again as they are now, under fresh keys, and destroy the keys they had:
@@ -349,12 +355,9 @@ class ChromaStore:
         for i in range(0, len(messages), MAX_BATCH):
             batch = messages[i : i + MAX_BATCH]
             ids = [m.id for m in batch]
-            c.upsert(
-                ids=ids,
-                documents=self._documents(col, ids, list(texts[i : i + MAX_BATCH]), [m.content for m in batch]),
-                metadatas=self._sealed(col, ids, [_stamped(message_metadata(m), rev) for m in batch]),
-                embeddings=[list(v) for v in embeddings[i : i + MAX_BATCH]],
-            )
+            c.upsert(ids=ids, documents=self._documents(col, ids, list(texts[i : i + MAX_BATCH]), [m.content for m in batch]),
+                     metadatas=self._sealed(col, ids, [_stamped(message_metadata(m), rev) for m in batch]),
+                     embeddings=[list(v) for v in embeddings[i : i + MAX_BATCH]])
 
     def existing_ids(self, col: str, ids: Sequence[str]) -> set[str]:
         if not ids:
@@ -437,12 +440,10 @@ class ChromaStore:
         return chroma_where(Where.of(*keyed))
 
     def _documents(self, col: str, ids: Sequence[str], texts: Sequence[str], words: Sequence[str]) -> list[str]:
-        """Chroma's `documents` for a write. In the clear (a Chroma server) the text itself. Sealed, an
-        empty document wherever the text is the record's own words: those are sealed once, in the
-        record, and Chroma's document column and its full-text index (which Amber never queries)
-        hold nothing, not even a second ciphertext of them. It is written as "" rather than left
-        out, because an upsert without a document keeps the one stored before. A text that is not
-        the record's words is sealed under the record's key."""
+        """Chroma's `documents` for a write. In the clear (a Chroma server) the text itself. Sealed, ""
+        wherever the text is the record's own words (sealed once, in the record: Chroma's document column
+        and full-text index hold no second ciphertext; "", since an upsert without a document keeps the
+        one stored before), and any other text sealed under the record's key."""
         if self.sealer is None:
             return list(texts)
         if all(t == w for t, w in zip(texts, words)):
@@ -481,9 +482,7 @@ class ChromaStore:
             words = name.startswith(("amber_mem_", "amber_msg_"))
             old = self.client.get_collection(name, embedding_function=None)
             r = _get_paged(old, None, ["metadatas", "documents", "embeddings"], None)
-            ids = list(r["ids"])
-            metas = [dict(m) if m else None for m in r["metadatas"]]
-            docs = list(r["documents"])
+            ids, metas, docs = list(r["ids"]), [dict(m) if m else None for m in r["metadatas"]], list(r["documents"])
             if words and ids:
                 own = [json.loads(m["record"]).get("content", "") if m and m.get("record") else "" for m in metas]
                 metas = self._sealed(name, ids, metas)

@@ -103,6 +103,24 @@ def vacuum(path: Path) -> None:
         _in_child("vacuum", path)
 
 
+def zero_free_pages(path: Path) -> int:
+    """Overwrite the free pages of Chroma's file and empty its write-ahead log, after records were
+    erased. Chroma purges a record's log rows (each holds the record's vector as written) once its
+    indexes have applied them; SQLite leaves a purged row's bytes where it was, in a page it freed or
+    between the rows a page still holds, and in the write-ahead log's older frames, until something
+    reuses them. Here the log table is rewritten with secure_delete on, every free page is taken by a
+    table of zeros then dropped (so each is written with zeros), and the write-ahead log is
+    checkpointed into the file and truncated (skipped while Chroma reads: the next erase tries
+    again). Returns the number of free pages overwritten."""
+    if not Path(path).is_file():
+        return 0
+    try:
+        return int(_in_child("zero", path))
+    except (OSError, sqlite3.Error, subprocess.SubprocessError, ValueError) as e:  # the erase itself is done: say so, go on
+        log.warning("amber: the free pages of %s were not overwritten after an erase: %s", path, e)
+        return 0
+
+
 def _in_child(op: str, path: Path, *args: str) -> object:
     done = subprocess.run([sys.executable, "-I", os.path.abspath(__file__), op, str(path), *args],
                           capture_output=True, text=True, timeout=3600)
@@ -199,6 +217,33 @@ def _scrub(db: sqlite3.Connection, sealed_prefix: str) -> int:
     return len(changed)
 
 
+def _zero(db: sqlite3.Connection) -> int:
+    db.execute("PRAGMA secure_delete=ON")  # what this connection deletes or frees is overwritten with zeros
+    db.execute("PRAGMA temp_store=MEMORY")
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # the log's own pages keep purged rows' bytes between the rows it still holds: emptied (each
+        # page zeroed as it goes) and given back its rows, it holds those rows and nothing else
+        rows = db.execute("SELECT * FROM embeddings_queue").fetchall()
+        db.execute("DELETE FROM embeddings_queue")
+        if rows:
+            db.executemany(f"INSERT INTO embeddings_queue VALUES ({', '.join('?' * len(rows[0]))})", rows)
+        free = left = db.execute("PRAGMA freelist_count").fetchone()[0]
+        if free:  # rows of zeros take the free pages until none is left (the file grows by a page at most)
+            db.execute("CREATE TABLE amber_zero_free (fill BLOB)")
+            while left:
+                db.execute("INSERT INTO amber_zero_free VALUES (zeroblob(?))", (size - 200,))
+                left = db.execute("PRAGMA freelist_count").fetchone()[0]
+            db.execute("DROP TABLE amber_zero_free")  # secure_delete: its pages go back to the free list zeroed
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return int(free)
+
+
 def _vacuum(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA secure_delete=ON")
     db.execute("VACUUM")
@@ -210,7 +255,7 @@ def _main(argv: list[str]) -> None:
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
         out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args),
-               "vacuum": lambda: _vacuum(db), "records": lambda: _records(db, *args), "behind": lambda: _behind(db, Path(path).parent, *args)}[op]()
+               "vacuum": lambda: _vacuum(db), "zero": lambda: _zero(db), "records": lambda: _records(db, *args), "behind": lambda: _behind(db, Path(path).parent, *args)}[op]()
     finally:
         db.close()
     print(json.dumps(out))

@@ -4,11 +4,15 @@ it takes, and the empty collection a read sees where Chroma holds none yet."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Iterator, Sequence
+
+import numpy as np
 
 from ..filters import Eq, In, Range, Where
 
 MAX_BATCH = 5000  # Chroma caps a batch at 5461
+log = logging.getLogger("amber.store")
 
 
 class _Missing:
@@ -74,3 +78,22 @@ def upsert_rows(col: Any, ids: Sequence[str], metas: Sequence[dict[str, Any]], v
     for at in range(0, len(ids), MAX_BATCH):
         part = slice(at, at + MAX_BATCH)
         col.upsert(ids=list(ids[part]), metadatas=list(metas[part]), embeddings=[vector] * len(ids[part]))
+
+
+def blank_vectors(col: Any, ids: Sequence[str], dim: int) -> None:
+    """Overwrite the vectors of `ids` (records about to be deleted) with random unit vectors.
+    Chroma's vector index only marks a deleted record: its vector stays in the index file for good,
+    and with the same embedding model anyone holding the file could score a guessed sentence
+    against it. Overwritten first, the index file holds noise in that slot once Chroma writes it
+    (at once for a person's collections, which keep their index on disk after every write).
+    Ids Chroma does not hold are skipped by Chroma itself. Must not stop the delete: failing here
+    only logs."""
+    rng = np.random.default_rng()  # seeded from the OS: the noise says nothing about the record
+    for at in range(0, len(ids), MAX_BATCH):
+        part = list(ids[at: at + MAX_BATCH])
+        noise = np.zeros((len(part), dim))  # each a random axis, either way: unit length exactly, as every stored vector
+        noise[np.arange(len(part)), rng.integers(0, dim, len(part))] = rng.choice((-1.0, 1.0), len(part))
+        try:
+            col.update(ids=part, embeddings=noise.tolist())
+        except Exception as e:  # a collection of another dimension, an outage: the delete goes on
+            log.warning("amber: the vectors of %d deleted record(s) could not be overwritten first: %s", len(part), e)

@@ -1,6 +1,7 @@
 """Forget erases: for every kind of record, in every status, the words are gone from every way of
 reading memory and from every byte of the data directory (Chroma's SQLite file with its log and free
-pages, its index files, the key table), on a real embedded Chroma.
+pages, its index files, the key table), on a real embedded Chroma; so is the erased record's vector,
+which Chroma's index file and its purged log rows kept.
 
 Before sealing, a forgotten memory became `status: deleted` with its words, and every earlier
 version of every record stayed readable in chroma.sqlite3's log table and free pages.
@@ -16,7 +17,8 @@ import pytest
 from core import Actor, Message, MemoryIn, NotFound, Settings, build_service, build_boot, scope_for
 from core.testing import FixedClock, HashEmbedder
 from core.store.format import FORMAT
-from tests.kit.disk import files_holding
+from core.scope import memory_collection, message_collection
+from tests.kit.disk import files_holding, files_holding_vector
 
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -48,6 +50,15 @@ def readable_anywhere(svc, scope, word: str) -> list[str]:
     if word in str(build_boot(svc, scope, "UTC")):
         where.append("boot pack")
     return where
+
+
+def stored_vectors(svc, scope) -> dict:
+    """Every vector of the person's memories and turns, by id, as Chroma holds it now."""
+    out = {}
+    for col in (memory_collection(scope), message_collection(scope)):
+        r = svc.store._collection(col, vectors=True, create=False).get(include=["embeddings"])
+        out.update(zip(r["ids"], r["embeddings"]))
+    return out
 
 
 def churn(svc, scope, word: str) -> None:
@@ -102,9 +113,15 @@ def test_each_kind_of_record_leaves_no_word_behind(world, kind):
     elif kind == "turn":
         svc.store_turns(scope, [Message(id="t1", role="user", created_at=NOW, content=f"my secret nickname is {word}")])
     churn(svc, scope, word)
+    before = stored_vectors(svc, scope)
     svc.forget(scope, word)
     assert readable_anywhere(svc, scope, word) == [], kind
     assert files_holding(data, word) == [], kind
+    gone = {i: v for i, v in before.items() if i not in stored_vectors(svc, scope)}
+    if kind not in ("glossary", "digest"):  # a glossary term is a registry row; a digest is rewritten, not erased
+        assert gone, kind
+    for i, v in gone.items():  # nor can the erased record's vector be scored against a guess
+        assert files_holding_vector(data, v) == [], (kind, i)
     assert "list" in readable_anywhere(svc, scope, "long walks")  # nothing else went
     if kind == "digest":
         assert "likes the sea and walks" in svc.digest_get(scope).content  # rewritten, not dropped
@@ -238,6 +255,8 @@ def test_a_person_erased_leaves_nothing_readable_and_others_untouched(tmp_path, 
     svc.forget(gone, "Quillowhisper")  # leaves a tombstone
     svc.remember(kept, MemoryIn(content="Hal keeps bees called Honeyrunners"))
     churn(svc, gone, "Biscuitfeather")
+    vectors = stored_vectors(svc, gone)
+    assert vectors and all(files_holding_vector(data, v) for v in vectors.values())  # the check sees them while stored
     svc.close()
     for name in [n for n in __import__("os").environ if n.startswith("AMBER_")]:
         monkeypatch.delenv(name)
@@ -247,6 +266,7 @@ def test_a_person_erased_leaves_nothing_readable_and_others_untouched(tmp_path, 
     assert main(["forget-user", "gwen"]) == 2  # nothing without --yes
     assert main(["forget-user", "gwen", "--yes"]) == 0 and "erased 'gwen': 1 memories, 1 turns, 1 tombstones" in capsys.readouterr().out
     assert files_holding(data, "Biscuitfeather") == [] and files_holding(data, "Quillowhisper") == []
+    assert [i for i, v in vectors.items() if files_holding_vector(data, v)] == []
     svc = build_service(Settings(data_dir=data), embedder=HashEmbedder(), clock=FixedClock())
     try:
         assert "gwen" not in svc.users() and svc.list(gone, status=None).items == [] and svc.messages(gone) == []
