@@ -115,7 +115,7 @@ class MemoryService:
         self.embed_background = getattr(embedder, "embed_background", embedder.embed_documents)
         self._curated = Curated(self.reads, self.writes, clock, remember=self.remember)
         self._review = ReviewQueue(self.writes, clock, list_memories=self.list, remember=self.remember, supersede=self.supersede)
-        self.tombstones = self.writes.tombstones = Tombstones(self.registry, self.writes.secrets)  # what was forgotten, without its words
+        self.tombstones = self.writes.tombstones = Tombstones(self.registry, self.writes.secrets, clock.now)  # what was forgotten, without its words
         self._portability = Portability(store, self.reads, self.writes, embedder, clock, self.redact, self.embed_background, self.tombstones)
         self.repairs = Repairs(self, self._portability)  # compose starts it once the host is built (core/repair.py)
         self._forgetting = Forgetting(self.reads, self.writes, self.recaller, update=self.update,

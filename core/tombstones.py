@@ -25,7 +25,7 @@ import logging
 import math
 import secrets
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .model import Message, Role
 from .person_secret import PersonSecrets, keyed_digest, secret_key
@@ -43,9 +43,10 @@ UNREAD = object()  # a row `turn_rows` names that nobody has read yet
 
 
 class Tombstones:
-    def __init__(self, registry: Registry, secrets: PersonSecrets | None = None):
+    def __init__(self, registry: Registry, secrets: PersonSecrets | None = None, now: Callable[[], datetime] | None = None):
         self._registry = registry
         self._secrets = secrets or PersonSecrets(registry)
+        self._now = now or (lambda: datetime.now(timezone.utc))  # the service's clock: a held-out turn's tombstone is dated by it
 
     def _secret(self, user_id: str, *, create: bool) -> bytes | None:
         # read afresh each time: a tombstone filed under a secret another host has since replaced
@@ -151,7 +152,7 @@ class Tombstones:
         out = {m.id for m in messages if rows.get(self.key_of(user_id, m.id, secret)) is not None}
         said = _said_before(secret, rows.get(self._key(user_id, WORDS)), [m for m in messages if m.id not in out])
         if said and bury:
-            self.bury(user_id, [{"id": i, "kind": "turn"} for i in sorted(said)], datetime.now(timezone.utc))
+            self.bury(user_id, [{"id": i, "kind": "turn"} for i in sorted(said)], self._now())
         return out | said
 
     def get(self, user_id: str, record_id: str) -> dict[str, Any] | None:

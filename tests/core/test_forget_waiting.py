@@ -161,6 +161,9 @@ def test_a_turn_said_before_a_forget_that_arrives_after_it_stays_out(tmp_path):
         # what the forget keeps is keyed words, never the words (the registry's files hold no "zorblax")
         stones = service.tombstones._registry.reg_find("tombstone", "alice")
         assert stones and "zorblax" not in json.dumps(stones).lower() and "passport" not in json.dumps(stones).lower()
+        # the held-out turns' tombstones are dated by the service's clock, as every other (2026, not today)
+        for held in ("w_alice_1", "w_alice_2"):
+            assert service.tombstones.get("alice", held)["forgotten_at"] == clock.now().isoformat()
     finally:
         service.close()
 
