@@ -70,3 +70,42 @@ def test_the_note_says_what_is_uncertain_so_the_model_can_ask():
     both = render_forget_note("my sister", 1, 0, ["My sister works in Lyon"])
     assert "erasing 1 memory" in both and '- "My sister works in Lyon"' in both and "keeps them" in both
     assert "found nothing" in render_forget_note("my bank PIN", 0, 0, [])
+
+
+TURN_CASES = [
+    # (turns, what to forget, indexes erased): the turns that state the thing go; turns sharing its
+    # common words but not what makes it the thing stay
+    (["my code word is Zanzibarquist", "can you review the code of my word counter?", "I like green tea"],
+     "my code word Zanzibarquist", {0}),
+    (["my sister is called Lan", "my sister is called by her nickname at school", "my sister called me last night",
+      "I called my sister about the trip"], "that my sister is called Lan", {0}),
+    # typed in lower case, the name is still what makes it: the person's other turns say "code" and "word"
+    (["my code word is zanzibarquist", "can you review the code of my word counter?", "that word is hard to spell"],
+     "my code word zanzibarquist", {0}),
+    # a reply that repeats the thing in other words still goes with it
+    (["my sister is called Inès", "what a lovely name your sister Inès has", "my brother is called Tom"],
+     "that my sister is called Inès", {0, 1}),
+    # the number is what makes it, whatever else the turn says
+    (["my locker number is 4417", "locker 4417 again", "my gym bag is in the locker", "I like green tea"],
+     "my locker number 4417", {0, 1}),
+    (["我妹妹叫兰兰", "我妹妹在杭州上学", "今天天气很好"], "我妹妹叫兰兰", {0}),
+]
+
+
+@pytest.mark.parametrize("turns,what,erased", TURN_CASES)
+def test_the_erased_turns_are_the_intended_ones(tmp_path, turns, what, erased):
+    from datetime import datetime, timedelta, timezone
+
+    from core import Message
+
+    svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=FixedClock())
+    scope = scope_for(Actor("ines", client="tests"))
+    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    try:
+        svc.store_turns(scope, [Message(id=f"t{i}", role="user", content=c, created_at=t0 + timedelta(minutes=i))
+                                for i, c in enumerate(turns)])
+        assert set(svc.forget(scope, what, preview=True).message_ids) == {f"t{i}" for i in erased}
+        svc.forget(scope, what)
+        assert sorted(t.content for t in svc.messages(scope)) == sorted(c for i, c in enumerate(turns) if i not in erased)
+    finally:
+        svc.close()
