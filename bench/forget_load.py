@@ -12,14 +12,16 @@ another thread, then idle again.
     .venv/bin/python bench/forget_load.py --records 20000
     .venv/bin/python bench/forget_load.py --smoke           # 2 000 turns, seconds
 
-Two forgets, of two things each said by `--saying` turns, in the same run: first with an erased
-record's vector left where Chroma keeps it (delete only, as before 2026-12-07), then as Amber erases
-now (the vectors overwritten before the delete, Chroma's log table rewritten, its free pages zeroed,
-its write-ahead log emptied: core/store/chroma_file.py `zero_free_pages`).
+Three forgets, of three things each said by `--saying` turns, in the same run: a first one to warm
+the store up, then one with an erased record's vector left where Chroma keeps it (delete only, as
+before 2026-12-07), then one as Amber erases now (each vector overwritten with noise before the
+delete: core/store/chroma_query.py `blank_vectors`). Then what the daily retention job adds: Chroma's
+log table rewritten, its free pages zeroed and its write-ahead log emptied (core/store/scrub.py),
+timed the same way.
 
-Last line: JSON with the build time and, per way of erasing, the forget's time and what it erased,
-and the other person's recall p50/p95 idle and during the forget (`p95_ratio`: during/idle);
-`forget_ratio`: the forget's time now over the delete-only one's.
+Last line: JSON with the build time and, per step, its time and what it erased, and the other
+person's recall p50/p95 idle and during it (`p95_ratio`: during/idle); `forget_ratio`: the forget's
+time now over the delete-only one's.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # what each forget names, said by turns that share no word with the other's (a forget takes any turn
 # holding 60 % of its words: "my code word X" would take "my code word Y" too)
-WORDS = {"vectors_left": "code word Zanzibarquist", "vectors_erased": "spare key Quorblemantis"}
+WORDS = {"warm_up": "bike lock Plimbertash", "vectors_left": "code word Zanzibarquist", "vectors_erased": "spare key Quorblemantis"}
 TOPICS = ["garden", "train", "sister", "coffee", "piano", "Lisbon", "marathon", "cat", "budget", "novel"]
 
 
@@ -66,12 +68,12 @@ def main(argv: list[str] | None = None) -> dict:
     big, other = scope_for(Actor("big")), scope_for(Actor("other"))
     started = time.perf_counter()
     t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
-    every = max(1, args.records // max(1, 2 * args.saying))
+    every = max(1, args.records // max(1, len(WORDS) * args.saying))
     n = 0
     while n < args.records:
         turns = []
         for k in range(n, min(args.records, n + args.batch)):
-            says = list(WORDS.values())[(k // every) % 2] if k % every == 0 else None
+            says = list(WORDS.values())[(k // every) % len(WORDS)] if k % every == 0 else None
             text = f"turn {k} about the {TOPICS[k % 10]} and plan {k % 97}" + (", my {} is {}".format(*says.rsplit(" ", 1)) if says else "")
             turns.append(Message(id=f"t{k}", role="user" if k % 2 == 0 else "assistant", session=f"s{k // 20}", content=text,
                                  created_at=t0 + timedelta(minutes=k)))
@@ -89,34 +91,37 @@ def main(argv: list[str] | None = None) -> dict:
         svc.recall(other, f"how is my {TOPICS[i % 10]} plan going?")
         return (time.perf_counter() - s) * 1000
 
-    from core.store import chroma, chroma_file
+    from core.store import chroma
+    from core.store.scrub import scrub_erased
 
     out: dict = {"bench": "forget_load", "records": args.records, "build_s": round(build_s, 1), "turns_build_s": round(turns_s, 1)}
-    real = chroma.blank_vectors, chroma_file.zero_free_pages
+    real = chroma.blank_vectors
     for way, word in WORDS.items():
-        if way == "vectors_left":  # delete only: the vector stays in the index file and the log's old bytes
-            chroma.blank_vectors, chroma_file.zero_free_pages = (lambda *a, **k: None), (lambda *a, **k: 0)
-        else:
-            chroma.blank_vectors, chroma_file.zero_free_pages = real
-        out[way] = forget_under_load(svc, big, word, recall_once, args.idle_recalls)
-    chroma.blank_vectors, chroma_file.zero_free_pages = real
+        chroma.blank_vectors = (lambda *a, **k: None) if way == "vectors_left" else real  # delete only: the vector stays
+        out[way] = under_load(lambda: forget_result(svc.forget(big, f"my {word}")), recall_once, args.idle_recalls)
+    chroma.blank_vectors = real
+    out["daily_scrub"] = under_load(lambda: {"free_pages_zeroed": scrub_erased(svc.store)}, recall_once, args.idle_recalls)
     svc.close()
-    out["forget_ratio"] = round(out["vectors_erased"]["forget_s"] / max(out["vectors_left"]["forget_s"], 1e-3), 2)
+    out["forget_ratio"] = round(out["vectors_erased"]["step_s"] / max(out["vectors_left"]["step_s"], 1e-3), 2)
     print(json.dumps(out))
     return out
 
 
-def forget_under_load(svc, big, word: str, recall_once, idle_recalls: int) -> dict:
-    """The other person's recalls idle, during `big`'s forget of `word` (in another thread), then idle again."""
+def forget_result(plan) -> dict:
+    return {"erased_turns": len(plan.message_ids), "erased_memories": len(plan.memories)}
+
+
+def under_load(step, recall_once, idle_recalls: int) -> dict:
+    """The other person's recalls idle, during `step` (in another thread; what it returns is kept), then idle again."""
     idle = [recall_once(i) for i in range(idle_recalls)]
     result: dict = {}
 
-    def forget() -> None:
+    def run() -> None:
         s = time.perf_counter()
-        plan = svc.forget(big, f"my {word}")
-        result.update(forget_s=round(time.perf_counter() - s, 3), erased_turns=len(plan.message_ids), erased_memories=len(plan.memories))
+        done = step()
+        result.update(step_s=round(time.perf_counter() - s, 3), **done)
 
-    worker = threading.Thread(target=forget)
+    worker = threading.Thread(target=run)
     during: list[float] = []
     worker.start()
     i = 0

@@ -30,6 +30,7 @@ from .registry import RegistryStore
 from .scope import Scope, event_collection, memory_collection
 from .store.at_once import AtOnce
 from .store.gate import writing
+from .store.scrub import scrub_erased
 from .supersede import require_current
 
 
@@ -493,6 +494,11 @@ class WritePath:
             self._revisions.bump(col)
         else:
             self._revisions.bump(col, lambda old, new: self._recaller.note_messages(col, messages, old, new), stamp=stamp)
+
+    def scrub_erased(self) -> int:
+        """Overwrite what erased records left in an embedded store's Chroma file (store/scrub.py): the
+        daily retention job's last step. Returns the free pages overwritten."""
+        return scrub_erased(self._store)
 
     def delete_records(self, scope: Scope, col: str, ids: Sequence[str], *, vectors: bool = True) -> None:
         """Remove records for good, under the user's lock. Raises if the store refuses."""

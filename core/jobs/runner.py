@@ -257,7 +257,8 @@ async def _retention(service, settings, users, clock, emit, heartbeat, rec: RunR
             log.exception("retention failed for user %s", user_hash(u))
         await asyncio.to_thread(heartbeat)
     runs = await asyncio.to_thread(_prune_runs, service, clock(), policy, rec.id)
-    rec.counts = {k: v for k, v in vars(stats).items() if isinstance(v, int)} | {"runs_deleted": runs}
+    zeroed = await asyncio.to_thread(service.writes.scrub_erased)  # what the day's erasures left in Chroma's file (store/scrub.py)
+    rec.counts = {k: v for k, v in vars(stats).items() if isinstance(v, int)} | {"runs_deleted": runs, "free_pages_zeroed": zeroed}
     rec.errors = rec.errors + stats.errors
 
 

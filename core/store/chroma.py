@@ -234,9 +234,8 @@ class ChromaStore:
                 self.sealer.keys.destroy_collection(name)
             try:
                 self.client.delete_collection(name)
-                if self.sealer is not None:  # Chroma leaves a dropped collection's index files behind, and its rows' bytes
+                if self.sealer is not None:  # Chroma leaves a dropped collection's index files behind
                     remove_orphan_segments(Path(self.location))
-                    chroma_file.zero_free_pages(Path(self.location) / chroma_file.FILE)
             except Exception as e:
                 _raise_if_outage(e, f"Chroma collection {name}")  # else: it was not there
 
@@ -306,16 +305,14 @@ class ChromaStore:
         if ids and col.startswith(EVENT_LOG):
             col, ids = EVENTS, [f"{col}/{i}" for i in ids]
         if ids:
-            self._room(len(ids) * (512 + 8 * self.dim * vectors), floor=0.5)  # a delete writes too: allowed deeper into the reserve
+            self._room(len(ids) * 512, floor=0.5)  # a delete writes too: allowed deeper into the reserve
             c = self._collection(col, vectors=vectors)
-            if vectors:  # the index file keeps a deleted record's vector: overwritten first (chroma_query.py)
-                blank_vectors(c, ids, self.dim)
+            if vectors:  # the index file keeps a deleted record's vector: overwritten first, if the disk has room (chroma_query.py)
+                blank_vectors(c, ids, self.dim, lambda n: self.disk is None or self.disk.fits(n))
             c.delete(ids=list(ids))
             if self.sealer is not None:  # removed for good: every copy Chroma still holds goes unreadable
                 with self._keys_written(col):
                     self.sealer.destroy(col, ids)
-                if vectors:  # and the bytes its vector left in Chroma's file
-                    chroma_file.zero_free_pages(Path(self.location) / chroma_file.FILE)
 
     def reseal(self, col: str, ids: Sequence[str]) -> int:
         """Seal these records again as they are now, under fresh keys, and destroy the keys they had:

@@ -103,15 +103,22 @@ def vacuum(path: Path) -> None:
         _in_child("vacuum", path)
 
 
+def free_space(path: Path) -> tuple[int, int]:
+    """Chroma's file's free pages and its page size."""
+    pages, size = _in_child("free", path) if Path(path).is_file() else (0, 4096)  # type: ignore[misc]
+    return int(pages), int(size)
+
+
 def zero_free_pages(path: Path) -> int:
     """Overwrite the free pages of Chroma's file and empty its write-ahead log, after records were
-    erased. Chroma purges a record's log rows (each holds the record's vector as written) once its
+    erased (daily, by the retention job: scrub.py). Chroma purges a record's log rows (each holds the record's vector as written) once its
     indexes have applied them; SQLite leaves a purged row's bytes where it was, in a page it freed or
     between the rows a page still holds, and in the write-ahead log's older frames, until something
     reuses them. Here the log table is rewritten with secure_delete on, every free page is taken by a
     table of zeros then dropped (so each is written with zeros), and the write-ahead log is
-    checkpointed into the file and truncated (skipped while Chroma reads: the next erase tries
-    again). Returns the number of free pages overwritten."""
+    checkpointed into the file and truncated. Another connection's lock held for long (a backup
+    reading the file) makes it give up after a few seconds, and the next run tries again. Returns
+    the number of free pages overwritten."""
     if not Path(path).is_file():
         return 0
     try:
@@ -238,10 +245,16 @@ def _zero(db: sqlite3.Connection) -> int:
             db.execute("DROP TABLE amber_zero_free")  # secure_delete: its pages go back to the free list zeroed
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+            db.execute("ROLLBACK")
         raise
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the log back to nothing, whatever happened
     return int(free)
+
+
+def _free(db: sqlite3.Connection) -> list[int]:
+    return [db.execute("PRAGMA freelist_count").fetchone()[0], db.execute("PRAGMA page_size").fetchone()[0]]
 
 
 def _vacuum(db: sqlite3.Connection) -> None:
@@ -252,10 +265,10 @@ def _vacuum(db: sqlite3.Connection) -> None:
 
 def _main(argv: list[str]) -> None:
     op, path, *args = argv
-    db = sqlite3.connect(path, timeout=60, isolation_level=None)
+    db = sqlite3.connect(path, timeout=5 if op == "zero" else 60, isolation_level=None)  # zero: never hold writers up for long
     try:
         out = {"segments": lambda: _segments(db), "vectors": lambda: _vectors(db), "scrub": lambda: _scrub(db, *args),
-               "vacuum": lambda: _vacuum(db), "zero": lambda: _zero(db), "records": lambda: _records(db, *args), "behind": lambda: _behind(db, Path(path).parent, *args)}[op]()
+               "vacuum": lambda: _vacuum(db), "zero": lambda: _zero(db), "free": lambda: _free(db), "records": lambda: _records(db, *args), "behind": lambda: _behind(db, Path(path).parent, *args)}[op]()
     finally:
         db.close()
     print(json.dumps(out))

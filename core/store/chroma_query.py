@@ -5,7 +5,7 @@ it takes, and the empty collection a read sees where Chroma holds none yet."""
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -80,17 +80,21 @@ def upsert_rows(col: Any, ids: Sequence[str], metas: Sequence[dict[str, Any]], v
         col.upsert(ids=list(ids[part]), metadatas=list(metas[part]), embeddings=[vector] * len(ids[part]))
 
 
-def blank_vectors(col: Any, ids: Sequence[str], dim: int) -> None:
+def blank_vectors(col: Any, ids: Sequence[str], dim: int, fits: Callable[[int], bool] = lambda n: True) -> None:
     """Overwrite the vectors of `ids` (records about to be deleted) with random unit vectors.
     Chroma's vector index only marks a deleted record: its vector stays in the index file for good,
     and with the same embedding model anyone holding the file could score a guessed sentence
     against it. Overwritten first, the index file holds noise in that slot once Chroma writes it
     (at once for a person's collections, which keep their index on disk after every write).
-    Ids Chroma does not hold are skipped by Chroma itself. Must not stop the delete: failing here
-    only logs."""
+    Ids Chroma does not hold are skipped by Chroma itself. Must not stop the delete: a disk without
+    room for these writes above its reserve (`fits` says no), or a failure, leaves the vectors and logs."""
     rng = np.random.default_rng()  # seeded from the OS: the noise says nothing about the record
+    ids = list(dict.fromkeys(ids))  # Chroma refuses an update that names an id twice
+    if not fits(len(ids) * (512 + 8 * dim)):  # a forget must still go through on a nearly full disk
+        log.warning("amber: no room above the disk's reserve to overwrite the vectors of %d deleted record(s): they stay in the index file", len(ids))
+        return
     for at in range(0, len(ids), MAX_BATCH):
-        part = list(ids[at: at + MAX_BATCH])
+        part = ids[at: at + MAX_BATCH]
         noise = np.zeros((len(part), dim))  # each a random axis, either way: unit length exactly, as every stored vector
         noise[np.arange(len(part)), rng.integers(0, dim, len(part))] = rng.choice((-1.0, 1.0), len(part))
         try:

@@ -87,6 +87,15 @@ class DiskGuard:
             raise StoreUnavailable(msg)
         self.outage.up()
 
+    def fits(self, payload: int) -> bool:
+        """Whether a write of `payload` bytes that may be left out (the noise over a deleted vector, the
+        zeros over free pages) leaves the reserve free, counted as `check` counts; marks nothing."""
+        try:
+            free, reserve = self._space()
+        except OSError:
+            return False
+        return free >= reserve + 4 * max(0, payload)
+
     def status(self) -> dict[str, Any]:
         try:
             free, reserve = self._space()

@@ -133,3 +133,23 @@ async def test_a_client_clock_decides_nothing_about_retention(service, clock, al
     clock.set(T0 + timedelta(days=14.1))
     await arun_job("retention", service, settings)
     assert service.messages(alice) == []
+
+
+async def test_a_purged_record_leaves_no_copy_of_its_vector_in_any_file(service, clock, alice, settings, tmp_path):
+    """Purging the trash erases: the record's vector is overwritten in the index file at once, and the
+    same run overwrites what its log rows left in Chroma's SQLite file (free pages, the write-ahead
+    log): afterwards no file of the data directory holds it."""
+    from core.scope import memory_collection
+    from tests.kit.disk import files_holding_vector
+
+    clock.set(T0 - timedelta(days=40))
+    m = service.remember(alice, MemoryIn(content="My old landlord was Vexillor Quant")).memory
+    col = service.store._collection(memory_collection(alice), vectors=True, create=False)
+    vector = col.get(ids=[m.id], include=["embeddings"])["embeddings"][0]
+    service.delete(alice, m.id)
+    assert files_holding_vector(tmp_path / "data", vector)  # the check sees it while it is stored
+    clock.set(T0)
+    rec = await arun_job("retention", service, settings)
+    assert status(service, alice, m.id) == "gone" and rec["counts"]["hard_deleted"] == 1
+    assert rec["counts"]["free_pages_zeroed"] >= 0
+    assert files_holding_vector(tmp_path / "data", vector) == []
