@@ -121,11 +121,9 @@ def render_forget_note(subject: str, memories: int, turns: int, uncertain: Seque
     else:
         lines.append("Amber found nothing it is sure states this, so nothing was erased. Say so, and ask the user which memory they mean.")
     if unsure_turns and kept:
-        one = unsure_turns == 1
-        lines.append(f"{unsure_turns} other past turn{'' if one else 's'} share{'s' if one else ''} some of these words but may not "
-                     f"state it, so Amber keeps {'it' if one else 'them'}; tell the user, who can read {'it' if one else 'them'} and "
-                     f"delete {'it' if one else 'any'} on Amber's admin page, or ask Amber to forget {'it' if one else 'them'} in "
-                     f"{'its' if one else 'their'} own words.")
+        lines.append(f"{unsure_turns} other past turn{'' if unsure_turns == 1 else 's'} share some of these words but may not state it, "
+                     "so Amber keeps them; tell the user, who can read them and delete any on Amber's admin page, or ask Amber to "
+                     "forget them in their own words.")
     return fenced(FORGET_HEADER, lines)
 
 
