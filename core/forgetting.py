@@ -391,10 +391,10 @@ def words_of(text: str) -> set[str]:
 
 def says(words: set[str], text: str, weights: Mapping[str, float] | None = None, keys: set[str] | frozenset[str] = frozenset()) -> bool:
     """Whether `text` holds at least 60 % of `words`, and two of them at the least: a reply that
-    says "your sister is Inès" still says what "forget that my sister is called Inès" removes. What
-    makes it the thing must be there too: one of `keys` (`key_words`: the names and numbers the
-    forget named) when it named any, else, with `weights` (`rarity`), 60 % of the words' weight.
-    "Can you review the code of my word counter?" holds two of the three words of "my code word
+    says "your sister is Inès" still says what "forget that my sister is called Inès" removes. With
+    `weights` (`rarity`), what makes it the thing must be there too: one of `keys` (`key_words`: the
+    names and numbers the forget named) when it named any, else 60 % of the words' weight. "Can you
+    review the code of my word counter?" holds two of the three words of "my code word
     Zanzibarquist", but not the name, so it is not sure to say it (the forget reports it instead)."""
     if not words:
         return False
@@ -404,12 +404,10 @@ def says(words: set[str], text: str, weights: Mapping[str, float] | None = None,
     held = words & set(tokenize(text))
     if len(held) < need:
         return False
-    if keys & words:  # it named a name or number: that is what makes it the thing
+    total = sum(weights.get(w, 0.0) for w in words) if weights else 0.0
+    if keys & words:
         return bool(held & keys)
-    if not weights:
-        return True
-    total = sum(weights.get(w, 0.0) for w in words)
-    return total <= 0 or sum(weights.get(w, 0.0) for w in held) >= 0.6 * total
+    return total <= 0 or sum(weights.get(w, 0.0) for w in held) >= 0.6 * total  # type: ignore[union-attr]
 
 
 def key_words(text: str) -> set[str]:
