@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
@@ -59,9 +59,6 @@ class ForgetPlan:
     uncertain: list[Memory] = field(default_factory=list)
     # source turns of the erased memories that are no longer stored (retention): tombstoned all the same
     gone_sources: list[str] = field(default_factory=list)
-    # captured turns holding enough of its words but neither a name or number of it nor most of their
-    # weight (`says`): never erased, reported so the person can look at them and delete what they mean
-    uncertain_turns: list[str] = field(default_factory=list)
 
 
 class Forgetting:
@@ -106,7 +103,7 @@ class Forgetting:
         it, and what is still waiting to be stored that says it."""
         subject = _subject(what)
         plan = self.forget_subject(scope, subject)
-        self.purge_elsewhere(scope.user_id, self.matcher(scope, subject))
+        self.purge_elsewhere(scope.user_id, subject_matcher(subject))
         return plan
 
     def purge_elsewhere(self, user_id: str, says_it: Callable[[str], bool]) -> int:
@@ -132,16 +129,16 @@ class Forgetting:
         standing = [m for m in every if m.kind in STANDING and m.status == Status.active]
         names = specific_names(what, memories, live)
         rewrites = [(m, new) for m in standing if (new := without_saying(m.content, phrases, names)) != m.content]
-        # the turns that say it, and what still says each memory in its own words ("Saved: passport P-…")
-        said, near = self._turns_matching(scope, [what, *(m.content for m in memories)])
-        said |= {i for m in memories for i in m.source_ids}
+        said = self.turns_saying(scope, what) | {i for m in memories for i in m.source_ids}
+        # and what still says each memory in its own words ("Saved: passport P-…" after "forget my passport number")
+        for m in memories:
+            said |= self.turns_saying(scope, m.content)
         said |= self._replies_naming(scope, said, what)
         # source ids may name turns retention already removed: count only those still stored, and
         # file tombstones for the others too (an older export still holds them: `amber import` of it)
         have = self._reads.existing_turn_ids(scope, sorted(said)) if said else set()
         gone = sorted({i for m in memories for i in m.source_ids} - have)
-        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites, uncertain=uncertain, gone_sources=gone,
-                          uncertain_turns=sorted(near - said))
+        return ForgetPlan(what=what, memories=memories, message_ids=sorted(have), rewrites=rewrites, uncertain=uncertain, gone_sources=gone)
 
     def _meaning(self, scope: Scope, what: str, live: Sequence[Memory]) -> dict[str, float]:
         """The live memories closest to `what` in meaning, by the recall's own embedding and its
@@ -166,9 +163,7 @@ class Forgetting:
         with self._writes.lock(scope):
             plan = self._plan(scope, what)
             # what is still on its way here, said before now, is held to the same words (tombstones.py)
-            named = [what, *(m.content for m in plan.memories)]
-            weights = rarity(set().union(*map(words_of, named)), [t.content for t in self._recaller.messages(message_collection(scope))])
-            self.tombstones.note_words(scope.user_id, [(words_of(t), key_words(t)) for t in named], self._now(), weights)
+            self.tombstones.note_words(scope.user_id, [words_of(t) for t in [what, *(m.content for m in plan.memories)]], self._now())
             erased = list(plan.memories)
             for m, text in plan.rewrites:
                 if not text:
@@ -180,9 +175,9 @@ class Forgetting:
                     self._update(scope, m.id, MemoryPatch(content=text))  # under a fresh key (WritePath.rewrite)
             self.erase(scope, erased, plan.message_ids, gone_sources=plan.gone_sources)
             if self._registry is not None:
-                drop_saying(self._registry, self._writes.sealer, scope.user_id, self.matcher(scope, what))
+                drop_saying(self._registry, self._writes.sealer, scope.user_id, subject_matcher(what))
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
-                              uncertain=plan.uncertain, uncertain_turns=plan.uncertain_turns)
+                              uncertain=plan.uncertain)
 
     def erase(self, scope: Scope, memories: Sequence[Memory], message_ids: Sequence[str] = (), *, gone_sources: Sequence[str] = ()) -> None:
         """Remove records for good and leave wordless tombstones (`gone_sources`: turns no longer
@@ -225,33 +220,13 @@ class Forgetting:
         return out
 
     def turns_saying(self, scope: Scope, text: str) -> set[str]:
-        """Turns holding at least 60 % of the words of `text`, two of them at the least, and a name or
-        number of it (if it has any; else 60 % of their weight by rarity among the person's turns:
-        `says`): a reply that says "your sister is Inès" still says what "forget that my sister is
-        called Inès" removes; "my sister is called by her nickname at school" does not."""
-        return self._turns_matching(scope, [text])[0]
-
-    def _turns_matching(self, scope: Scope, texts: Sequence[str]) -> tuple[set[str], set[str]]:
-        """The turns that say any of `texts` (`turns_saying`), and those that hold enough of the words
-        of one but not what makes it that thing (reported as uncertain, never erased)."""
-        turns = self._recaller.messages(message_collection(scope))
-        sure: set[str] = set()
-        near: set[str] = set()
-        for text in texts:
-            want = words_of(text)
-            if not want:
-                continue
-            weights, keys = rarity(want, [m.content for m in turns]), key_words(text)
-            for m in turns:
-                if says(want, m.content):
-                    (sure if says(want, m.content, weights, keys) else near).add(m.id)
-        return sure, near - sure
-
-    def matcher(self, scope: Scope, subject: str) -> Callable[[str], bool]:
-        """`subject_matcher` with the subject's words weighed by rarity among the person's turns, for
-        what waits outside the store (the journal, the capture queue, the client cache)."""
-        turns = self._recaller.messages(message_collection(scope))
-        return subject_matcher(subject, rarity(words_of(subject), [m.content for m in turns]))
+        """Turns holding at least 60 % of the words of `text`, and two of them at the least: a reply
+        that says "your sister is Inès" still says what "forget that my sister is called Inès"
+        removes. A forget errs on the side of removing."""
+        want = words_of(text)
+        if not want:
+            return set()
+        return {m.id for m in self._recaller.messages(message_collection(scope)) if says(want, m.content)}
 
     def delete_messages(self, scope: Scope, ids: Sequence[str]) -> int:
         """Delete captured turns for good (a forget, a person cleaning up). The audit keeps their ids
@@ -389,49 +364,16 @@ def words_of(text: str) -> set[str]:
     return {t for t in tokenize(text) if len(t) >= 2}
 
 
-def says(words: set[str], text: str, weights: Mapping[str, float] | None = None, keys: set[str] | frozenset[str] = frozenset()) -> bool:
+def says(words: set[str], text: str) -> bool:
     """Whether `text` holds at least 60 % of `words`, and two of them at the least: a reply that
-    says "your sister is Inès" still says what "forget that my sister is called Inès" removes. With
-    `weights` (`rarity`), what makes it the thing must be there too: one of `keys` (`key_words`: the
-    names and numbers the forget named) when it named any, else 60 % of the words' weight. "Can you
-    review the code of my word counter?" holds two of the three words of "my code word
-    Zanzibarquist", but not the name, so it is not sure to say it (the forget reports it instead)."""
+    says "your sister is Inès" still says what "forget that my sister is called Inès" removes. A
+    forget errs on the side of removing."""
     if not words:
         return False
     need = max(min(2, len(words)), math.ceil(0.6 * len(words)))
     if text.isascii() and sum(_probe(w) in text.lower() for w in words) < need:
         return False  # cannot hold enough of them: no need to tokenize it (a forget reads every turn)
-    held = words & set(tokenize(text))
-    if len(held) < need:
-        return False
-    total = sum(weights.get(w, 0.0) for w in words) if weights else 0.0
-    if keys & words:
-        return bool(held & keys)
-    return total <= 0 or sum(weights.get(w, 0.0) for w in held) >= 0.6 * total  # type: ignore[union-attr]
-
-
-def key_words(text: str) -> set[str]:
-    """The names and numbers in `text` ("Inès", "4417", "P-1234"), as `words_of` spells them."""
-    return words_of(" ".join(_NAME_OR_NUMBER.findall(text)))
-
-
-def rarity(words: set[str], texts: Sequence[str]) -> dict[str, float]:
-    """Each of `words` weighed by how few of `texts` (a person's turns) hold it, as BM25 weighs a
-    term (log(1 + (n - df + 0.5) / (df + 0.5))): a name said once outweighs "code" said every day.
-    A text in ASCII counts as holding a word when it contains its stem anywhere (a cheap upper
-    bound, which only lowers that word's weight)."""
-    df = dict.fromkeys(words, 0)
-    probes = {w: _probe(w) for w in words}
-    for text in texts:
-        if text.isascii():
-            low = text.lower()
-            for w, p in probes.items():
-                df[w] += p in low
-        else:
-            for w in words & set(tokenize(text)):
-                df[w] += 1
-    n = len(texts)
-    return {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
+    return len(words & set(tokenize(text))) >= need
 
 
 def _probe(token: str) -> str:
@@ -451,12 +393,11 @@ def forget_request(text: str) -> Callable[[str], bool] | None:
     return subject_matcher(cmd.text)
 
 
-def subject_matcher(subject: str, weights: Mapping[str, float] | None = None) -> Callable[[str], bool]:
-    """A test of whether a text says `subject` (what a forget names), as a forget tests turns
-    (`weights`: `rarity` among the person's turns, where the store is at hand)."""
-    wanted, keys = words_of(subject), key_words(subject)
+def subject_matcher(subject: str) -> Callable[[str], bool]:
+    """A test of whether a text says `subject` (what a forget names), as a forget tests turns."""
+    wanted = words_of(subject)
     needle = normalize_text(subject)
-    return lambda other: bool(other) and (needle in normalize_text(other) or says(wanted, other, weights, keys))
+    return lambda other: bool(other) and (needle in normalize_text(other) or says(wanted, other))
 
 
 def specific_names(what: str, erased: Sequence[Memory], live: Sequence[Memory]) -> set[str]:

@@ -43,9 +43,6 @@ class ForgetResult(BaseModel):
     rewritten: list[str] = Field(default_factory=list, description="Digest and daily-log ids rewritten without the sentences that say it")
     uncertain: list[Memory] = Field(default_factory=list, description="Memories it may mean but Amber is not sure of: kept, "
                                     "never erased; ask the person which they mean and forget that one in its own words")
-    uncertain_turns: list[str] = Field(default_factory=list, description="Ids of captured turns that hold some of its words but "
-                                       "neither a name or number of it nor most of what makes it: kept, never erased; the person "
-                                       "can read them (GET /v1/messages) and delete those they mean")
 
 
 class PurgeResult(BaseModel):

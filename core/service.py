@@ -86,8 +86,8 @@ from .write_path import Revisions, WritePath
 
 def forget_result(plan: ForgetPlan) -> ForgetResult:
     """What a forget erased (or would), as the port reports it."""
-    return ForgetResult(what=plan.what, done=plan.done, memories=plan.memories, messages=len(plan.message_ids), message_ids=plan.message_ids,
-                        rewritten=[m.id for m, _ in plan.rewrites], uncertain=plan.uncertain, uncertain_turns=plan.uncertain_turns)
+    return ForgetResult(what=plan.what, done=plan.done, memories=plan.memories, messages=len(plan.message_ids),
+                        message_ids=plan.message_ids, rewritten=[m.id for m, _ in plan.rewrites], uncertain=plan.uncertain)
 
 
 class MemoryService:

@@ -13,8 +13,7 @@ the forget ran (a proxy's journal on another machine while memory was away, an e
 replayed days later, an older chat export). So each forget also files what it named as keyed words
 (`note_words`: one HMAC per word, under the same secret and a salt of the forget's own, so two forgets
 do not show which words they share), and a turn said before a forget that holds what the forget's
-own matching would take (forgetting.says: 60 % of a phrase's words, two at the least, and a name or
-number of it if it has any, else 60 % of their weight, kept beside each word's HMAC) is not stored
+own matching would take (60 % of a phrase's words, two at the least) is not stored
 (`buried_turns`) and gets a tombstone like a forgotten one. A turn said after the forget is the person saying it again, and is kept,
 but for an assistant's turn within 15 minutes that repeats it: the reply to the forget ("Done, I have
 forgotten that your sister is called Inès"), whichever host the next call reaches.
@@ -26,7 +25,7 @@ import logging
 import math
 import secrets
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .model import Message, Role
 from .person_secret import PersonSecrets, keyed_digest, secret_key
@@ -37,7 +36,7 @@ log = logging.getLogger("amber.tombstones")
 
 KIND = "tombstone"
 WORDS = "words"  # the row of what a person's forgets named, as keyed words
-KEEP_FORGETS = 50  # the newest forgets whose words are kept: one row (~90 KB at most), read with a capture's tombstones
+KEEP_FORGETS = 50  # the newest forgets whose words are kept: one row (~70 KB at most), read with a capture's tombstones
 MAX_PHRASES, MAX_WORDS = 4, 24  # per forget: what it named and the first memories it erased; a phrase's longest words
 REPLY_WINDOW = timedelta(minutes=15)  # an assistant's turn this soon after a forget that repeats it is the reply to it
 UNREAD = object()  # a row `turn_rows` names that nobody has read yet
@@ -97,27 +96,18 @@ class Tombstones:
         keys = {self._key(user_id, self._ref(secret, i)): i for i in wanted}
         return {keys[k] for k in self._registry.reg_get_many(keys)}
 
-    def note_words(self, user_id: str, phrases: Sequence[tuple[set[str], set[str]]], now: datetime,
-                   weights: Mapping[str, float] | None = None) -> None:
-        """What a forget named, filed as keyed words with the time of the forget: each phrase as
-        (its words, its names and numbers), with each word's weight as the forget weighed it
-        (forgetting.rarity), so a turn on its way is held to the forget's own rule. The caller
-        holds the person's write lock."""
-        phrases = [(set(sorted(p, key=lambda w: (-len(w), w))[:MAX_WORDS]), k) for p, k in phrases if p][:MAX_PHRASES]
+    def note_words(self, user_id: str, phrases: Sequence[set[str]], now: datetime) -> None:
+        """What a forget named (each phrase's words, as the forget matched turns), filed as keyed
+        words with the time of the forget. The caller holds the person's write lock."""
+        phrases = [set(sorted(p, key=lambda w: (-len(w), w))[:MAX_WORDS]) for p in phrases if p][:MAX_PHRASES]
         if not phrases:
             return
         secret = self._secret(user_id, create=True)
         key = self._key(user_id, WORDS)
         salt = secrets.token_hex(8)
         forgets = list((self._registry.reg_get(key) or {}).get("forgets") or [])
-        noted = []
-        for words, names in phrases:
-            digest = {w: keyed_digest(secret, "word", salt, w, size=12) for w in words}
-            order = sorted(words, key=digest.__getitem__)
-            noted.append({"words": [digest[w] for w in order], "need": max(min(2, len(words)), math.ceil(0.6 * len(words))),
-                          "keys": sorted(digest[w] for w in names & words),
-                          **({"weights": [round(10 * weights.get(w, 0.0)) for w in order]} if weights else {})})
-        forgets.append({"at": now.isoformat(), "salt": salt, "phrases": noted})
+        forgets.append({"at": now.isoformat(), "salt": salt, "phrases": [
+            {"words": sorted(_digests(secret, salt, p)), "need": max(min(2, len(p)), math.ceil(0.6 * len(p)))} for p in phrases]})
         self._registry.reg_put(key, {"forgets": forgets[-KEEP_FORGETS:]}, kind=KIND, owner=user_id)
 
     def buried_turns(self, user_id: str, messages: Sequence[Message]) -> set[str]:
@@ -190,7 +180,7 @@ def _said_before(secret: bytes, row: Any, messages: Sequence[Message]) -> set[st
     """The ids of `messages` said before a forget in `row` (or an assistant's reply soon after it)
     that hold what it named. A row this code cannot read holds nothing back: capture never fails on it."""
     try:
-        forgets = [(_aware(datetime.fromisoformat(f["at"])), str(f["salt"]), [_Phrase.of(p) for p in f["phrases"]])
+        forgets = [(_aware(datetime.fromisoformat(f["at"])), str(f["salt"]), [(set(p["words"]), int(p["need"])) for p in f["phrases"]])
                    for f in (row or {}).get("forgets") or []]
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         log.warning("amber: a forget's words row could not be read (%s: %s); turns are not held to it", type(e).__name__, e)
@@ -204,36 +194,10 @@ def _said_before(secret: bytes, row: Any, messages: Sequence[Message]) -> set[st
         words = {t for t in tokenize(m.content) if len(t) >= 2}
         for salt, phrases in later:
             said = _digests(secret, salt, words)  # once per forget, not once per phrase
-            if any(p.said_by(said) for p in phrases):
+            if any(len(said & wanted) >= need for wanted, need in phrases):
                 out.add(m.id)
                 break
     return out
-
-
-class _Phrase:
-    """One phrase of a forget's words row, held to the rule the forget matched turns by
-    (forgetting.says): `need` of its words, and a name or number of it if it has any, else 60 % of
-    their weight. A row from before weights were kept holds to the words alone."""
-
-    def __init__(self, words: Sequence[str], need: int, keys: Iterable[str], weights: Sequence[float] | None):
-        self.words, self.need, self.keys = set(words), need, set(keys)
-        self.weight = dict(zip(words, weights)) if weights is not None and len(weights) == len(words) else None
-
-    @classmethod
-    def of(cls, row: Mapping[str, Any]) -> _Phrase:
-        return cls([str(w) for w in row["words"]], int(row["need"]), [str(k) for k in row.get("keys") or ()],
-                   [float(w) for w in row["weights"]] if row.get("weights") is not None else None)
-
-    def said_by(self, digests: set[str]) -> bool:
-        held = digests & self.words
-        if len(held) < self.need:
-            return False
-        if self.weight is None:
-            return True
-        if self.keys:
-            return bool(held & self.keys)
-        total = sum(self.weight.values())
-        return total <= 0 or sum(self.weight[w] for w in held) >= 0.6 * total
 
 
 def _aware(t: datetime) -> datetime:

@@ -81,13 +81,12 @@ class HookMemory:
         `shown_here` False: this chat receives no memory, so only a turn naming a handle is read."""
         return await correct_in_turn(self.port_for(actor), said, shown_here)
 
-    async def forget_preview(self, actor: Actor, what: str, off_host: DestinationPolicy | None = None) -> tuple[int, int, list[str], int]:
-        """What a forget of `what` would erase now (memories, turns), the words of the memories it
-        may mean but is not sure of (kept; for a model off the host (`off_host`), not the words of
-        those that stay on it), and how many turns share some of its words but may not say it (kept)."""
+    async def forget_preview(self, actor: Actor, what: str, off_host: DestinationPolicy | None = None) -> tuple[int, int, list[str]]:
+        """What a forget of `what` would erase now (memories, turns) and the words of the memories
+        it may mean but is not sure of (kept); for a model off the host (`off_host`), not the words
+        of those that stay on it."""
         plan = await self.port_for(actor).forget(what, preview=True)
-        maybe = [m.content for m in plan.uncertain if off_host is None or not off_host.stays(m)]
-        return len(plan.memories), plan.messages, maybe, len(plan.uncertain_turns)
+        return len(plan.memories), plan.messages, [m.content for m in plan.uncertain if off_host is None or not off_host.stays(m)]
 
     async def boot_pack(self, actor: Actor, off_host: DestinationPolicy | None = None) -> str:
         """The boot pack's text; for a model off the host (`off_host`, the policy that says what stays)

@@ -283,12 +283,10 @@ def build_mcp(port_for_request: Callable[[], MemoryPort], *, name: str = "amber"
         included), and the captured conversation turns that still say it; nothing forgotten can be
         restored. Call with preview=true first and tell the user what will go, then with preview=false
         to forget; nothing is removed until then. Only what Amber is sure states it is erased: what it
-        may mean but is not sure of comes back in `uncertain`, kept; ask the user which they mean. Turns
-        that share some of its words but not its name or number come back in `uncertain_turns`, kept."""
+        may mean but is not sure of comes back in `uncertain`, kept; ask the user which they mean."""
         r = await _call(port_for_request().forget(what, preview=preview))
         return ForgetView(what=r.what, done=r.done, memories=views(r.memories), messages=r.messages,
-                          message_ids=r.message_ids, rewritten=r.rewritten, uncertain=views(r.uncertain),
-                          uncertain_turns=r.uncertain_turns)
+                          message_ids=r.message_ids, rewritten=r.rewritten, uncertain=views(r.uncertain))
 
     @mcp.tool(title="List captured conversation turns", annotations=READ_ONLY, structured_output=True)
     async def messages_list(

@@ -153,6 +153,3 @@ class ForgetView(BaseModel):
     uncertain: list[MemoryView] = Field(default_factory=list, description=(
         "Memories it may mean but Amber is not sure of: kept, never erased (not even with preview=false). "
         "Ask the user which of them, if any, they mean, and forget that one in its own words"))
-    uncertain_turns: list[str] = Field(default_factory=list, description=(
-        "Ids of captured turns that hold some of its words but neither its name or number nor most of what makes it: kept, "
-        "never erased. Offer to show them (messages_list) and delete those the user means (messages_delete)"))

@@ -29,7 +29,6 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("fair_ingest.py", ["--smoke"]),  # the real local embedder
     ("recall_scale.py", ["--smoke"]),
     ("forget_load.py", ["--smoke"]),
-    ("forget_matching.py", ["--smoke"]),  # made-up conversations, no store
     ("embed_engine.py", ["--smoke", "--fused"]),
     ("embed_lanes.py", ["--smoke"]),  # the real local embedder, both lanes
     ("index_pool.py", ["--smoke"]),  # a chroma run server with a pool of 4 indexes

@@ -99,32 +99,27 @@ FORGET_HEADER = (  # opens like every Amber block, so capture strips it (strip_p
 )
 
 
-def render_forget_note(subject: str, memories: int, turns: int, uncertain: Sequence[str] = (), unsure_turns: int = 0, *,
-                       kept: bool = True) -> str:
+def render_forget_note(subject: str, memories: int, turns: int, uncertain: Sequence[str] = (), *, kept: bool = True) -> str:
     """What a model reads on a turn that asks Amber to forget, so its answer can be honest: what
     Amber is erasing, or that it found nothing it is sure of (with the memories it may mean, which
-    it does not erase, so the model can ask which), or that this turn keeps nothing; and how many
-    past turns share some of its words but may not say it (`unsure_turns`: kept, for the user to look at)."""
-    lines = [f"The user asked Amber to forget: {_escape(subject)}."]
+    it does not erase, so the model can ask which), or that this turn keeps nothing."""
+    asked = f"The user asked Amber to forget: {_escape(subject)}."
     maybe = [f"- {_escape(t)}" for t in uncertain]
     if not kept:
-        lines.append("This conversation is private (memory is read-only for it), so Amber erases nothing now; the user can ask again in a normal chat.")
+        said = "This conversation is private (memory is read-only for it), so Amber erases nothing now; the user can ask again in a normal chat."
     elif memories or turns:
         parts = [f"{memories} memor{'y' if memories == 1 else 'ies'}" if memories else "", f"{turns} past turn{'' if turns == 1 else 's'}" if turns else ""]
-        lines.append(f"Amber is erasing {' and '.join(p for p in parts if p)} that state it, for good; it will not be recalled again. "
-                     "Do not repeat what was forgotten.")
+        said = (f"Amber is erasing {' and '.join(p for p in parts if p)} that state it, for good; it will not be recalled again. "
+                "Do not repeat what was forgotten.")
         if maybe:
-            lines += ["Amber is not sure the user also means these memories, so it keeps them; ask whether they should be forgotten too:", *maybe]
+            return fenced(FORGET_HEADER, [asked, said, "Amber is not sure the user also means these memories, so it keeps them; "
+                                          "ask whether they should be forgotten too:", *maybe])
     elif maybe:
-        lines += ["Amber found nothing it is sure states this, so nothing was erased. It may mean one of these memories (kept for now); "
-                  "ask the user which, if any (they can say it in its words):", *maybe]
+        return fenced(FORGET_HEADER, [asked, "Amber found nothing it is sure states this, so nothing was erased. It may mean one of "
+                                      "these memories (kept for now); ask the user which, if any (they can say it in its words):", *maybe])
     else:
-        lines.append("Amber found nothing it is sure states this, so nothing was erased. Say so, and ask the user which memory they mean.")
-    if unsure_turns and kept:
-        lines.append(f"{unsure_turns} other past turn{'' if unsure_turns == 1 else 's'} share some of these words but may not state it, "
-                     "so Amber keeps them; tell the user, who can read them and delete any on Amber's admin page, or ask Amber to "
-                     "forget them in their own words.")
-    return fenced(FORGET_HEADER, lines)
+        said = "Amber found nothing it is sure states this, so nothing was erased. Say so, and ask the user which memory they mean."
+    return fenced(FORGET_HEADER, [asked, said])
 
 
 def render(items: Sequence[Candidate]) -> str:

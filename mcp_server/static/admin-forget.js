@@ -44,12 +44,6 @@
     if (plan.messages) facts.push(plural(plan.messages, "captured conversation turn that says it", "captured conversation turns that say it"));
     if ((plan.rewritten || []).length) facts.push("the digest or daily log is rewritten without the sentences that say it");
     for (const f of facts) box.appendChild(el("p", { class: "meta" }, f));
-    const unsure = (plan.uncertain_turns || []).length;
-    if (unsure) {  // enough of its words but not its name or number: kept; the person decides
-      box.appendChild(el("p", { class: "meta", "data-testid": "forget-unsure" },
-        plural(unsure, "more captured turn shares", "more captured turns share") + " some of these words but may not say it: " +
-        "kept. Find " + (unsure === 1 ? "it" : "them") + " under Raw messages and delete what you mean too."));
-    }
     box.appendChild(el("p", { class: "confirm" }, "Nothing forgotten can be restored, by anyone."));
     box.appendChild(el("div", { class: "actions" },
       el("button", { type: "button", class: "danger", onclick: () => attempt(async () => {

@@ -106,30 +106,6 @@ def test_forget_shows_what_goes_then_erases_it_for_good(host, page_for):
     assert not watch.dialogs and not watch.errors
 
 
-def test_a_turn_that_shares_only_everyday_words_is_kept_and_shown(host, page_for):
-    """"My gym coach Okonkwo": the turn that says it goes; "the coach at my gym moved the class" holds
-    two of its words but not the name, so it is kept, and the preview says so."""
-    url, _ = host
-    now = datetime.now(timezone.utc).isoformat()
-    turns = [{"id": "t-coach-1", "role": "user", "content": "my gym coach is called Okonkwo", "created_at": now},
-             {"id": "t-coach-2", "role": "user", "content": "the coach at my gym moved the class to Friday", "created_at": now}]
-    carol = {**auth("admin"), "X-Amber-User": "carol"}
-    assert httpx.post(f"{url}/v1/messages", json={"messages": turns, "commands": False}, headers=carol, timeout=30).status_code == 200
-    page, watch = page_for()
-    login(page, url, KEYS["admin"], user="carol")
-    page.click("button[data-view=forget]")
-    page.fill("#forget-what", "my gym coach Okonkwo")
-    page.get_by_role("button", name="Preview").click()
-    plan = page.get_by_test_id("forget-plan")
-    expect(plan).to_contain_text("1 captured conversation turn that says it")
-    expect(plan.get_by_test_id("forget-unsure")).to_contain_text("1 more captured turn shares some of these words but may not say it: kept")
-    page.get_by_role("button", name="Yes, forget for good").click()
-    expect(page.get_by_test_id("notice")).to_contain_text("1 conversation turn erased for good")
-    left = httpx.get(f"{url}/v1/messages", headers=carol, timeout=10).json()["messages"]
-    assert [m["id"] for m in left] == ["t-coach-2"]
-    assert not watch.dialogs and not watch.errors
-
-
 def test_a_memory_forgotten_from_its_detail_closes_and_is_gone(host, page_for):
     url, _ = host
     m = remember(url, "alice", "Alice keeps a rowing machine in the attic")

@@ -293,26 +293,3 @@ def test_two_forgets_do_not_show_which_words_they_share(tmp_path):
         assert first and second and not first & second  # "sister" is in both, under two salts
     finally:
         service.close()
-
-
-def test_a_turn_on_its_way_is_held_to_the_forget_s_own_rule(tmp_path):
-    """A turn said before a forget that arrives after it is held out only when the forget would have
-    taken it had it been stored: holding the name it named, yes; sharing only its everyday words
-    ("code", "word"), no, as in the store (tests/core/test_forget_matching.py)."""
-    from datetime import timedelta
-
-    clock = FixedClock()
-    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder(), clock=clock)
-    alice = scope_for(Actor("alice", client="chatbox"))
-    t0 = clock.now()
-    try:
-        service.store_turns(alice, [Message(id="h1", role="user", content="that word is hard to spell", created_at=t0),
-                                     Message(id="h2", role="user", content="my code word is Zanzibarquist", created_at=t0)])
-        clock.advance(seconds=60)
-        assert service.forget(alice, "my code word Zanzibarquist").message_ids == ["h2"]
-        late = [Message(id="l1", role="user", content="again, the code word: Zanzibarquist", created_at=t0 + timedelta(seconds=30)),
-                Message(id="l2", role="user", content="can you review the code of my word counter?", created_at=t0 + timedelta(seconds=30))]
-        assert service.store_turns(alice, late) == 1
-        assert sorted(t.id for t in service.messages(alice)) == ["h1", "l2"]
-    finally:
-        service.close()

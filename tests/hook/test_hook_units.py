@@ -192,8 +192,3 @@ def test_the_forget_note_is_fenced_and_stripped_from_the_captured_turn():
         assert captured == "Forget that I work at Acme" and parse_command(captured).text == "I work at Acme"
     assert "erasing 1 memory and 2 past turns" in render_forget_note("a", 1, 2)
     assert "found nothing" in render_forget_note("a", 0, 0) and "erases nothing now" in render_forget_note("a", 3, 0, kept=False)
-    # turns that share some of its words but may not say it are kept, and the model is told so it can tell the person
-    unsure = render_forget_note("my code word Zanzibarquist", 0, 1, [], 2)
-    assert "erasing 1 past turn" in unsure and "2 other past turns share some of these words" in unsure
-    assert unsure.count("</memory_context>") == 1 and "other past turn" not in render_forget_note("a", 0, 1)
-    assert "other past turn" not in render_forget_note("a", 0, 0, [], 3, kept=False)  # a private chat erases nothing

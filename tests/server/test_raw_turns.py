@@ -178,21 +178,6 @@ def test_forget_preview_shows_what_goes_and_the_forget_removes_just_that(http):
     assert again["memories"] == [] and again["messages"] == 0
 
 
-def test_a_turn_sharing_only_everyday_words_is_kept_and_reported(http):
-    """"Forget my code word Zanzibarquist" erases the turn that says it and the reply that repeats
-    it, not "can you review the code of my word counter?": that one is kept, and named in
-    `uncertain_turns` so the person can look at it and delete it if they meant it too."""
-    h = fresh()
-    batch = [turn("z1", "user", "my code word is Zanzibarquist", 0), turn("z2", "assistant", "Noted: Zanzibarquist.", 1),
-             turn("z3", "user", "can you review the code of my word counter?", 2), turn("z4", "user", "that word is hard to spell", 3)]
-    assert http.post("/v1/messages", json={"messages": batch, "commands": False}, headers=h).json()["ingested"] == 4
-    preview = http.post("/v1/forget/preview", json={"what": "my code word Zanzibarquist"}, headers=h).json()
-    assert preview["message_ids"] == ["z1", "z2"] and preview["uncertain_turns"] == ["z3"]
-    done = http.post("/v1/forget", json={"what": "my code word Zanzibarquist"}, headers=h).json()
-    assert done["done"] is True and done["message_ids"] == ["z1", "z2"] and done["uncertain_turns"] == ["z3"]
-    assert ids(http, h) == ["z3", "z4"]
-
-
 def test_turns_said_before_a_forget_that_arrive_after_it_stay_out(http):
     """A proxy that journaled turns while memory was away delivers them after the person's forget
     through REST: said before the forget, they stay out; said after it, they are kept."""
