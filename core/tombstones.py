@@ -182,7 +182,7 @@ def _said_before(secret: bytes, row: Any, messages: Sequence[Message]) -> set[st
     try:
         forgets = [(_aware(datetime.fromisoformat(f["at"])), str(f["salt"]), [(set(p["words"]), int(p["need"])) for p in f["phrases"]])
                    for f in (row or {}).get("forgets") or []]
-    except (AttributeError, KeyError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError) as e:
         log.warning("amber: a forget's words row could not be read (%s: %s); turns are not held to it", type(e).__name__, e)
         return set()
     out: set[str] = set()

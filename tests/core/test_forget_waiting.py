@@ -273,7 +273,8 @@ def test_a_words_row_nobody_can_read_holds_nothing_back(tmp_path, caplog):
     try:
         service.forget(alice, "my sister is called Zorblatine")
         key = service.tombstones._key("alice", "words")
-        for bad in ({"forgets": [{"at": "not a time", "phrases": []}]}, {"forgets": "x"}, {"forgets": [{"at": "2020-01-01T00:00:00"}]}):
+        endless = {"forgets": [{"at": "2030-01-01T00:00:00", "salt": "s", "phrases": [{"words": ["a"], "need": float("inf")}]}]}
+        for bad in ({"forgets": [{"at": "not a time", "phrases": []}]}, {"forgets": "x"}, {"forgets": [{"at": "2020-01-01T00:00:00"}]}, endless):
             service.tombstones._registry.reg_put(key, bad, kind="tombstone", owner="alice")
             turn = Message(id=f"t{len(caplog.records)}", role="user", content="hello there, how are you", created_at="2019-01-01T00:00:00Z")
             assert service.store_turns(alice, [turn]) == 1
