@@ -31,6 +31,7 @@ from typing import Any, Callable
 from ..errors import InvalidInput, StoreUnavailable
 from ..scope import user_key
 from .chroma import ChromaStore, _get_paged
+from .chroma_query import blank_vectors
 from .index_pool import index_settings
 from .shards import REV_PREFIX, ShardedStore, has_collection, user_collections, user_key_of
 
@@ -121,6 +122,8 @@ class ShardMover:
         if have - there:
             raise StoreUnavailable(f"{name}: {len(have - there)} record(s) missing on the target after the copy; run the move again")
         if there - have:  # left by an attempt from a time the source held them: not the user's any more
+            if vectors:  # erased at the source since: their vectors go too (chroma_query.blank_vectors)
+                blank_vectors(target, sorted(there - have), dst.dim)
             target.delete(ids=sorted(there - have))
         return len(have)
 
