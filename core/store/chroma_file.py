@@ -111,8 +111,9 @@ def free_space(path: Path) -> tuple[int, int]:
 
 def zero_free_pages(path: Path) -> int:
     """Overwrite the free pages of Chroma's file and empty its write-ahead log, after records were
-    erased (daily, by the retention job: scrub.py). Chroma purges a record's log rows (each holds the record's vector as written) once its
-    indexes have applied them; SQLite leaves a purged row's bytes where it was, in a page it freed or
+    erased (daily, by the retention job: scrub.py). Chroma purges a record's log rows (each holds
+    the record's vector as written) once its indexes have applied them; SQLite leaves a purged row's
+    bytes where it was, in a page it freed or
     between the rows a page still holds, and in the write-ahead log's older frames, until something
     reuses them. Here the log table is rewritten with secure_delete on, every free page is taken by a
     table of zeros then dropped (so each is written with zeros), and the write-ahead log is
@@ -123,8 +124,8 @@ def zero_free_pages(path: Path) -> int:
         return 0
     try:
         return int(_in_child("zero", path))
-    except (OSError, sqlite3.Error, subprocess.SubprocessError, ValueError) as e:  # the erase itself is done: say so, go on
-        log.warning("amber: the free pages of %s were not overwritten after an erase: %s", path, e)
+    except (OSError, sqlite3.Error, subprocess.SubprocessError, ValueError) as e:  # the erases are done: say so, the next run tries again
+        log.warning("amber: the free pages of %s were not overwritten this time: %s", path, e)
         return 0
 
 

@@ -32,6 +32,12 @@ _MB = 1 << 20
 _REFUSALS = frozenset({"InvalidArgumentError", "NotFoundError", "InvalidCollectionException", "DuplicateIDError"})
 
 
+def _need(reserve: int, payload: int, floor: float = 1.0) -> int:
+    """Free bytes a write of `payload` needs: the reserve (or `floor` of it) and four times the
+    payload, for `check` and `fits` alike."""
+    return int(reserve * floor) + 4 * max(0, payload)
+
+
 class DiskGuard:
     """Room on the filesystem of an embedded store, asked before every write (module docstring).
 
@@ -77,7 +83,7 @@ class DiskGuard:
         except OSError as e:
             self.outage.down(f"cannot read free space of {self.path}: {e}")
             raise StoreUnavailable(f"cannot read the free space of Amber's data directory {self.path}: {e}") from e
-        need = int(reserve * floor) + 4 * max(0, payload)
+        need = _need(reserve, payload, floor)
         if free < need:
             msg = (f"the disk holding Amber's store ({self.path}) is full: {free / _MB:.1f} MB free, this write needs "
                    f"{need / _MB:.1f} MB (Amber keeps {reserve / _MB:.0f} MB free so the store is never written full). "
@@ -94,7 +100,7 @@ class DiskGuard:
             free, reserve = self._space()
         except OSError:
             return False
-        return free >= reserve + 4 * max(0, payload)
+        return free >= _need(reserve, payload)
 
     def status(self) -> dict[str, Any]:
         try:

@@ -121,10 +121,10 @@ class ShardMover:
         there = set(_get_paged(target, None, [], None)["ids"])
         if have - there:
             raise StoreUnavailable(f"{name}: {len(have - there)} record(s) missing on the target after the copy; run the move again")
-        if there - have:  # left by an attempt from a time the source held them: not the user's any more
+        if stale := sorted(there - have):  # left by an attempt from a time the source held them: not the user's any more
             if vectors:  # erased at the source since: their vectors go too (chroma_query.blank_vectors)
-                blank_vectors(target, sorted(there - have), dst.dim)
-            target.delete(ids=sorted(there - have))
+                blank_vectors(target, stale, dst.dim)
+            target.delete(ids=stale)
         return len(have)
 
     def _copy_rows(self, src: ChromaStore, dst: ChromaStore, name: str) -> int:

@@ -43,29 +43,25 @@ def files_holding_vector(root: Path, vector) -> list[str]:
     """The files under `root` holding `vector` as float32s, as given or scaled (a cosine index keeps
     it normalised): any 4-byte alignment, found when the floats there point the same way (cosine >
     0.999), so a vector stored with rounding is found too."""
+    return sorted(name for name, data in file_bytes(root).items() if _holds_vector(data, vector))
+
+
+def _holds_vector(data: bytes, vector) -> bool:
     import numpy as np
 
     v = np.asarray(vector, dtype=np.float32)
-    j = int(np.argmax(np.abs(v)))
-    v_unit = v / np.linalg.norm(v)
-    found = []
-    for name, data in file_bytes(root).items():
-        for off in range(4):
-            n = (len(data) - off) // 4
-            arr = np.nan_to_num(np.frombuffer(data, dtype=np.float32, count=n, offset=off) if n > 0 else np.zeros(0, np.float32),
-                                nan=0.0, posinf=0.0, neginf=0.0)
-            hits = set()
-            for anchor in (v[j], v_unit[j]):  # the value itself, raw or normalised
-                hits.update(np.flatnonzero(np.abs(arr - anchor) <= 1e-4 * abs(anchor) + 1e-7).tolist())
-            for p in hits:
+    j = int(np.argmax(np.abs(v)))  # the largest value: where to look for the vector first
+    unit = v / np.linalg.norm(v)
+    for off in range(4):
+        n = (len(data) - off) // 4
+        if n < len(v):
+            continue
+        arr = np.nan_to_num(np.frombuffer(data, dtype=np.float32, count=n, offset=off), nan=0.0, posinf=0.0, neginf=0.0)
+        for anchor in (v[j], unit[j]):  # the value itself, raw or normalised
+            for p in np.flatnonzero(np.abs(arr - anchor) <= 1e-4 * abs(anchor) + 1e-7):
                 s = p - j
-                if s < 0 or s + len(v) > len(arr):
-                    continue
-                w = arr[s: s + len(v)].astype(np.float64)
-                nw = np.linalg.norm(w)
-                if nw and float(w @ v_unit) / nw > 0.999:
-                    found.append(name)
-                    break
-            if found and found[-1] == name:
-                break
-    return sorted(set(found))
+                if 0 <= s and s + len(v) <= len(arr):
+                    w = arr[s: s + len(v)].astype(np.float64)
+                    if (nw := np.linalg.norm(w)) and float(w @ unit) / nw > 0.999:
+                        return True
+    return False
