@@ -47,8 +47,10 @@ import madial_recall  # noqa: E402
 DENSE = {"weights": {"mem_lexical": 0.0, "msg_lexical": 0.0, "mem_dense": 1.0, "msg_dense": 1.0}, "neighbours": 0.0}
 # The grid for the CJK lexical-trust gate: `lexical_evidence` 0 turns the gate off (full trust);
 # `mem_lexical` is the memory lexical arm's weight (0.5 the default).
+# `mem_sentence` is the sentence arm's weight (core/recall/sentence_arm.py; 0 leaves it off).
 GRID = [
-    {"lexical_evidence": e, "weights": {"mem_dense": 1.0, "mem_lexical": w, "msg_dense": 0.8, "msg_lexical": 1.0}}
+    {"lexical_evidence": e, "weights": {"mem_dense": 1.0, "mem_lexical": w, "msg_dense": 0.8, "msg_lexical": 1.0, "mem_sentence": u}}
+    for u in (0.0, 0.25, 0.5, 1.0)
     for w in (0.5, 1.0)
     for e in (0.0, 0.05, 0.1, 0.2, 0.3)
 ]
@@ -92,7 +94,9 @@ def shared_passages(embedder) -> None:
 
 
 def name_of(cfg: dict) -> str:
-    return "dense" if cfg is DENSE else f"ev{cfg['lexical_evidence']}_ml{cfg['weights']['mem_lexical']}"
+    if cfg is DENSE:
+        return "dense"
+    return f"ev{cfg['lexical_evidence']}_ml{cfg['weights']['mem_lexical']}_ms{cfg['weights'].get('mem_sentence', 0.0)}"
 
 
 def madial(lang: str, embedder, tok: str, configs: dict[str, dict]) -> dict[str, list[tuple[float, float]]]:
@@ -176,6 +180,30 @@ def cross_validated(rows: dict[str, list[tuple[float, float]]], grid: dict, spli
             "worst half: chosen": round(min(chosen), 4)}
 
 
+def cross_validated_jointly(rows: dict[str, dict[str, list[tuple[float, float]]]], grid: dict, splits: int) -> dict:
+    """`cross_validated` with one configuration for every language: the grid's best by the mean of
+    the languages' tuning halves (each language halved with the same seeds), scored on each
+    language's held-out half. What ships is one configuration, so this is the figure to read."""
+    langs = list(rows)
+    at = lambda lang, name, part: sum(rows[lang][name][i][0] for i in part) / len(part)  # noqa: E731
+    chosen: dict[str, list[float]] = {lang: [] for lang in langs}
+    picks: dict[str, int] = {}
+    for seed in range(splits):
+        halves = {}
+        for lang in langs:
+            order = list(range(len(rows[lang]["dense"])))
+            random.Random(seed).shuffle(order)
+            halves[lang] = (order[: len(order) // 2], order[len(order) // 2 :])
+        for side in (0, 1):
+            best = max(grid, key=lambda k: sum(at(lang, k, halves[lang][side]) for lang in langs))
+            picks[best] = picks.get(best, 0) + 1
+            for lang in langs:
+                chosen[lang].append(at(lang, best, halves[lang][1 - side]))
+    return {"folds": 2 * splits, **{lang: round(sum(v) / len(v), 4) for lang, v in chosen.items()},
+            "worst half": {lang: round(min(v), 4) for lang, v in chosen.items()},
+            "picked": dict(sorted(picks.items(), key=lambda kv: -kv[1]))}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=32)
@@ -198,9 +226,11 @@ def main() -> None:
     default = {}
     result: dict = {"bench": "recall_folds", "seed": args.seed, "madial": {}}
     chosen_by_lang = {}
+    rows_by_lang = {}
     for lang in args.lang.split(","):
         old = madial(lang, embedder, "old", {"dense": DENSE, "before": BEFORE})
         new = madial(lang, embedder, "new", {"dense": DENSE, "default": default, **grid})
+        rows_by_lang[lang] = new
         n = len(new["dense"])
         order = list(range(n))
         random.Random(args.seed).shuffle(order)
@@ -222,6 +252,8 @@ def main() -> None:
             "whole dev": {k: mean(r[0] for r in v) for k, v in {**{f"old {k}": v for k, v in old.items()}, **new}.items()},
         }
         row["cross_validated"] = cross_validated(new, grid, args.cv_splits)
+        without = {k: c for k, c in grid.items() if not c["weights"].get("mem_sentence")}
+        row["cross_validated_without_sentence_arm"] = cross_validated(new, without, args.cv_splits)
         result["madial"][lang] = row
         print(f"madial {lang}: tune {tune}\n  held out {held}", flush=True)
         print(f"  chosen on tune half: {best} (tune R@10 {fit[best]})", flush=True)
@@ -232,6 +264,16 @@ def main() -> None:
         print(f"  {cv['folds']} held-out halves ({args.cv_splits} random splits, each half held out once): chosen "
               f"{cv['chosen']}, default {cv['default']}, dense {cv['dense']}; chosen − dense {cv['chosen − dense']} "
               f"(worst half {cv['worst half: chosen − dense']})", flush=True)
+        cv = row["cross_validated_without_sentence_arm"]
+        print(f"  the same, the sentence arm off: chosen {cv['chosen']}; chosen − dense {cv['chosen − dense']} "
+              f"(worst half {cv['worst half: chosen − dense']})", flush=True)
+    if len(rows_by_lang) > 1:
+        without = {k: c for k, c in grid.items() if not c["weights"].get("mem_sentence")}
+        result["jointly"] = {"with the sentence arm": cross_validated_jointly(rows_by_lang, grid, args.cv_splits),
+                             "without": cross_validated_jointly(rows_by_lang, without, args.cv_splits)}
+        for k, v in result["jointly"].items():
+            print(f"one configuration for every language, {k}: " + ", ".join(f"{lang} {v[lang]}" for lang in rows_by_lang)
+                  + f" (picked: {list(v['picked'].items())[:3]})", flush=True)
     if args.locomo:
         pick = chosen_by_lang.get("zh")
         configs = {"dense": DENSE, "default": default, **({"chosen": grid[pick]} if pick else {})}

