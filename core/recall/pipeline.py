@@ -174,6 +174,8 @@ class Recaller(CatchUp, Refines):
                     notes = self._notes.pop(col, [])
             with self._lock:
                 caught_up(idx, notes, self._mem_note)
+                if (old := self._mem.get(col)) is not None:
+                    idx.sentences.adopt(old.sentences)
                 self._mem[col] = idx
                 self._used[col] = time.monotonic()
                 self._evict_indexes(keep=col)
@@ -441,7 +443,8 @@ class Recaller(CatchUp, Refines):
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
         if allowed and "mem_sentence" in on:  # a second embedder's reading of the memories, while e5 reads the query
-            got = sentence_arm.rank(midx.sentences, self.sentence, query, cfg.k_dense, allowed, self._lock, self._index_pool.submit, self.index_wait_s)
+            got = sentence_arm.rank(midx.sentences, self.sentence, query, cfg.k_dense, allowed, self._lock, self._index_pool.submit,
+                                    self.index_wait_s, stop=lambda: self._closed)
             if got is not None:
                 rankings["mem_sentence"] = got
 

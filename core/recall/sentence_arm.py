@@ -35,6 +35,7 @@ class SentenceVectors:
         self.table: tuple[np.ndarray, list[str | None]] = (np.zeros((64, DIM), dtype=np.float32), [])
         self.rows: dict[str, int] = {}
         self.pending: dict[str, str] = {}  # memory id -> the words to read
+        self.read: dict[str, int] = {}  # memory id -> hash of the words its row was read from
         self.filling: Future | None = None  # the background fill, queued, running or done
 
     def __len__(self) -> int:
@@ -47,12 +48,21 @@ class SentenceVectors:
     def drop(self, memory_id: str) -> None:
         self.pending.pop(memory_id, None)
         row = self.rows.pop(memory_id, None)
+        self.read.pop(memory_id, None)
         if row is not None:
             mat, ids = self.table
             ids[row] = None
             mat[row] = 0.0
             if len(ids) > 256 and len(self.rows) < len(ids) // 2:
                 self._compact()
+
+    def adopt(self, old: "SentenceVectors") -> None:
+        """Take the rows of an index this one replaces where the words are the same (a rebuild
+        reads only what changed)."""
+        mat, _ = old.table
+        same = [(i, old.rows[i]) for i, text in self.pending.items() if i in old.rows and old.read.get(i) == hash(text)]
+        if same:
+            self.put([(i, self.pending[i]) for i, _ in same], mat[[r for _, r in same]])
 
     def take(self, n: int) -> list[tuple[str, str]]:
         return list(self.pending.items())[:n]
@@ -74,6 +84,7 @@ class SentenceVectors:
             mat[row] = vec
             ids.append(memory_id)
             self.rows[memory_id] = row
+            self.read[memory_id] = hash(text)
 
     def _compact(self) -> None:
         mat, ids = self.table
@@ -117,7 +128,8 @@ def fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLo
 
 
 def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int, allowed: set[str],
-         lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float) -> list[str] | None:
+         lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
+         stop: Callable[[], bool] = lambda: False) -> list[str] | None:
     """The arm's ranking, or None when it cannot answer within `wait_s` (the model still loading, or
     more memories pending than a recall reads itself: their fill goes on in the index pool via
     `submit`, and a later recall finds them read). Like the turn index, a recall waits at most
@@ -131,7 +143,10 @@ def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int,
         else:
             with lock:
                 if vectors.filling is None or vectors.filling.done():
-                    vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62))
+                    try:
+                        vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62, stop))
+                    except RuntimeError:  # the pool is shut: this host is stopping
+                        return None
                 fut = vectors.filling
             try:
                 fut.result(timeout=max(0.0, deadline - time.monotonic()))

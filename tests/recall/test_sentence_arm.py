@@ -74,6 +74,20 @@ def test_a_memory_changed_while_read_keeps_its_new_words_pending():
     assert "gone" not in sv.rows
 
 
+def test_a_rebuilt_index_reads_again_only_the_memories_whose_words_changed():
+    old = SentenceVectors()
+    for i, text in enumerate(["same", "changed", "forgotten"]):
+        old.add(f"m{i}", text)
+    old.put(old.take(3), np.stack([_unit(i) for i in range(3)]))
+    new = SentenceVectors()
+    new.add("m0", "same")
+    new.add("m1", "changed, now other words")
+    new.add("m3", "new")
+    new.adopt(old)
+    assert set(new.rows) == {"m0"} and new.pending == {"m1": "changed, now other words", "m3": "new"}
+    assert new.search(_unit(0), 1, {"m0"})[0][0] == "m0"
+
+
 def test_growth_and_compaction_keep_every_row_right():
     sv = SentenceVectors()
     n = 600
