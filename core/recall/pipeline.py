@@ -90,7 +90,8 @@ class Recaller(CatchUp, Refines):
         # prompts about nobody, for the floor's margin and distinct route: embedded ahead when the floors are this embedder's
         self.background = Background(embedder, ahead=getattr(embedder, "id", None) == RecallConfig().floor_embedder)
         self.sentence = sentence.shared()  # the sentence arm's model: loading from now on when the defaults use it
-        if RecallConfig().weights.get("mem_sentence", 0.0) > 0 and getattr(embedder, "id", None) == RecallConfig().sentence_beside:
+        self._sentence_on = RecallConfig().weights.get("mem_sentence", 0.0) > 0 and getattr(embedder, "id", None) == RecallConfig().sentence_beside
+        if self._sentence_on:
             self.sentence.ready()
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed
@@ -134,9 +135,12 @@ class Recaller(CatchUp, Refines):
             return sorted(held, key=lambda e: -self._used.get(e[1], 0.0))
 
     def rebuild(self, kind: str, col: str) -> None:
-        """Build (or bring up to date) one index on the caller's thread, as a recall would."""
+        """Build (or bring up to date) one index on the caller's thread, as a recall would; a memory
+        index with its sentence arm's vectors, when the defaults use that arm and its model is loaded."""
         if kind == "turns":
             self._msg_index(col)
+        elif self._sentence_on and self.sentence.ready():
+            sentence_arm.fill(self._mem_index(col).sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed)
         else:
             self._mem_index(col)
 

@@ -229,3 +229,14 @@ def test_a_memory_only_the_arm_found_is_weighed_on_its_own_stored_vector(monkeyp
     [got] = service.search(alice, query, config=both)
     assert got.id == mem.id and got.arms == ("mem_sentence",)
     assert got.dense == pytest.approx(by_dense.dense, abs=1e-4)
+
+
+def test_a_warm_start_reads_the_vectors_with_the_index(service, alice, encoder):
+    for text in LIFE:
+        service.remember(alice, MemoryIn(content=text))
+    recaller = service.recaller
+    recaller.drop_indexes(memory_collection(alice))
+    recaller._sentence_on = True  # as with the bundled embedder, whose defaults run the arm
+    recaller.rebuild("memories", memory_collection(alice))
+    vectors = recaller._mem[memory_collection(alice)].sentences
+    assert not vectors.pending and len(vectors) == len(LIFE)
