@@ -10,7 +10,10 @@ warmed, and then, in the same run and on the same queries:
 - `chroma_only`: the Chroma query alone, for reference;
 - `floor_alone`: `recall` without weighing records against their background (RecallConfig
   floor_margin and floor_distinct None), so what that costs (a store read of the vectors of records
-  recall has not weighed before, kept by the index after) is `margin_cost_p50`.
+  recall has not weighed before, kept by the index after) is `margin_cost_p50`;
+- `no_sentence`: `recall` without the sentence arm (`mem_sentence` 0), so what that arm costs a
+  recall is `sentence_cost_p50` / `_p95`. Its vectors are read before the queries, as a warm start
+  does (`sentence_fill_s`).
 Reported: p50/p95 in ms and the ratio amber/bare at p50 and p95.
 
     .venv/bin/python bench/recall_scale.py [--sizes 1000,10000] [--queries 200] [--turns] [--smoke]
@@ -142,19 +145,24 @@ def main() -> None:
                 fill_s = time.perf_counter() - t
                 col = svc.store.client.get_collection(_col(user, args.turns))  # the raw Chroma collection
                 cfg, alone = svc.recall_config(), svc.recall_config(floor_margin=None, floor_distinct=None)
+                plain = svc.recall_config(weights={**cfg.weights, "mem_sentence": 0.0})
+                t = time.perf_counter()
+                if not args.turns:  # as a warm start does: the index, then its sentence vectors
+                    svc.recaller.rebuild("memories", _col(user, False))
+                sentence_fill_s = time.perf_counter() - t
                 for q in queries[:5]:  # warm: lexical index built, caches hot
                     svc.recall(user, q, config=cfg)
                     col.query(query_embeddings=[embedder.embed_query(q)], n_results=cfg.top_k)
                 rebuilds = svc.recaller.rebuilds
-                amber, bare, chroma_only, floor_alone = [], [], [], []
+                amber, bare, chroma_only, floor_alone, no_sentence = [], [], [], [], []
                 for i, q in enumerate(queries):
                     # interleaved, rotating which goes first, so all see the same machine state;
                     # recall's access bookkeeping runs in the background and is waited for, untimed
-                    for which in ((0, 1, 2), (1, 2, 0), (2, 0, 1))[i % 3]:
+                    for which in (0, 1, 2, 3)[i % 4:] + (0, 1, 2, 3)[: i % 4]:
                         if which:
                             t = time.perf_counter()
-                            svc.recall(user, q, config=cfg if which == 1 else alone)
-                            (amber if which == 1 else floor_alone).append((time.perf_counter() - t) * 1000)
+                            svc.recall(user, q, config=(cfg, alone, plain)[which - 1])
+                            (amber, floor_alone, no_sentence)[which - 1].append((time.perf_counter() - t) * 1000)
                             svc.flush()
                         else:
                             t = time.perf_counter()
@@ -166,12 +174,15 @@ def main() -> None:
                             chroma_only.append((end - t2) * 1000)
                 svc.flush()
                 row = {"amber": stats(amber), "bare": stats(bare), "chroma_only": stats(chroma_only), "floor_alone": stats(floor_alone),
-                       "margin_cost_p50": round(pct(amber, 50) / pct(floor_alone, 50), 2),
+                       "no_sentence": stats(no_sentence), "margin_cost_p50": round(pct(amber, 50) / pct(floor_alone, 50), 2),
+                       "sentence_cost_p50": round(pct(amber, 50) / pct(no_sentence, 50), 2),
+                       "sentence_cost_p95": round(pct(amber, 95) / pct(no_sentence, 95), 2), "sentence_fill_s": round(sentence_fill_s, 2),
                        "ratio_p50": round(pct(amber, 50) / pct(bare, 50), 2), "ratio_p95": round(pct(amber, 95) / pct(bare, 95), 2),
                        "fill_s": round(fill_s, 1), "index_rebuilds_during_queries": svc.recaller.rebuilds - rebuilds}
                 result["sizes"][str(size)] = row
                 print(f"{size:>7} {result['records']}: amber {row['amber']}  bare {row['bare']}  chroma {row['chroma_only']}  "
-                      f"ratio p50 {row['ratio_p50']} p95 {row['ratio_p95']}  floor alone {row['floor_alone']}", flush=True)
+                      f"ratio p50 {row['ratio_p50']} p95 {row['ratio_p95']}  floor alone {row['floor_alone']}  "
+                      f"without the sentence arm {row['no_sentence']} (read in {row['sentence_fill_s']} s)", flush=True)
             finally:
                 svc.close()
     print(json.dumps(result))

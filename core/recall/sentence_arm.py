@@ -13,6 +13,7 @@ search reads them as they were when it started while writers go on.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import replace
@@ -24,6 +25,8 @@ import numpy as np
 
 from ..embed.sentence import DIM, SentenceEncoder
 from .fusion import Candidate
+
+log = logging.getLogger("amber.recall")
 
 INLINE = 32  # at most this many pending memories are read on a recall's own thread (~20 ms)
 BATCH = 256  # memories a background fill reads between two looks at the index
@@ -133,7 +136,17 @@ def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int,
     """The arm's ranking, or None when it cannot answer within `wait_s` (the model still loading, or
     more memories pending than a recall reads itself: their fill goes on in the index pool via
     `submit`, and a later recall finds them read). Like the turn index, a recall waits at most
-    `Recaller.index_wait_s` for this."""
+    `Recaller.index_wait_s` for this. Whatever fails here, recall goes on with the other arms."""
+    try:
+        return _rank(vectors, encoder, query, k, allowed, lock, submit, wait_s, stop)
+    except Exception as e:
+        log.warning("recall without the sentence arm: %s: %s", type(e).__name__, e)
+        return None
+
+
+def _rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int, allowed: set[str],
+          lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
+          stop: Callable[[], bool]) -> list[str] | None:
     deadline = time.monotonic() + wait_s
     if not encoder.ready() and not encoder.wait(wait_s):
         return None

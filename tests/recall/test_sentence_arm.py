@@ -240,3 +240,16 @@ def test_a_warm_start_reads_the_vectors_with_the_index(service, alice, encoder):
     recaller.rebuild("memories", memory_collection(alice))
     vectors = recaller._mem[memory_collection(alice)].sentences
     assert not vectors.pending and len(vectors) == len(LIFE)
+
+
+def test_a_failing_second_reading_leaves_recall_to_the_other_arms(monkeypatch, service, alice, encoder, caplog):
+    service.remember(alice, MemoryIn(content=LIFE[0]))
+
+    def broken(*a, **k):
+        raise MemoryError("no room for the forward pass")
+
+    monkeypatch.setattr(encoder, "encode_query", broken)
+    weights = {**RecallConfig().weights, "mem_sentence": 1.0}
+    got = service.search(alice, "badminton", config=service.recall_config(weights=weights, sentence_beside="hash:v1"))
+    assert got and got[0].text == LIFE[0] and "mem_sentence" not in got[0].arms
+    assert "recall without the sentence arm: MemoryError" in caplog.text
