@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "core"))
 
 import corrections as C  # noqa: E402
+from corrections import second  # noqa: E402  (the sentence arm's model, cached by text)
 import madial_recall  # noqa: E402  (its dialogue lines and memory bank, read alike)
 from correction_model_fit import fit as logistic  # noqa: E402
 from core.changed import told  # noqa: E402
@@ -140,7 +141,7 @@ def rows_of(groups: dict[str, list[Case]], vec: Vectors, W: np.ndarray | None = 
             shown = C.items(c)
             score = turn_model.score(t) if turn_model is not None else None
             r = reading(text, shown, might_correct(text), stated(text), told(text), score, turn_model)
-            rows = features(text, shown, t, mapped(vec([s.text for s in shown], False), W), r)
+            rows = features(text, shown, t, mapped(vec([s.text for s in shown], False), W), r, second([text, *(s.text for s in shown)]))
             rule = None if r.settled is None else next(i for i, s in enumerate(shown) if s.id == r.settled.target.id)
             made.append((rows, c.target, rule))
         out[name] = made

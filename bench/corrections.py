@@ -197,12 +197,25 @@ def read_as_amber(text: str, shown: list[Shown], model: CorrectionClassifier | N
     return reading(text, shown, might_correct(text), stated(text), told(text), score, model)
 
 
+def second(texts: list[str], _seen: dict = {}):  # noqa: B006 (a cache across calls, on purpose)
+    """The sentence arm's model, as the hot path reads the pair model's second opinion (cached by text)."""
+    import numpy as np
+    from core.embed.sentence import shared
+
+    need = [t for t in dict.fromkeys(texts) if t not in _seen]
+    if need:
+        enc = shared()
+        enc.wait()
+        _seen.update(zip(need, enc.encode(need)))
+    return np.asarray([_seen[t] for t in texts])
+
+
 def with_pair(model: CorrectionClassifier, pair, vectors: dict[str, list[float]], passages: dict[str, list[float]]) -> Decide:
     """As Amber decides a turn with the local embedder in process: the rules (`with_changes` with the
     classifier), then the pair model over the shown memories (core/correction_pair.py)."""
     def decided(text: str, shown: list[Shown]):
         r = read_as_amber(text, shown, model, vectors)
-        return pair.decide(text, shown, vectors[text], {s.id: passages[s.text] for s in shown}, r)
+        return pair.decide(text, shown, vectors[text], {s.id: passages[s.text] for s in shown}, r, second)
 
     return decided
 

@@ -26,6 +26,7 @@ from .changed import Told, change_of, told
 from .correction import Correction, Shown, might_correct, near_correction, pointed_handles
 from .correction_model import classifier_for, judge
 from .correction_pair import Reading, pair_model_for
+from .embed import sentence
 from .embed.fair import asked_by
 from .errors import NotFound
 from .identity import READ
@@ -100,9 +101,11 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     this process, core/correction_pair.py), every turn up to 600 characters that follows a block is
     also read against each memory shown, when the block was injected in the last `PAIR_WINDOW` and
     the turn names no handle: the model drops a rule's verdict it does not believe and supplies one
-    where no rule acted. That costs the why read, one read of the shown memories' stored vectors and
-    the turn's embedding, which recall then finds in the embedder's cache (bench/correction_pair_fit.py
-    --cost measures the correction and recall together). Elsewhere a turn with no marker, no handle,
+    where no rule acted. That costs the why read, one read of the shown memories' stored vectors,
+    the turn's embedding, which recall then finds in the embedder's cache, and the second reading of
+    the turn and those memories by the sentence arm's model (core/embed/sentence.py; until it has
+    loaded, the rules decide alone; bench/correction_pair_fit.py --cost measures the correction and
+    recall together). Elsewhere a turn with no marker, no handle,
     no such frame and no word of change stops before anything is read or embedded."""
     marked, claims, tolds = might_correct(text), stated(text), told(text)  # each reads the turn once
     embedder = getattr(getattr(port, "service", None), "embedder", None)
@@ -112,6 +115,8 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     if not shown_here and not handle:
         return None
     pair = pair_model_for(embedder) if len(text) <= 600 and not handle else None
+    if pair is not None and not sentence.shared().ready():
+        pair = None  # its second reading's model still loading (a host's first seconds): the rules alone
     if not (marked or claims or tolds or pair):
         return None
     records = await port.why(last=20 if handle else 1)
@@ -132,7 +137,7 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     r = reading(text, shown, marked, claims, tolds, _score(model, vector), model, near=pair is not None)
     found = r.settled
     if pair is not None and vector is not None and stored:
-        found = _decided(pair, text, shown, vector, stored, r)
+        found = await asyncio.to_thread(_decided, pair, text, shown, vector, stored, r)
     return await carry_out(port, found) if found is not None else None
 
 
@@ -162,7 +167,7 @@ def _score(model: Any, vector: list[float] | None) -> float | None:
 
 def _decided(pair: Any, text: str, shown: Sequence[Shown], vector: list[float], stored: dict[str, list[float]], r: Reading) -> Correction | None:
     try:
-        return pair.decide(text, shown, vector, stored, r)
+        return pair.decide(text, shown, vector, stored, r, sentence.shared().encode)
     except Exception as e:  # whatever goes wrong in the model, the rules' verdict stands
         log.warning("correction pair model failed, the rules decide: %s: %s", type(e).__name__, e)
         return r.settled

@@ -7,8 +7,8 @@ on sets nobody here had read they found about half the corrections, and on real 
 MADial's turns, with the person's own nearest memories shown) they replaced a true memory on about
 one turn in a hundred. This model reads the pair: the turn's query vector, the memory's (its stored vector taken to the
 query side by a linear map fitted beside the weights: cosine 0.99 to its own query vector), their
-product, how close the two are against the other memories shown, the words they share, and what each
-rule said of the pair. It decides twice, after the rules:
+product, how close the two are against the other memories shown (by e5 and again by the sentence
+arm's model, which errs elsewhere), the words they share, and what each rule said of the pair. It decides twice, after the rules:
 
 - a rule's verdict it scores below `veto` is dropped (mostly ordinary chat a change word misread);
 - where no rule acted, the item it scores highest is superseded if that score is at or above
@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -58,9 +58,13 @@ class Reading:
     turn_score: float  # the turn classifier's score (core/correction_model.py)
 
 
-def features(text: str, shown: Sequence[Shown], turn: np.ndarray, items: np.ndarray, r: Reading) -> np.ndarray:
-    """One row per shown item: the scalars, the turn's vector and its product with the item's."""
+def features(text: str, shown: Sequence[Shown], turn: np.ndarray, items: np.ndarray, r: Reading,
+             second: np.ndarray) -> np.ndarray:
+    """One row per shown item: the scalars, the turn's vector and its product with the item's.
+    `second`: the turn and then each item read by the sentence arm's model (core/embed/sentence.py),
+    whose similarity is three scalars more: a second opinion on how close the pair is."""
     sims = items @ turn
+    usims = second[1:] @ second[0]
     words = _words(text)
     head = [float(r.marked), float(bool(r.claims)), float(bool(r.tolds)), float(r.vetoed), r.turn_score,
             float(bool(_QUESTION.search(text))), math.log1p(len(text)), float(bool(_FIRST.search(text)))]
@@ -70,13 +74,15 @@ def features(text: str, shown: Sequence[Shown], turn: np.ndarray, items: np.ndar
         own = _words(item.text)
         best_other = max((float(s) for j, s in enumerate(sims) if j != i), default=0.5)
         said = [float(c is not None and c.target.id == item.id) for c in (r.found, r.near, r.update, r.change, r.settled)]
+        u_other = max((float(x) for j, x in enumerate(usims) if j != i), default=0.5)
         pair = [float(sims[i]), float(sims[i]) - best_other, float(sims[i] >= sims.max()),
-                len(words & own) / max(1, len(own)), len(words - own) / max(1, len(words))]
+                len(words & own) / max(1, len(own)), len(words - own) / max(1, len(words)),
+                float(usims[i]), float(usims[i]) - u_other, float(usims[i] >= usims.max())]
         rows.append(np.concatenate([np.asarray(head + said + pair, dtype=np.float64), turn, turn * items[i]]))
     return np.asarray(rows)
 
 
-_SCALARS = 8 + 5 + 5  # features(): the turn's, what each rule said of the pair, the pair's own
+_SCALARS = 8 + 5 + 8  # features(): the turn's, what each rule said of the pair, the pair's own
 
 
 @dataclass(frozen=True)
@@ -92,9 +98,10 @@ class PairModel:
         return 1.0 / (1.0 + np.exp(-np.clip(rows @ self.weights + self.bias, -60.0, 60.0)))
 
     def decide(self, text: str, shown: Sequence[Shown], turn: Sequence[float], stored: Mapping[str, Sequence[float]],
-               r: Reading) -> Correction | None:
+               r: Reading, second: Callable[[list[str]], np.ndarray]) -> Correction | None:
         """The rules' verdict kept, dropped or supplied, as the scores of the pairs say. `turn` is the
-        turn's query vector; `stored`, the shown memories' vectors as the store holds them. Only
+        turn's query vector; `stored`, the shown memories' vectors as the store holds them; `second`
+        reads texts with the sentence arm's model (the turn and each memory shown). Only
         memories are read: a captured turn is never superseded by the model, and a rule's verdict on
         one, or on a turn that names a handle, stands."""
         mems = [s for s in shown if s.source == "memory" and s.id in stored]
@@ -111,7 +118,9 @@ class PairModel:
         if self.to_query is not None:
             vs = vs @ self.to_query
             vs /= np.maximum(np.linalg.norm(vs, axis=1, keepdims=True), 1e-12)
-        p = self.scores(features(text, mems, t, vs, r)) if np.isfinite(t).all() and np.isfinite(vs).all() else None
+        p = None
+        if np.isfinite(t).all() and np.isfinite(vs).all():
+            p = self.scores(features(text, mems, t, vs, r, second([text, *(s.text for s in mems)])))
         if p is None or not np.isfinite(p).all():
             return r.settled  # a vector Chroma mended with a placeholder, or worse: the rules alone
         if r.settled is not None:

@@ -17,6 +17,7 @@ import core.correcting as correcting
 from core import READ, Actor, MemoryIn, build_service, scope_for
 from core.changed import told
 from core.correction import Correction, Shown, might_correct
+from core.embed import sentence
 from core.correction_pair import _SCALARS, WEIGHTS, PairModel, Reading, _load, pair_model_for, statement
 from core.results import WhyRequest, WhyShown
 from core.testing import HashEmbedder
@@ -30,10 +31,15 @@ LAPTOP = Shown("m-laptop", "Uses a 2019 MacBook Pro")
 HOME = Shown("m-home", "Lives in Leeds")
 TURN = Shown("t-1", "my laptop is a 2019 MacBook Pro", source="message")  # a captured turn
 VECTORS = {LAPTOP.id: [1.0, 0.0], HOME.id: [0.0, 1.0], TURN.id: [1.0, 0.0]}
-SIM = 8 + 5  # features(): the index of the pair's similarity
+SIM = 8 + 5  # features(): the index of the pair's similarity (the second reading's three are last)
 # a stub reading only the similarity: the score of an item is the logistic of 10 x (similarity - 0.5)
 STUB = PairModel("stub-embedder", np.eye(1, _SCALARS + 4, SIM).ravel() * 10.0, -5.0, veto=0.3, rescue=0.7)
 NEWS = "the 2019 macbook died in march, i'm on a thinkpad x1 now and weirdly loving linux"
+
+
+def FLAT(texts):
+    """A second reading that tells nothing apart (the stub reads only the e5 similarity)."""
+    return np.ones((len(texts), 2)) / np.sqrt(2)
 
 
 def rules(shown, settled=None):
@@ -51,44 +57,44 @@ def test_the_shipped_weights_fit_one_embedder():
 
 
 def test_where_no_rule_acted_the_memory_the_turn_is_closest_to_is_superseded_with_its_words():
-    c = STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP]))
+    c = STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP]), FLAT)
     assert (c.target, c.action, c.statement) == (LAPTOP, "supersede", NEWS)
-    assert STUB.decide(NEWS, [HOME, LAPTOP], [0.55, 0.45], VECTORS, rules([HOME, LAPTOP])) is None  # unsure of either: nothing
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [0.55, 0.45], VECTORS, rules([HOME, LAPTOP]), FLAT) is None  # unsure of either: nothing
 
 
 def test_a_captured_turn_is_never_superseded_by_the_model():
-    assert STUB.decide(NEWS, [TURN], [1.0, 0.0], VECTORS, rules([TURN])) is None
-    c = STUB.decide(NEWS, [TURN, HOME], [1.0, 0.0], VECTORS, rules([TURN, HOME]))
+    assert STUB.decide(NEWS, [TURN], [1.0, 0.0], VECTORS, rules([TURN]), FLAT) is None
+    c = STUB.decide(NEWS, [TURN, HOME], [1.0, 0.0], VECTORS, rules([TURN, HOME]), FLAT)
     assert c is None  # the turn is not read; the memory beside it scores low
 
 
 def test_a_rules_verdict_the_model_scores_low_is_dropped_and_one_it_believes_is_kept():
     said = Correction(LAPTOP, "supersede", "I use a ThinkPad now")
-    assert STUB.decide("I use a ThinkPad now", [HOME, LAPTOP], [0.0, 1.0], VECTORS, rules([HOME, LAPTOP], settled=said)) is None
-    assert STUB.decide("I use a ThinkPad now", [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP], settled=said)) == said
+    assert STUB.decide("I use a ThinkPad now", [HOME, LAPTOP], [0.0, 1.0], VECTORS, rules([HOME, LAPTOP], settled=said), FLAT) is None
+    assert STUB.decide("I use a ThinkPad now", [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP], settled=said), FLAT) == said
 
 
 def test_a_handle_or_a_captured_turn_keeps_the_rules_verdict_whatever_the_score():
     named = Correction(LAPTOP, "forget", "")
-    assert STUB.decide(f"forget {LAPTOP.handle}", [HOME, LAPTOP], [0.0, 1.0], VECTORS, rules([HOME, LAPTOP], settled=named)) == named
+    assert STUB.decide(f"forget {LAPTOP.handle}", [HOME, LAPTOP], [0.0, 1.0], VECTORS, rules([HOME, LAPTOP], settled=named), FLAT) == named
     on_turn = Correction(TURN, "supersede", "it's a ThinkPad")
-    assert STUB.decide("no, it's a ThinkPad", [TURN, HOME], [0.0, 1.0], VECTORS, rules([TURN, HOME], settled=on_turn)) == on_turn
+    assert STUB.decide("no, it's a ThinkPad", [TURN, HOME], [0.0, 1.0], VECTORS, rules([TURN, HOME], settled=on_turn), FLAT) == on_turn
 
 
 def test_vectors_of_another_size_or_none_leave_the_rules_alone():
     said = Correction(LAPTOP, "supersede", "I use a ThinkPad now")
     wide = {k: [*v, 0.0] for k, v in VECTORS.items()}
-    assert STUB.decide("x", [HOME, LAPTOP], [0.0, 1.0, 0.0], wide, rules([HOME, LAPTOP], settled=said)) == said
-    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP])) is None
-    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP], settled=said)) == said
+    assert STUB.decide("x", [HOME, LAPTOP], [0.0, 1.0, 0.0], wide, rules([HOME, LAPTOP], settled=said), FLAT) == said
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP]), FLAT) is None
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], {}, rules([HOME, LAPTOP], settled=said), FLAT) == said
 
 
 def test_the_memories_vectors_are_taken_to_the_query_side_first():
     """With a map (the shipped model has one: a stored passage vector to its query vector), the pairs
     are read on the mapped vectors: a map that swaps the two dimensions swaps which memory is near."""
     swapped = PairModel(STUB.embedder, STUB.weights, STUB.bias, STUB.veto, STUB.rescue, to_query=np.array([[0.0, 1.0], [1.0, 0.0]]))
-    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP])).target == LAPTOP
-    assert swapped.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP])).target == HOME
+    assert STUB.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP]), FLAT).target == LAPTOP
+    assert swapped.decide(NEWS, [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP]), FLAT).target == HOME
     shipped = _load(str(WEIGHTS))
     assert shipped.to_query is not None and shipped.to_query.shape == (384, 384)
 
@@ -138,6 +144,12 @@ class Embedder:
         return self.vector
 
 
+@pytest.fixture(autouse=True, scope="module")
+def second_reading():
+    """The pair model's second reading (the sentence arm's model) loaded, as on a host past its first seconds."""
+    assert sentence.shared().wait(120)
+
+
 @pytest.fixture
 def stub_pair(monkeypatch):
     monkeypatch.setattr(correcting, "pair_model_for", lambda e: STUB if getattr(e, "id", None) == STUB.embedder else None)
@@ -170,15 +182,15 @@ def test_a_block_from_another_conversation_or_a_handle_leaves_the_rules_alone(st
     named = Port(Embedder([1.0, 0.0]))
     c = asyncio.run(correcting.correct_in_turn(named, f"forget {HOME.handle}"))
     assert (c.target, c.action) == (HOME, "forget")  # the handle's item, not the one the turn is closest to
-    assert STUB.decide(f"{HOME.handle} is right, {NEWS}", [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP])) is None
+    assert STUB.decide(f"{HOME.handle} is right, {NEWS}", [HOME, LAPTOP], [1.0, 0.0], VECTORS, rules([HOME, LAPTOP]), FLAT) is None
 
 
 def test_vectors_that_are_not_numbers_leave_the_rules_verdict():
     said = Correction(LAPTOP, "supersede", "I use a ThinkPad now")
     for stored, turn in (({**VECTORS, LAPTOP.id: [float("nan"), 0.0]}, [1.0, 0.0]), (VECTORS, [float("inf"), 0.0]),
                          (VECTORS, [float("nan"), 1.0]), ({**VECTORS, LAPTOP.id: [1.0]}, [1.0, 0.0]), ({**VECTORS, LAPTOP.id: None}, [1.0, 0.0])):
-        assert STUB.decide(NEWS, [HOME, LAPTOP], turn, stored, rules([HOME, LAPTOP])) is None
-        assert STUB.decide(NEWS, [HOME, LAPTOP], turn, stored, rules([HOME, LAPTOP], settled=said)) == said
+        assert STUB.decide(NEWS, [HOME, LAPTOP], turn, stored, rules([HOME, LAPTOP]), FLAT) is None
+        assert STUB.decide(NEWS, [HOME, LAPTOP], turn, stored, rules([HOME, LAPTOP], settled=said), FLAT) == said
 
 
 def test_without_the_model_or_past_600_characters_a_plain_turn_is_not_read(stub_pair):
@@ -188,6 +200,17 @@ def test_without_the_model_or_past_600_characters_a_plain_turn_is_not_read(stub_
     long = Port(Embedder([1.0, 0.0]))
     assert asyncio.run(correcting.correct_in_turn(long, plain + " ." * 300)) is None
     assert long.reads == 0 and long.service.embedder.asked == []
+
+
+def test_before_the_second_reading_loads_the_rules_decide_alone(stub_pair, monkeypatch):
+    loading = sentence.SentenceEncoder()
+    monkeypatch.setattr(loading, "ready", lambda load=True: False)
+    monkeypatch.setattr(sentence, "shared", lambda: loading)
+    port = Port(Embedder([1.0, 0.0]))
+    assert asyncio.run(correcting.correct_in_turn(port, NEWS)) is None  # what the model alone would have superseded
+    assert port.vector_reads == 0
+    c = asyncio.run(correcting.correct_in_turn(Port(Embedder([0.0, 1.0])), "I live in Hangzhou now, since March"))
+    assert c.target == HOME  # the rules still act
 
 
 def test_a_store_that_fails_the_vector_read_leaves_the_rules_alone(stub_pair):
@@ -257,5 +280,5 @@ def test_any_turn_items_and_vectors_give_a_verdict_with_the_shipped_weights(text
     rng = np.random.default_rng(seed)
     vecs = {s.id: rng.normal(size=384).tolist() for s in items}
     r = correcting.reading(text, items, might_correct(text), stated(text), told(text), 0.5, None)
-    c = model.decide(text, items, rng.normal(size=384).tolist(), vecs, r)
+    c = model.decide(text, items, rng.normal(size=384).tolist(), vecs, r, sentence.shared().encode)
     assert c is None or (c.target in items and c.action in ("supersede", "forget", "retract"))
