@@ -8,14 +8,17 @@ memories; as a third arm of the memory fusion it finds what e5 ranks low (bench/
 one thread. Its vectors are never stored: the recall index computes them from the memory's words,
 like its BM25 postings, so a forget leaves nothing of them on disk.
 
-Loaded once per process (~1 s, ~70 MB), on first use, on a background thread: until it is ready,
-or when the package is missing, the arm is silent and recall answers with the other three.
+Loaded once per process (~1 s, ~70 MB) on a background thread, from the host's start when the
+defaults use the arm. Recalls wait for it at most `recall_index_wait_s` counted from when loading
+began; after that, and always when the package is missing, recall answers with the other arms.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
 
 import numpy as np
 
@@ -25,7 +28,7 @@ log = logging.getLogger("amber.embed")
 
 ID = "use-multilingual-v3"
 DIM = 512
-MEMORY_CHARS = 1000  # a memory is a sentence or two: longer text only costs time
+MEMORY_CHARS = 500  # a memory is a sentence or two: longer text only costs time (1 000 Chinese characters: 44 ms)
 QUERY_CHARS = 1000  # the last 1 000 characters of what was asked: a 4 000-character query took 50 ms
 
 
@@ -36,7 +39,11 @@ class SentenceEncoder:
         self._model = None
         self._failed: str | None = None
         self._loading: threading.Thread | None = None
-        self._lock = threading.Lock()  # one forward pass at a time: the model's scratch is shared
+        self.load_started = 0.0  # time.monotonic() when loading began (0: not yet)
+        # Background reads (a person's cold index) go one at a time, so several never take every
+        # core; a recall's query never waits behind them: the model keeps no state between calls
+        # but a memo of its normaliser, and numpy releases the interpreter in its products.
+        self._background = threading.Lock()
         self._load_lock = threading.Lock()
 
     def ready(self, load: bool = True) -> bool:
@@ -46,6 +53,7 @@ class SentenceEncoder:
         if load and self._failed is None:
             with self._load_lock:
                 if self._loading is None:
+                    self.load_started = time.monotonic()
                     self._loading = threading.Thread(target=self._load, name="amber-sentence-load", daemon=True)
                     self._loading.start()
         return False
@@ -69,10 +77,10 @@ class SentenceEncoder:
             self._failed = f"{type(e).__name__}: {e}"
             log.warning("recall without the sentence arm: its model did not load (%s)", self._failed)
 
-    def encode(self, texts: list[str], max_chars: int = MEMORY_CHARS) -> np.ndarray:
+    def encode(self, texts: list[str], max_chars: int = MEMORY_CHARS, background: bool = False) -> np.ndarray:
         """(len(texts), 512) unit vectors. The caller checked `ready()`."""
         clean = [prepare(t, max_chars) or " " for t in texts]
-        with self._lock:
+        with self._background if background else contextlib.nullcontext():
             return np.asarray(self._model.encode(clean), dtype=np.float32).reshape(len(clean), DIM)
 
     def encode_query(self, text: str) -> np.ndarray:

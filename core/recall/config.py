@@ -33,7 +33,8 @@ class RecallConfig(BaseModel):
     # For a CJK query, a lexical arm is trusted in proportion to how much of the query its best hit
     # covers, in full from this share up (fusion.lexical_trust; 0 turns it off). Chosen with
     # mem_sentence above, by the same joint cross-validation: 0 (off). Before the sentence arm, zh
-    # split halves (seed 32) chose 0.05. Spaced-script queries are never gated.
+    # split halves (seed 32) chose 0.05; the same joint rule without the arm picks 0 on 16 halves of
+    # 40 and 0.05 on 14, so 0 stands where the arm is off too. Spaced-script queries are never gated.
     lexical_evidence: float = 0.0
     # share of a turn's fused score credited to its adjacent turns (0: off). Off: 0.1 and 0.15 lost
     # R@10 on the LoCoMo dev split as a whole (bench/README.md); no fold procedure, nothing to carry

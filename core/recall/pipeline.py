@@ -139,8 +139,9 @@ class Recaller(CatchUp, Refines):
         index with its sentence arm's vectors, when the defaults use that arm and its model is loaded."""
         if kind == "turns":
             self._msg_index(col)
-        elif self._sentence_on and self.sentence.ready():
-            sentence_arm.fill(self._mem_index(col).sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed)
+        elif self._sentence_on and self.sentence.wait(30):  # a warm start runs as the host starts: the model loads beside it
+            idx = self._mem_index(col)
+            sentence_arm.fill(idx.sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed or self._mem.get(col) is not idx)
         else:
             self._mem_index(col)
 
@@ -290,7 +291,7 @@ class Recaller(CatchUp, Refines):
     def _evict_indexes(self, keep: str) -> None:
         """A host's memory stays bounded however many people it serves: past `index_max_turns` turns
         indexed in all, the turn indexes used least recently go, and past `index_max_people` people
-        with indexes here (~27 KB for a person with 5 memories and 10 turns), the indexes used least
+        with indexes here (~27 KB for a person with 5 memories and 10 turns, and 16 KB of the sentence arm's rows), the indexes used least
         recently go, down to nine tenths of it so the sort is paid once per thousand. The person's next
         recall builds theirs again. Called with the lock held."""
         total = sum(len(i.msgs) for i in self._msg.values())
@@ -448,7 +449,7 @@ class Recaller(CatchUp, Refines):
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
         if allowed and "mem_sentence" in on:  # a second embedder's reading of the memories, while e5 reads the query
             got = sentence_arm.rank(midx.sentences, self.sentence, query, cfg.k_dense, allowed, self._lock, self._index_pool.submit,
-                                    self.index_wait_s, stop=lambda: self._closed)
+                                    self.index_wait_s, stop=lambda: self._closed or self._mem.get(mcol) is not midx)
             if got is not None:
                 rankings["mem_sentence"] = got
 

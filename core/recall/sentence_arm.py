@@ -29,17 +29,18 @@ from .fusion import Candidate
 log = logging.getLogger("amber.recall")
 
 INLINE = 32  # at most this many pending memories are read on a recall's own thread (~20 ms)
-BATCH = 256  # memories a background fill reads between two looks at the index
+BATCH = 32  # memories a background fill reads between two looks at whether it should go on
 
 
 class SentenceVectors:
     def __init__(self) -> None:
         # (matrix, row -> memory id or None once dropped): replaced as one when either is
-        self.table: tuple[np.ndarray, list[str | None]] = (np.zeros((64, DIM), dtype=np.float32), [])
+        self.table: tuple[np.ndarray, list[str | None]] = (np.zeros((8, DIM), dtype=np.float32), [])
         self.rows: dict[str, int] = {}
         self.pending: dict[str, str] = {}  # memory id -> the words to read
         self.read: dict[str, int] = {}  # memory id -> hash of the words its row was read from
         self.filling: Future | None = None  # the background fill, queued, running or done
+        self.fill_started = 0.0  # when it was queued (time.monotonic)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -92,7 +93,7 @@ class SentenceVectors:
     def _compact(self) -> None:
         mat, ids = self.table
         keep = [r for r, i in enumerate(ids) if i is not None]
-        fresh = np.zeros((max(64, 2 * len(keep)), DIM), dtype=np.float32)
+        fresh = np.zeros((max(8, 2 * len(keep)), DIM), dtype=np.float32)
         fresh[: len(keep)] = mat[keep]
         self.table = (fresh, [ids[r] for r in keep])
         self.rows = {i: r for r, i in enumerate(self.table[1])}
@@ -115,16 +116,17 @@ class SentenceVectors:
 
 
 def fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock, limit: int,
-         stop: Callable[[], bool] = lambda: False) -> None:
-    """Read up to `limit` pending memories (all of them for a background fill), `BATCH` at a time.
-    The index is only touched under `lock`; the model reads outside it."""
+         stop: Callable[[], bool] = lambda: False, background: bool = True) -> None:
+    """Read up to `limit` pending memories (all of them for a background fill), `BATCH` at a time,
+    until `stop` says the index is gone. The index is only touched under `lock`; the model reads
+    outside it (background reads one at a time in the process)."""
     done = 0
     while done < limit and not stop():
         with lock:
             items = vectors.take(min(BATCH, limit - done))
         if not items:
             return
-        vecs = encoder.encode([t for _, t in items])
+        vecs = encoder.encode([t for _, t in items], background=background)
         with lock:
             vectors.put(items, vecs)
         done += len(items)
@@ -147,12 +149,13 @@ def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int,
 def _rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int, allowed: set[str],
           lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
           stop: Callable[[], bool]) -> list[str] | None:
-    deadline = time.monotonic() + wait_s
-    if not encoder.ready() and not encoder.wait(wait_s):
+    # the waits count from when the load or the fill began, not from this recall: once past them
+    # nobody waits again, and recall answers with the other arms at once (as for the turn index)
+    if not encoder.ready() and not encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic())):
         return None
     if vectors.pending:
         if len(vectors.pending) <= INLINE:
-            fill(vectors, encoder, lock, INLINE)
+            fill(vectors, encoder, lock, INLINE, background=False)
         else:
             with lock:
                 if vectors.filling is None or vectors.filling.done():
@@ -160,9 +163,10 @@ def _rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int
                         vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62, stop))
                     except RuntimeError:  # the pool is shut: this host is stopping
                         return None
+                    vectors.fill_started = time.monotonic()
                 fut = vectors.filling
             try:
-                fut.result(timeout=max(0.0, deadline - time.monotonic()))
+                fut.result(timeout=max(0.0, vectors.fill_started + wait_s - time.monotonic()))
             except FutureTimeout:
                 return None
         if vectors.pending:
@@ -180,7 +184,12 @@ def with_similarity(ranked: list[Candidate], top: int, qvec, sims: dict[str, flo
         return ranked
     q = np.asarray(qvec, dtype=np.float32)
     got = {}
-    for i, vec in read(missing).items():
+    try:
+        stored = read(missing)
+    except Exception as e:  # the store busy or down: those memories are weighed on their words alone
+        log.warning("recall could not read the vectors of %d memories the sentence arm found: %s", len(missing), e)
+        return ranked
+    for i, vec in stored.items():
         v = np.asarray(vec, dtype=np.float32)
         norm = float(np.linalg.norm(v) * np.linalg.norm(q))
         if v.shape == q.shape and norm > 0 and np.isfinite(norm):

@@ -253,3 +253,69 @@ def test_a_failing_second_reading_leaves_recall_to_the_other_arms(monkeypatch, s
     got = service.search(alice, "badminton", config=service.recall_config(weights=weights, sentence_beside="hash:v1"))
     assert got and got[0].text == LIFE[0] and "mem_sentence" not in got[0].arms
     assert "recall without the sentence arm: MemoryError" in caplog.text
+
+
+class _Never:
+    """A fill that never ends; records how long each recall was willing to wait for it."""
+
+    def __init__(self):
+        self.waits = []
+
+    def done(self):
+        return False
+
+    def result(self, timeout=None):
+        self.waits.append(timeout)
+        raise sentence_arm.FutureTimeout()
+
+
+def test_recalls_wait_for_a_fill_only_until_its_own_wait_is_spent(monkeypatch, encoder):
+    """The wait counts from when the fill was queued: the first recalls of a cold index wait at
+    most `wait_s` in all, and once that is spent every recall answers at once without the arm."""
+    now = [100.0]
+    monkeypatch.setattr(sentence_arm.time, "monotonic", lambda: now[0])
+    sv = SentenceVectors()
+    for i in range(sentence_arm.INLINE + 1):
+        sv.add(f"m{i}", "words")
+    never, queued = _Never(), []
+
+    def submit(fn):
+        queued.append(fn)
+        return never
+
+    args = (sv, encoder, "q", 5, {"m0"}, threading.RLock(), submit, 2.0)
+    assert sentence_arm.rank(*args) is None
+    now[0] += 1.5
+    assert sentence_arm.rank(*args) is None
+    now[0] += 10
+    assert sentence_arm.rank(*args) is None
+    assert len(queued) == 1 and never.waits == [2.0, 0.5, 0.0]
+
+
+def test_a_fill_stops_once_its_index_is_gone(encoder):
+    sv = SentenceVectors()
+    for i in range(3 * sentence_arm.BATCH):
+        sv.add(f"m{i}", f"note {i}")
+    looks = []
+
+    def gone() -> bool:
+        looks.append(1)
+        return len(looks) > 1  # replaced after the first batch
+
+    sentence_arm.fill(sv, encoder, threading.RLock(), 1 << 62, gone)
+    assert len(sv) == sentence_arm.BATCH and len(sv.pending) == 2 * sentence_arm.BATCH
+
+
+def test_a_store_that_fails_the_vector_read_leaves_those_memories_to_their_words(monkeypatch, service, alice, encoder):
+    service.remember(alice, MemoryIn(content=LIFE[0]))
+    both = service.recall_config(weights={**ONLY_SENTENCE, "mem_dense": 1.0}, sentence_beside="hash:v1", top_k=3)
+    monkeypatch.setattr(service.recaller, "_dense_memories", lambda *a, **k: [])
+
+    from core.errors import StoreUnavailable
+
+    def unavailable(*a, **k):
+        raise StoreUnavailable("Chroma is restarting")
+
+    monkeypatch.setattr(service.recaller.store, "memory_embeddings", unavailable)
+    [got] = service.search(alice, "badminton on Tuesday evening", config=both)
+    assert got.arms == ("mem_sentence",) and got.dense == 0.0
