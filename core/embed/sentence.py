@@ -28,7 +28,9 @@ log = logging.getLogger("amber.embed")
 
 ID = "use-multilingual-v3"
 DIM = 512
-MEMORY_CHARS = 500  # a memory is a sentence or two: longer text only costs time (1 000 Chinese characters: 44 ms)
+# a memory is a sentence or two: longer text only costs time (1 000 Chinese characters: 44 ms). 600:
+# the longest turn the correction pair model reads (core/correcting.py), so it reads every turn whole
+MEMORY_CHARS = 600
 QUERY_CHARS = 1000  # the last 1 000 characters of what was asked: a 4 000-character query took 50 ms
 
 
