@@ -26,7 +26,6 @@ from .text import prepare
 
 log = logging.getLogger("amber.embed")
 
-ID = "use-multilingual-v3"
 DIM = 512
 # a memory is a sentence or two: longer text only costs time (1 000 Chinese characters: 44 ms). 600:
 # the longest turn the correction pair model reads (core/correcting.py), so it reads every turn whole

@@ -90,7 +90,7 @@ class Recaller(CatchUp, Refines):
         # prompts about nobody, for the floor's margin and distinct route: embedded ahead when the floors are this embedder's
         self.background = Background(embedder, ahead=getattr(embedder, "id", None) == RecallConfig().floor_embedder)
         self.sentence = sentence.shared()  # the sentence arm's model: loading from now on when the defaults use it
-        self._sentence_on = RecallConfig().weights.get("mem_sentence", 0.0) > 0 and getattr(embedder, "id", None) == RecallConfig().sentence_beside
+        self._sentence_on = sentence_arm.runs(RecallConfig(), embedder)
         if self._sentence_on:
             self.sentence.ready()
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
@@ -405,8 +405,8 @@ class Recaller(CatchUp, Refines):
             return []
         w = cfg.weights
         on = {arm for arm in ("mem_dense", "mem_lexical", "msg_dense", "msg_lexical") if w.get(arm, 1.0) > 0}
-        if w.get("mem_sentence", 0.0) > 0 and getattr(self.embedder, "id", None) == cfg.sentence_beside:
-            on.add("mem_sentence")  # newer than the others: weights that do not name it leave it off
+        if sentence_arm.runs(cfg, self.embedder):
+            on.add("mem_sentence")
         if not cfg.include_messages:
             on -= {"msg_dense", "msg_lexical"}
         mcol = memory_collection(scope)

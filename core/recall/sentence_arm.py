@@ -19,17 +19,25 @@ import time
 from dataclasses import replace
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 from functools import partial
-from typing import Callable
+from itertools import islice
+from typing import Any, Callable
 
 import numpy as np
 
 from ..embed.sentence import DIM, SentenceEncoder
+from .config import RecallConfig
 from .fusion import Candidate
 
 log = logging.getLogger("amber.recall")
 
 INLINE = 32  # at most this many pending memories are read on a recall's own thread (~20 ms)
 BATCH = 32  # memories a background fill reads between two looks at whether it should go on
+
+
+def runs(cfg: RecallConfig, embedder: Any) -> bool:
+    """Whether a recall with `cfg` uses this arm: its weight is set (weights that do not name it,
+    older than the arm, leave it off) and the dense embedder is the one that weight was chosen beside."""
+    return cfg.weights.get("mem_sentence", 0.0) > 0 and getattr(embedder, "id", None) == cfg.sentence_beside
 
 
 class SentenceVectors:
@@ -69,7 +77,7 @@ class SentenceVectors:
             self.put([(i, self.pending[i]) for i, _ in same], mat[[r for _, r in same]])
 
     def take(self, n: int) -> list[tuple[str, str]]:
-        return list(self.pending.items())[:n]
+        return list(islice(self.pending.items(), n))  # not the whole list: a cold index holds thousands
 
     def put(self, items: list[tuple[str, str]], vectors: np.ndarray) -> None:
         """Install the vectors of `items`, unless a memory changed or left while they were read."""
