@@ -66,8 +66,8 @@ def capture(samples, embedder) -> list[list[Asked]]:
     seen: dict = {}
     real = ranker.reorder
 
-    def spy(query, ranked, idx, lexical, rrf_k, weights=None):  # what recall's reorder would weigh; fusion's order kept
-        seen["asked"] = (list(ranked), *ranker.weighed(query, ranked, idx, lexical, rrf_k))
+    def spy(query, ranked, idx, lexical, rrf_k, weights=None, sentence=None):  # what recall's reorder would weigh; fusion's order kept
+        seen["asked"] = (list(ranked), *ranker.weighed(query, ranked, idx, lexical, rrf_k, sentence))
         return list(ranked)
 
     ranker.reorder = spy

@@ -490,7 +490,7 @@ class WritePath:
         stamp = self._revisions.stamp(col)
         self._store.put_messages(col, messages, [m.content for m in messages], vectors, rev=stamp)
         if replacing:  # a turn's index entry cannot be rewritten in place: every index rebuilds
-            self._recaller.drop_indexes(col)
+            self._recaller.drop_indexes(col, gone=[m.id for m in messages])
             self._revisions.bump(col)
         else:
             self._revisions.bump(col, lambda old, new: self._recaller.note_messages(col, messages, old, new), stamp=stamp)
@@ -509,7 +509,8 @@ class WritePath:
             if col == memory_collection(scope):  # every index drops them, this host's at once, the others' by `chg:`
                 self._revisions.bump(col, lambda old, new: self._recaller.forget_memories(col, ids, old, new), gone=list(ids))
             elif vectors:  # turns (their index cannot drop one in place); audit rows have no index
-                self.refresh(col)
+                self._recaller.drop_indexes(col, gone=list(ids))
+                self._revisions.bump(col)
 
     def refresh(self, col: str) -> None:
         """After a change the indexes cannot follow record by record: they rebuild on the next read,

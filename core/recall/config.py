@@ -42,6 +42,10 @@ class RecallConfig(BaseModel):
     # Captured turns put in order after fusion by ranker.py's linear score (weights fitted leaving
     # one LoCoMo conversation out, bench/turn_ranker_fit.py). False: fusion's order.
     turn_ranker: bool = True
+    # The ranker also weighs each turn's similarity by the sentence model (sentence_arm.py), beside
+    # the embedder `sentence_beside` names; False: that feature reads as its mean (the fit's own
+    # fallback, for the seconds before the model loads: bench/README.md, "The turn ranker").
+    sentence_turns: bool = True
     include_messages: bool = True  # the episodic arm: raw turns not yet extracted
     message_window_days: float | None = None  # None: every stored message
     # the dense query is the query's last lines (turns), at most this many. Chosen on MADial dev as a

@@ -15,9 +15,11 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator, Sequence, TypeVar
+
+import numpy as np
 
 from ..embed.fair import asked_by
 from ..embed import sentence
@@ -37,6 +39,7 @@ from .render import estimate_tokens, fit_budget, render
 from .refine import Refines
 from . import ranker, sentence_arm, warm_start
 from .memory_index import ListEntry, MemIndex, memory_candidate
+from .sentence_arm import SentenceVectors
 from ..destinations import DestinationPolicy
 
 log = logging.getLogger("amber.recall")
@@ -91,12 +94,14 @@ class Recaller(CatchUp, Refines):
         self.background = Background(embedder, ahead=getattr(embedder, "id", None) == RecallConfig().floor_embedder)
         self.sentence = sentence.shared()  # the sentence arm's model: loading from now on when the defaults use it
         self._sentence_on = sentence_arm.runs(RecallConfig(), embedder)
-        if self._sentence_on:
+        self._sentence_turns = sentence_arm.reads_turns(RecallConfig(), embedder)  # turn indexes keep its vectors
+        if self._sentence_on or self._sentence_turns:
             self.sentence.ready()
         self.rebuilds = 0  # full lexical index builds so far: writes update in place, so this stays low
         self.catch_ups = 0  # indexes brought up to other hosts' writes by reading only what changed
         self._mem: dict[str, MemIndex] = {}
         self._msg: dict[str, TurnIndex] = {}
+        self._kept: dict[str, SentenceVectors] = {}  # col -> the vectors of a turn index dropped by a forget, for its rebuild
         self._lock = threading.RLock()
         self._build_locks: dict[str, threading.Lock] = {}
         # col -> the writes noted while its index is being built from the store (see _caught_up)
@@ -106,6 +111,8 @@ class Recaller(CatchUp, Refines):
         self._refine_guard = threading.Lock()
         self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
         self._index_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="amber-index")  # see INDEX_WAIT_S
+        # the sentence model's reads of cold indexes, one at a time: never ahead of an index build in the pool above
+        self._fill_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-sentence")
         self._index_builds: dict[str, Future] = {}
         self.index_wait_s = INDEX_WAIT_S
         self.index_max_turns = 500_000  # Settings.recall_index_max_turns
@@ -127,6 +134,7 @@ class Recaller(CatchUp, Refines):
         if self.warming is not None:  # it stops at its next page: the store must outlive its reads
             self.warming.join(timeout=10)
         self._index_pool.shutdown(wait=False, cancel_futures=True)  # query embeddings are short: their pool stays
+        self._fill_pool.shutdown(wait=False, cancel_futures=True)
 
     def serving(self) -> list[tuple[str, str]]:
         """("memories" | "turns", collection) of every index held here, most recently used first."""
@@ -138,7 +146,9 @@ class Recaller(CatchUp, Refines):
         """Build (or bring up to date) one index on the caller's thread, as a recall would; a memory
         index with its sentence arm's vectors, when the defaults use that arm and its model is loaded."""
         if kind == "turns":
-            self._msg_index(col)
+            idx = self._msg_index(col)
+            if idx.sentences is not None and self.sentence.wait(30):
+                sentence_arm.fill(idx.sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed or self._msg.get(col) is not idx)
         elif self._sentence_on and self.sentence.wait(30):  # a warm start runs as the host starts: the model loads beside it
             idx = self._mem_index(col)
             sentence_arm.fill(idx.sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed or self._mem.get(col) is not idx)
@@ -272,7 +282,7 @@ class Recaller(CatchUp, Refines):
             started, was = time.monotonic(), (idx.rev if idx is not None else None, rev)
             with self._lock:
                 self._notes[col] = []
-            idx = TurnIndex(rev=self.revision(col))
+            idx = TurnIndex(rev=self.revision(col), sentences=SentenceVectors(np.int8) if self._sentence_turns else None)
             try:
                 turns = sorted((Turn.of(m) for m in self._unless_closed(self.store.each_message(col))), key=lambda t: (t.created_at, t.id))
                 for part in self._unless_closed(range(0, len(turns), BUILD_PART)):  # in time order, parts make the same index
@@ -282,6 +292,9 @@ class Recaller(CatchUp, Refines):
                     notes = self._notes.pop(col, [])
             with self._lock:
                 caught_up(idx, notes, lambda i, _what, msgs: add_turns(i, msgs))
+                old = self._msg[col].sentences if col in self._msg else self._kept.pop(col, None)
+                if old is not None and idx.sentences is not None:
+                    idx.sentences.adopt(old)  # a forget rebuilds the index: only what changed is read again
                 self._msg[col] = idx
                 self._used[col] = time.monotonic()
                 self._evict_indexes(keep=col)
@@ -389,13 +402,23 @@ class Recaller(CatchUp, Refines):
         """Every captured turn of a collection, from the (built or current) recall index."""
         return list(self._msg_index(col).msgs.values())
 
-    def drop_indexes(self, *cols: str) -> None:
+    def drop_indexes(self, *cols: str, gone: Sequence[str] | None = None) -> None:
+        """The indexes rebuild on their next read. `gone` (turns forgotten or reworded): the sentence
+        model's vectors of the other turns are kept for that rebuild, those of `gone` dropped now."""
         with self._lock:
+            idx = self._msg.get(cols[0]) if gone is not None and len(cols) == 1 else None
             for c in cols:
+                self._kept.pop(c, None)
                 self._note(c, "drop", None, -1, -1)
                 self._mem.pop(c, None)
                 self._msg.pop(c, None)
                 self._used.pop(c, None)
+            if idx is not None and idx.sentences is not None:
+                for i in gone or ():
+                    idx.sentences.drop(i)
+                while len(self._kept) >= 64:  # nobody asked since: read again from the words if they do
+                    self._kept.pop(next(iter(self._kept)))
+                self._kept[cols[0]] = idx.sentences
 
     # ---- query -------------------------------------------------------------------------------
 
@@ -447,8 +470,9 @@ class Recaller(CatchUp, Refines):
             allowed_m = None if since is None else gidx.since(since)  # read beside captures adding turns
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
+        squery = cache(partial(self.sentence.encode_query, query))  # the sentence model's reading of the query, once
         if allowed and "mem_sentence" in on:  # a second embedder's reading of the memories, while e5 reads the query
-            got = sentence_arm.rank(midx.sentences, self.sentence, query, cfg.k_dense, allowed, self._lock, self._index_pool.submit,
+            got = sentence_arm.rank(midx.sentences, self.sentence, squery, cfg.k_dense, allowed, self._lock, self._fill_pool.submit,
                                     self.index_wait_s, stop=lambda: self._closed or self._mem.get(mcol) is not midx)
             if got is not None:
                 rankings["mem_sentence"] = got
@@ -496,8 +520,13 @@ class Recaller(CatchUp, Refines):
         ranked = fuse(cands, rankings, weights, now, cfg.boosts, cfg.rrf_k, neighbours, cfg.neighbours, evidence)
         if "mem_sentence" in rankings:
             ranked = sentence_arm.with_similarity(ranked, cfg.top_k, qvec, sims, partial(self.store.memory_embeddings, mcol))
-        if cfg.turn_ranker:  # turns put in order by what fusion leaves out (ranker.py)
-            ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k)
+        if cfg.turn_ranker and gidx is not None:  # turns put in order by what fusion leaves out (ranker.py)
+            said = None
+            if sentence_arm.reads_turns(cfg, self.embedder):
+                said = sentence_arm.turn_similarities(gidx.sentences, self.sentence, squery, [c.id for c in ranker.turns_of(ranked, gidx)],
+                                                      self._lock, self._fill_pool.submit, self.index_wait_s,
+                                                      stop=lambda: self._closed or self._msg.get(gcol) is not gidx)
+            ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k, sentence=said)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
 

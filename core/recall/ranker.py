@@ -41,6 +41,10 @@ FEATURES = (
     "own_words",  # share of the query's IDF weight held by the turn's own words, not its window's
     "neighbour",  # the best fused score among its adjacent turns in the session, x10
     "session",  # the best fused score of another turn of its session among the candidates, x10
+    # the sentence model's similarity minus the best turn's, x10 (sentence_arm.turn_similarities):
+    # a second reading of meaning, trained on other data than the dense arm's, so wrong elsewhere.
+    # Missing (the model loading, a cold index being read, another embedder): its mean, so it weighs nothing
+    "sentence_gap",
 )
 _WORD = re.compile(r"\w+")
 WEIGHTS = Path(__file__).with_name("turn_ranker.json")
@@ -60,8 +64,10 @@ def _named(author: str | None, words: set[str], query: str) -> bool:
     return name in words or (is_cjk(name) and name in query)
 
 
-def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Mapping[str, int], rrf_k: int) -> np.ndarray:
-    """One row per turn (FEATURES, in order). `rank_of`: each turn's rank in the lexical arm."""
+def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Mapping[str, int], rrf_k: int,
+             sentence: Mapping[str, float] | None = None) -> np.ndarray:
+    """One row per turn (FEATURES, in order). `rank_of`: each turn's rank in the lexical arm;
+    `sentence`: each turn's similarity by the sentence model, if read (else NaN: `TurnRanker.score`)."""
     if not turns:
         return np.zeros((0, len(FEATURES)))
     fused = {c.id: c.score for c in turns}
@@ -75,6 +81,8 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
     for c in turns:
         t = idx.msgs.get(c.id)
         by_session.setdefault((t.session if t else "") or "", []).append((c.score, c.id))
+    said = [sentence[c.id] for c in turns if c.id in sentence] if sentence else []
+    top_said = max(said) if len(said) == len(turns) else None
     rows = []
     for c in turns:
         t = idx.msgs.get(c.id)
@@ -91,6 +99,7 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
             sum(w for term, w in idf.items() if term in own) / total,
             10 * max((fused.get(n.id, 0.0) for n in (prev, nxt) if n is not None), default=0.0),
             10 * max((s for s, i in mates if i != c.id), default=0.0),
+            np.nan if top_said is None else 10 * (sentence[c.id] - top_said),  # type: ignore[index]
         ))
     return np.array(rows, dtype=np.float64)
 
@@ -111,7 +120,12 @@ class TurnRanker:
         return cls(*(np.array(spec[k], dtype=np.float64) for k in ("mean", "scale", "weights")))
 
     def score(self, rows: np.ndarray) -> np.ndarray:
-        return ((rows - self.mean) / self.scale) @ self.weights if len(rows) else np.zeros(0)
+        """A feature not read (NaN) counts as its mean: it adds nothing either way. Fitted with the
+        sentence model's feature and scored without it, LoCoMo and the assistant chats held out lose
+        nothing against the ranker fitted without it (bench/README.md)."""
+        if not len(rows):
+            return np.zeros(0)
+        return ((np.where(np.isnan(rows), self.mean, rows) - self.mean) / self.scale) @ self.weights
 
 
 @lru_cache(maxsize=1)
@@ -119,10 +133,16 @@ def shipped() -> TurnRanker:
     return TurnRanker.load()
 
 
-def weighed(query: str, ranked: Sequence[Candidate], idx: TurnIndex, lexical: Sequence[str], rrf_k: int) -> tuple[list[Candidate], np.ndarray]:
-    """The turns among `ranked` (fusion's order) and their feature rows (`lexical`: the lexical arm's ranking)."""
-    turns = [c for c in ranked if c.source == "message" and c.id in idx.msgs]
-    return turns, features(query, turns, idx, {d: r for r, d in enumerate(lexical, start=1)}, rrf_k)
+def turns_of(ranked: Sequence[Candidate], idx: TurnIndex) -> list[Candidate]:
+    return [c for c in ranked if c.source == "message" and c.id in idx.msgs]
+
+
+def weighed(query: str, ranked: Sequence[Candidate], idx: TurnIndex, lexical: Sequence[str], rrf_k: int,
+            sentence: Mapping[str, float] | None = None) -> tuple[list[Candidate], np.ndarray]:
+    """The turns among `ranked` (fusion's order) and their feature rows (`lexical`: the lexical
+    arm's ranking; `sentence`: the turns' similarities by the sentence model, if read)."""
+    turns = turns_of(ranked, idx)
+    return turns, features(query, turns, idx, {d: r for r, d in enumerate(lexical, start=1)}, rrf_k, sentence)
 
 
 def in_order(ranked: Sequence[Candidate], turns: Sequence[Candidate], scores: np.ndarray) -> list[Candidate]:
@@ -132,12 +152,12 @@ def in_order(ranked: Sequence[Candidate], turns: Sequence[Candidate], scores: np
 
 
 def reorder(query: str, ranked: Sequence[Candidate], idx: TurnIndex | None, lexical: Sequence[str], rrf_k: int,
-            ranker: TurnRanker | None = None) -> list[Candidate]:
+            ranker: TurnRanker | None = None, sentence: Mapping[str, float] | None = None) -> list[Candidate]:
     """`ranked` (fusion's order) with its turns put in the ranker's order in the turns' places;
     ties keep fusion's order. Memories, and every item when there is no turn index, stay put."""
     if idx is None:
         return list(ranked)
-    turns, rows = weighed(query, ranked, idx, lexical, rrf_k)
+    turns, rows = weighed(query, ranked, idx, lexical, rrf_k, sentence)
     if len(turns) < 2:
         return list(ranked)
     try:

@@ -1,10 +1,12 @@
-"""The sentence arm: a person's memories ranked by a second embedder (core/embed/sentence.py).
+"""The sentence arm: a person's memories ranked by a second embedder (core/embed/sentence.py), and
+the same model's similarity of each captured turn the turn ranker weighs (core/recall/ranker.py).
 
-Each memory index holds a `SentenceVectors`: the memories' vectors by that model, in this process's
-memory only (a forget drops the row; nothing is written anywhere). A memory written is `pending`
-until its vector is computed; the arm answers only when none is pending, so it never ranks part of
-what a person holds. A few pending memories (a `remember` just before a recall) are read inline,
-more (a cold index, an import) by the index pool while recall answers with the other arms.
+Each memory index and each turn index holds a `SentenceVectors`: the vectors by that model, in this
+process's memory only (a forget drops the row; nothing is written anywhere). Turns keep theirs in
+int8, 512 bytes a turn. A record written is `pending` until its vector is computed; the arm answers
+only when none is pending, so it never ranks part of what a person holds. A few pending records (a
+`remember` or a chat's last exchange just before a recall) are read inline, more (a cold index, an
+import) by one background thread while recall answers without them.
 
 Writers hold the recall index's lock. A search does not: rows are appended and never reused, and
 the matrix and its id list are swapped together (`table`) when they grow or are compacted, so a
@@ -34,6 +36,12 @@ INLINE = 32  # at most this many pending memories are read on a recall's own thr
 BATCH = 32  # memories a background fill reads between two looks at whether it should go on
 
 
+def reads_turns(cfg: RecallConfig, embedder: Any) -> bool:
+    """Whether the turn ranker weighs this model's similarity of the turns (its weights were fitted
+    with it, beside the bundled embedder); otherwise that feature reads as its mean."""
+    return cfg.turn_ranker and cfg.sentence_turns and getattr(embedder, "id", None) == cfg.sentence_beside
+
+
 def runs(cfg: RecallConfig, embedder: Any) -> bool:
     """Whether a recall with `cfg` uses this arm: its weight is set (weights that do not name it,
     older than the arm, leave it off) and the dense embedder is the one that weight was chosen beside."""
@@ -41,9 +49,12 @@ def runs(cfg: RecallConfig, embedder: Any) -> bool:
 
 
 class SentenceVectors:
-    def __init__(self) -> None:
-        # (matrix, row -> memory id or None once dropped): replaced as one when either is
-        self.table: tuple[np.ndarray, list[str | None]] = (np.zeros((8, DIM), dtype=np.float32), [])
+    def __init__(self, dtype: type = np.float32) -> None:
+        # int8 (a unit vector times 127) for turns, which are many and only ever read a few at a time;
+        # float32 for memories, which are searched whole. int8 cost LoCoMo 0.0007 of R@10 (bench/README.md)
+        self.dtype = np.dtype(dtype)
+        # (matrix, row -> record id or None once dropped): replaced as one when either is
+        self.table: tuple[np.ndarray, list[str | None]] = (np.zeros((8, DIM), dtype=self.dtype), [])
         self.rows: dict[str, int] = {}
         self.pending: dict[str, str] = {}  # memory id -> the words to read
         self.read: dict[str, int] = {}  # memory id -> hash of the words its row was read from
@@ -81,6 +92,8 @@ class SentenceVectors:
 
     def put(self, items: list[tuple[str, str]], vectors: np.ndarray) -> None:
         """Install the vectors of `items`, unless a memory changed or left while they were read."""
+        if self.dtype == np.int8 and vectors.dtype != np.int8:
+            vectors = np.clip(np.round(vectors * 127), -127, 127).astype(np.int8)
         for (memory_id, text), vec in zip(items, vectors):
             if self.pending.get(memory_id) != text:
                 continue
@@ -88,7 +101,7 @@ class SentenceVectors:
             mat, ids = self.table
             row = len(ids)
             if row >= len(mat):
-                grown = np.zeros((2 * len(mat), DIM), dtype=np.float32)
+                grown = np.zeros((2 * len(mat), DIM), dtype=self.dtype)
                 grown[:row] = mat[:row]
                 mat = grown
                 self.table = (mat, ids[:])
@@ -101,10 +114,20 @@ class SentenceVectors:
     def _compact(self) -> None:
         mat, ids = self.table
         keep = [r for r, i in enumerate(ids) if i is not None]
-        fresh = np.zeros((max(8, 2 * len(keep)), DIM), dtype=np.float32)
+        fresh = np.zeros((max(8, 2 * len(keep)), DIM), dtype=self.dtype)
         fresh[: len(keep)] = mat[keep]
         self.table = (fresh, [ids[r] for r in keep])
         self.rows = {i: r for r, i in enumerate(self.table[1])}
+
+    def similarities(self, query: np.ndarray, ids: list[str]) -> np.ndarray | None:
+        """The cosine of each of `ids` to `query`; None if one has no vector (pending or unknown).
+        The caller holds the index's lock: a row number means nothing across a compaction."""
+        mat, _ = self.table
+        rows = [self.rows.get(i) for i in ids]
+        if None in rows:
+            return None
+        got = mat[rows].astype(np.float32)
+        return got @ query / (127.0 if self.dtype == np.int8 else 1.0)
 
     def search(self, query: np.ndarray, k: int, allowed: set[str]) -> list[tuple[str, float]]:
         """The `k` allowed memories closest to `query`, with their cosine similarity."""
@@ -140,27 +163,47 @@ def fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLo
         done += len(items)
 
 
-def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int, allowed: set[str],
+def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: Callable[[], np.ndarray], k: int, allowed: set[str],
          lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
          stop: Callable[[], bool] = lambda: False) -> list[str] | None:
-    """The arm's ranking, or None when it cannot answer within `wait_s` (the model still loading, or
-    more memories pending than a recall reads itself: their fill goes on in the index pool via
-    `submit`, and a later recall finds them read). Like the turn index, a recall waits at most
-    `Recaller.index_wait_s` for this. Whatever fails here, recall goes on with the other arms."""
+    """The arm's ranking, or None when it cannot answer within `wait_s` (`read`). `query`: the
+    query's vector, computed when first asked for. Whatever fails here, recall goes on with the other arms."""
     try:
-        return _rank(vectors, encoder, query, k, allowed, lock, submit, wait_s, stop)
+        if not read(vectors, encoder, lock, submit, wait_s, stop):
+            return None
+        return [i for i, _ in vectors.search(query(), k, allowed)]
     except Exception as e:
         log.warning("recall without the sentence arm: %s: %s", type(e).__name__, e)
         return None
 
 
-def _rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int, allowed: set[str],
-          lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
-          stop: Callable[[], bool]) -> list[str] | None:
-    # the waits count from when the load or the fill began, not from this recall: once past them
-    # nobody waits again, and recall answers with the other arms at once (as for the turn index)
-    if not encoder.ready() and not encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic())):
+def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder, query: Callable[[], np.ndarray], ids: list[str],
+                      lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
+                      stop: Callable[[], bool] = lambda: False) -> dict[str, float] | None:
+    """Each of the turns `ids`'s cosine to the query, for the turn ranker; None when the index's
+    vectors cannot all be read within `wait_s` (`read`), and then the ranker goes without."""
+    if vectors is None or not ids:
         return None
+    try:
+        if not read(vectors, encoder, lock, submit, wait_s, stop):
+            return None
+        q = query()
+        with lock:
+            sims = vectors.similarities(q, ids)
+        return None if sims is None else dict(zip(ids, sims.tolist()))
+    except Exception as e:
+        log.warning("turns ranked without the sentence model: %s: %s", type(e).__name__, e)
+        return None
+
+
+def read(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock,
+         submit: Callable[[Callable[[], None]], Future], wait_s: float, stop: Callable[[], bool]) -> bool:
+    """Whether every record of the index has its vector, reading a few pending ones inline and more
+    in the background via `submit` (its own thread), for at most `wait_s` (the model loading, a
+    cold index's read). Like the turn index, the waits count from when the load or the fill began,
+    not from this recall: once past them nobody waits again, and recall answers without at once."""
+    if not encoder.ready() and not encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic())):
+        return False
     if vectors.pending:
         if len(vectors.pending) <= INLINE:
             fill(vectors, encoder, lock, INLINE, background=False)
@@ -170,16 +213,14 @@ def _rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: str, k: int
                     try:
                         vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62, stop))
                     except RuntimeError:  # the pool is shut: this host is stopping
-                        return None
+                        return False
                     vectors.fill_started = time.monotonic()
                 fut = vectors.filling
             try:
                 fut.result(timeout=max(0.0, vectors.fill_started + wait_s - time.monotonic()))
             except FutureTimeout:
-                return None
-        if vectors.pending:
-            return None
-    return [i for i, _ in vectors.search(encoder.encode_query(query), k, allowed)]
+                return False
+    return not vectors.pending
 
 
 def with_similarity(ranked: list[Candidate], top: int, qvec, sims: dict[str, float],

@@ -15,6 +15,7 @@ import numpy as np
 from ..model import Message, Role
 from .fusion import Candidate
 from .lexical import BM25Index, tokenize
+from .sentence_arm import SentenceVectors
 
 
 class Turn(NamedTuple):
@@ -146,6 +147,7 @@ class TurnIndex:
     order: list[str] = field(default_factory=list)
     times: array = field(default_factory=lambda: array("d"))
     background: dict[str, float] = field(default_factory=dict)  # id -> background similarity (background.py)
+    sentences: SentenceVectors | None = None  # the sentence model's vectors, for the turn ranker (None: not read here)
 
     def since(self, ts: float) -> set[str]:
         """The turns from `ts` on, read without the writers' lock."""
@@ -188,6 +190,8 @@ def add_turns(idx: TurnIndex, messages: Sequence[Message | Turn]) -> None:
         idx.cands[m.id] = message_candidate(m)
         idx.order.append(m.id)
         idx.times.append(m.created_at.timestamp())
+        if idx.sentences is not None:
+            idx.sentences.add(m.id, m.content)
         if tail:
             idx.prev_of[m.id] = tail[-1]
             idx.next_of[tail[-1].id] = m

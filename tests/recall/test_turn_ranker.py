@@ -114,8 +114,10 @@ HOSTILE = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_s
 def test_hostile_text_gives_finite_rows(words, query, author):
     idx = _index([(f"t{i}", "s", author, w) for i, w in enumerate(words)])
     turns = [_cand(idx, f"t{i}", 0.01 * (i + 1), dense=0.8 if i % 2 else 0.0) for i in range(len(words))]
-    rows = ranker.features(query, turns, idx, {}, rrf_k=10)
+    said = {c.id: 0.1 * i for i, c in enumerate(turns)}
+    rows = ranker.features(query, turns, idx, {}, rrf_k=10, sentence=said)
     assert rows.shape == (len(words), len(ranker.FEATURES)) and np.isfinite(rows).all()
+    assert np.isfinite(ranker.shipped().score(ranker.features(query, turns, idx, {}, rrf_k=10))).all()  # the sentence model not read
     out = ranker.reorder(query, turns, idx, [], 10)
     assert sorted(c.id for c in out) == sorted(c.id for c in turns)
 
