@@ -403,8 +403,7 @@ class Recaller(CatchUp, Refines):
         return list(self._msg_index(col).msgs.values())
 
     def drop_indexes(self, *cols: str, gone: Sequence[str] | None = None) -> None:
-        """The indexes rebuild on their next read. `gone` (turns forgotten or reworded): the sentence
-        model's vectors of the other turns are kept for that rebuild, those of `gone` dropped now."""
+        """The indexes rebuild on their next read. `gone` (turns forgotten or reworded): the sentence model's vectors of the others are kept for it."""
         with self._lock:
             idx = self._msg.get(cols[0]) if gone is not None and len(cols) == 1 else None
             for c in cols:
@@ -476,6 +475,8 @@ class Recaller(CatchUp, Refines):
                                     self.index_wait_s, stop=lambda: self._closed or self._mem.get(mcol) is not midx)
             if got is not None:
                 rankings["mem_sentence"] = got
+        elif gidx is not None and gidx.msgs and sentence_arm.reads_turns(cfg, self.embedder) and self.sentence.ready(load=False):
+            squery()  # for the turn ranker, read while e5 reads the query in its worker (as the memory arm's is)
 
         if embed and qfut is None and (allowed and "mem_dense" in on or gidx is not None and gidx.msgs and "msg_dense" in on):
             qfut = ask()
@@ -521,11 +522,9 @@ class Recaller(CatchUp, Refines):
         if "mem_sentence" in rankings:
             ranked = sentence_arm.with_similarity(ranked, cfg.top_k, qvec, sims, partial(self.store.memory_embeddings, mcol))
         if cfg.turn_ranker and gidx is not None:  # turns put in order by what fusion leaves out (ranker.py)
-            said = None
-            if sentence_arm.reads_turns(cfg, self.embedder):
-                said = sentence_arm.turn_similarities(gidx.sentences, self.sentence, squery, [c.id for c in ranker.turns_of(ranked, gidx)],
-                                                      self._lock, self._fill_pool.submit, self.index_wait_s,
-                                                      stop=lambda: self._closed or self._msg.get(gcol) is not gidx)
+            said = sentence_arm.reads_turns(cfg, self.embedder) and sentence_arm.turn_similarities(
+                gidx.sentences, self.sentence, squery, [c.id for c in ranker.turns_of(ranked, gidx)], self._lock, self._fill_pool.submit,
+                self.index_wait_s, stop=lambda: self._closed or self._msg.get(gcol) is not gidx) or None
             ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k, sentence=said)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
