@@ -476,7 +476,7 @@ class Recaller(CatchUp, Refines):
             if got is not None:
                 rankings["mem_sentence"] = got
         elif gidx is not None and gidx.msgs and sentence_arm.reads_turns(cfg, self.embedder) and self.sentence.ready(load=False):
-            squery()  # for the turn ranker, read while e5 reads the query in its worker (as the memory arm's is)
+            sentence_arm.ahead(squery)  # for the turn ranker, read while e5 reads the query in its worker (as the memory arm's is)
 
         if embed and qfut is None and (allowed and "mem_dense" in on or gidx is not None and gidx.msgs and "msg_dense" in on):
             qfut = ask()

@@ -15,6 +15,7 @@ search reads them as they were when it started while writers go on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -175,6 +176,12 @@ def rank(vectors: SentenceVectors, encoder: SentenceEncoder, query: Callable[[],
     except Exception as e:
         log.warning("recall without the sentence arm: %s: %s", type(e).__name__, e)
         return None
+
+
+def ahead(query: Callable[[], np.ndarray]) -> None:
+    """Read the query now, beside e5's worker; a failure is logged where the reading is used."""
+    with contextlib.suppress(Exception):
+        query()
 
 
 def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder, query: Callable[[], np.ndarray], ids: list[str],
