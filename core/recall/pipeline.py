@@ -147,8 +147,8 @@ class Recaller(CatchUp, Refines):
         index with its sentence arm's vectors, when the defaults use that arm and its model is loaded."""
         if kind == "turns":
             idx = self._msg_index(col)
-            if idx.sentences is not None and self.sentence.wait(30):
-                sentence_arm.fill(idx.sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed or self._msg.get(col) is not idx)
+            if idx.sentences is not None and self.sentence.wait(30):  # its vectors on their own thread: the next index need not wait
+                sentence_arm.read(idx.sentences, self.sentence, self._lock, self._fill_pool.submit, 0.0, lambda: self._closed or self._msg.get(col) is not idx)
         elif self._sentence_on and self.sentence.wait(30):  # a warm start runs as the host starts: the model loads beside it
             idx = self._mem_index(col)
             sentence_arm.fill(idx.sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed or self._mem.get(col) is not idx)

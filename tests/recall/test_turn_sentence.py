@@ -170,7 +170,9 @@ def test_a_cold_index_is_read_in_the_background_and_the_host_start_reads_it_whol
         service.search(alice, ASK, config=reads_turns)
         assert seen[-1] and "c0" in seen[-1]
     recaller._msg.clear()
-    recaller.rebuild("turns", col)  # a warm start: the index and its vectors, before anyone asks
+    recaller.rebuild("turns", col)  # a warm start: the index, and its vectors queued on their own thread
+    assert recaller._msg[col].sentences.filling is not None
+    recaller._msg[col].sentences.filling.result(60)
     assert not recaller._msg[col].sentences.pending and len(recaller._msg[col].sentences) == len(many) + len(CHAT)
 
 
