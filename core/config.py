@@ -107,7 +107,8 @@ class Settings(BaseSettings):
     # turns (the build goes on; core/recall/pipeline.py). Recall-quality benchmarks wait it out.
     recall_index_wait_s: float = Field(2.0, ge=0)
     # turns a host keeps indexed for recall, everybody's together (~3 KB each: 196 000 turns held
-    # ~600 MB); past it, the indexes used least recently are dropped and rebuilt when next needed
+    # ~600 MB; ~1 KB more with the sentence model's vectors for the turn ranker); past it, the
+    # indexes used least recently are dropped and rebuilt when next needed
     recall_index_max_turns: int = Field(500_000, ge=1)
     # people whose indexes a host keeps (~27 KB for a person with 5 memories and 10 turns; their
     # turns count against the limit above too); past it, those used least recently are dropped
