@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from core import MemoryIn, RecallConfig
-from core.embed import sentence
 from core.embed.sentence import DIM, SentenceEncoder
 from core.recall import sentence_arm
 from core.recall.sentence_arm import SentenceVectors
+from tests.kit.sentence import encoder, unit  # noqa: F401 (encoder: a fixture)
 from core.scope import memory_collection
 
 ONLY_SENTENCE = {"mem_dense": 0.0, "mem_lexical": 0.0, "msg_dense": 0.0, "msg_lexical": 0.0, "mem_sentence": 1.0}
@@ -32,27 +32,14 @@ LIFE = [
 ]
 
 
-@pytest.fixture(scope="module")
-def encoder() -> SentenceEncoder:
-    enc = sentence.shared()
-    assert enc.wait(120), "the sentence model ships with its package and must load offline"
-    return enc
-
-
-def _unit(i: int) -> np.ndarray:
-    v = np.zeros(DIM, dtype=np.float32)
-    v[i] = 1.0
-    return v
-
-
 def test_vectors_rank_only_allowed_rows_and_forget_at_once():
     sv = SentenceVectors()
     for i in range(3):
         sv.add(f"m{i}", f"text {i}")
     assert len(sv.pending) == 3 and len(sv) == 0
-    sv.put(sv.take(10), np.stack([_unit(i) for i in range(3)]))
+    sv.put(sv.take(10), np.stack([unit(i) for i in range(3)]))
     assert not sv.pending and len(sv) == 3
-    q = _unit(1) + 0.5 * _unit(2)
+    q = unit(1) + 0.5 * unit(2)
     assert [i for i, _ in sv.search(q, 2, {"m0", "m1", "m2"})] == ["m1", "m2"]
     assert [i for i, _ in sv.search(q, 2, {"m0", "m2"})] == ["m2", "m0"]  # m1 is not readable here
     sv.drop("m1")
@@ -65,12 +52,12 @@ def test_a_memory_changed_while_read_keeps_its_new_words_pending():
     sv.add("m", "old words")
     items = sv.take(10)
     sv.add("m", "new words")  # rewritten while the model read the old ones
-    sv.put(items, np.stack([_unit(0)]))
+    sv.put(items, np.stack([unit(0)]))
     assert sv.pending == {"m": "new words"} and len(sv) == 0
     sv.add("gone", "words")
     items = sv.take(10)
     sv.drop("gone")  # forgotten while read
-    sv.put(items, np.stack([_unit(0), _unit(1)]))
+    sv.put(items, np.stack([unit(0), unit(1)]))
     assert "gone" not in sv.rows
 
 
@@ -78,14 +65,14 @@ def test_a_rebuilt_index_reads_again_only_the_memories_whose_words_changed():
     old = SentenceVectors()
     for i, text in enumerate(["same", "changed", "forgotten"]):
         old.add(f"m{i}", text)
-    old.put(old.take(3), np.stack([_unit(i) for i in range(3)]))
+    old.put(old.take(3), np.stack([unit(i) for i in range(3)]))
     new = SentenceVectors()
     new.add("m0", "same")
     new.add("m1", "changed, now other words")
     new.add("m3", "new")
     new.adopt(old)
     assert set(new.rows) == {"m0"} and new.pending == {"m1": "changed, now other words", "m3": "new"}
-    assert new.search(_unit(0), 1, {"m0"})[0][0] == "m0"
+    assert new.search(unit(0), 1, {"m0"})[0][0] == "m0"
 
 
 def test_growth_and_compaction_keep_every_row_right():
@@ -93,13 +80,13 @@ def test_growth_and_compaction_keep_every_row_right():
     n = 600
     for i in range(n):
         sv.add(f"m{i}", str(i))
-    sv.put(sv.take(n), np.stack([_unit(i % DIM) * (1 + i // DIM) for i in range(n)]))
+    sv.put(sv.take(n), np.stack([unit(i % DIM) * (1 + i // DIM) for i in range(n)]))
     for i in range(0, 500):
         sv.drop(f"m{i}")
     assert len(sv.table[1]) < n  # compacted once more than half the rows were dropped
     live = {f"m{i}" for i in range(500, n)}
     for i in range(500, n):
-        top = sv.search(_unit(i % DIM), 1, live)
+        top = sv.search(unit(i % DIM), 1, live)
         assert top and top[0][0] in live
     assert set(sv.rows) == live and all(sv.table[1][r] == i for i, r in sv.rows.items())
 
@@ -111,14 +98,14 @@ def test_a_search_beside_writers_never_returns_a_memory_it_was_not_allowed():
     allowed = {f"keep{i}" for i in range(50)}
     for i in range(50):
         sv.add(f"keep{i}", "x")
-    sv.put(sv.take(50), np.stack([_unit(i) for i in range(50)]))
+    sv.put(sv.take(50), np.stack([unit(i) for i in range(50)]))
 
     def writer() -> None:
         n = 0
         while not stop.is_set():
             with lock:
                 sv.add(f"tmp{n}", "y")
-                sv.put(sv.take(1), np.stack([_unit(n % DIM)]))
+                sv.put(sv.take(1), np.stack([unit(n % DIM)]))
                 if n > 3:
                     sv.drop(f"tmp{n - 3}")
             n += 1
@@ -127,7 +114,7 @@ def test_a_search_beside_writers_never_returns_a_memory_it_was_not_allowed():
     t.start()
     try:
         for i in range(2000):
-            got = sv.search(_unit(i % 50), 5, allowed)
+            got = sv.search(unit(i % 50), 5, allowed)
             assert got and all(g in allowed for g, _ in got)
     finally:
         stop.set()

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from core import Message
-from core.embed import sentence
 from core.embed.sentence import DIM, SentenceEncoder
 from core.recall import ranker, sentence_arm
 from core.recall.fusion import Candidate
 from core.recall.sentence_arm import SentenceVectors
+from tests.kit.sentence import encoder  # noqa: F401 (a fixture)
 from core.recall.turns import TurnIndex, add_turns, message_candidate
 from core.scope import message_collection
 
@@ -30,19 +30,6 @@ CHAT = [
     "My sister Lan just moved to Lisbon",
     "Lisbon is lovely in spring; she'll enjoy the trams.",
 ]
-
-
-@pytest.fixture(scope="module")
-def encoder() -> SentenceEncoder:
-    enc = sentence.shared()
-    assert enc.wait(120), "the sentence model ships with its package and must load offline"
-    return enc
-
-
-def _unit(i: int) -> np.ndarray:
-    v = np.zeros(DIM, dtype=np.float32)
-    v[i] = 1.0
-    return v
 
 
 def _turns(prefix: str, texts: list[str], session: str = "s1") -> list[Message]:
