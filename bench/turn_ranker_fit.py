@@ -87,10 +87,17 @@ def capture(samples, embedder) -> list[list[Asked]]:
     return out
 
 
+def _rows(asked: list[Asked]) -> np.ndarray:
+    X = np.vstack([a.rows for a in asked if len(a.rows)])
+    if not np.isfinite(X).all():  # a feature not read at capture (the sentence model's): weights would be NaN
+        raise SystemExit(f"{int((~np.isfinite(X)).any(axis=1).sum())} captured turns lack a feature; capture again on a quieter machine")
+    return X
+
+
 def fit(asked: list[Asked], strength: float) -> ranker.TurnRanker:
     """L2-regularised logistic regression by Newton's method (IRLS), classes weighted to balance,
     the intercept unpenalised; features standardised on these rows."""
-    X = np.vstack([a.rows for a in asked if len(a.rows)])
+    X = _rows(asked)
     y = np.concatenate([a.labels for a in asked if len(a.rows)])
     mean, scale = X.mean(0), X.std(0)
     scale[scale == 0] = 1.0
@@ -117,7 +124,7 @@ def fit_pairs(asked: list[Asked], strength: float) -> ranker.TurnRanker:
     weights learn the order within a question, which is all the ranker uses, and not how sure a
     turn is overall. Each question weighs as many rows as it has turns (the pointwise fit's total,
     so the same strengths mean about the same); L2 as there, by IRLS."""
-    X = np.vstack([a.rows for a in asked if len(a.rows)])
+    X = _rows(asked)
     mean, scale = X.mean(0), X.std(0)
     scale[scale == 0] = 1.0
     diffs, weights = [], []

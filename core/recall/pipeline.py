@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache, partial
 from pathlib import Path
@@ -35,7 +34,8 @@ from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
 from .query import dense_query, lexical_query
 from .background import Background, backgrounds
 from .relevance import PASSING, Floor, is_cjk, select, verdicts
-from .render import estimate_tokens, fit_budget, render
+from .render import estimate_tokens
+from .result import RecallResult, build_result
 from .refine import Refines
 from . import ranker, sentence_arm, warm_start
 from .memory_index import ListEntry, MemIndex, memory_candidate
@@ -52,22 +52,6 @@ log = logging.getLogger("amber.recall")
 INDEX_WAIT_S = 2.0
 BUILD_PART = 20_000  # turns indexed between two looks at whether the host is shutting down
 T = TypeVar("T")
-
-
-@dataclass
-class RecallResult:
-    items: list[Candidate]
-    text: str
-    tokens: int
-    # why these items (core/why.py): how many candidates were weighed, and whether recall held back
-    # because nothing cleared the relevance floor (only pinned facts then)
-    considered: int = 0
-    abstained: bool = False
-    # per weighed item id: the floor's verdict (relevance.VERDICTS) and its background, where known;
-    # and the weighed items the floor kept out, best first
-    verdicts: dict[str, str] = field(default_factory=dict)
-    backgrounds: dict[str, float] = field(default_factory=dict)
-    left_out: list[Candidate] = field(default_factory=list)
 
 
 class Recaller(CatchUp, Refines):
@@ -111,7 +95,7 @@ class Recaller(CatchUp, Refines):
         self._refine_guard = threading.Lock()
         self._query_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="amber-query")
         self._index_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="amber-index")  # see INDEX_WAIT_S
-        # the sentence model's reads of cold indexes, one at a time: never ahead of an index build in the pool above
+        # the sentence model's reads of turn indexes, one at a time (minutes for an import): never ahead of a build above
         self._fill_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-sentence")
         self._index_builds: dict[str, Future] = {}
         self.index_wait_s = INDEX_WAIT_S
@@ -125,9 +109,9 @@ class Recaller(CatchUp, Refines):
     closed = property(lambda self: self._closed)
 
     def close(self) -> None:
-        """Stop building: a turn index being built gives up at its next page or chunk, queued builds
-        never start. A build of 200 000 turns takes a minute, and the interpreter waits for the pool's
-        threads at exit, so stopping the host waited for it. First, whose indexes it held is noted for the next start."""
+        """Stop building: a turn index being built gives up at its next page or chunk, queued builds never start (a build of
+        200 000 turns takes a minute, and the interpreter waits for the pools' threads at exit). First, whose indexes it
+        held is noted for the next start."""
         if self.warm_file is not None and not self._closed:
             warm_start.save_quietly(self, self.warm_file)
         self._closed = True
@@ -148,7 +132,7 @@ class Recaller(CatchUp, Refines):
         if kind == "turns":
             idx = self._msg_index(col)
             if idx.sentences is not None and self.sentence.wait(30):  # its vectors on their own thread: the next index need not wait
-                sentence_arm.read(idx.sentences, self.sentence, self._lock, self._fill_pool.submit, 0.0, lambda: self._closed or self._msg.get(col) is not idx)
+                self._turn_vectors_soon(col, idx)
         elif self._sentence_on and self.sentence.wait(30):  # a warm start runs as the host starts: the model loads beside it
             idx = self._mem_index(col)
             sentence_arm.fill(idx.sentences, self.sentence, self._lock, 1 << 62, lambda: self._closed or self._mem.get(col) is not idx)
@@ -283,6 +267,8 @@ class Recaller(CatchUp, Refines):
             with self._lock:
                 self._notes[col] = []
             idx = TurnIndex(rev=self.revision(col), sentences=SentenceVectors(np.int8) if self._sentence_turns else None)
+            if idx.sentences is not None:
+                idx.sentences.fill_started = started  # a recall waits for its vectors only within the index's own wait
             try:
                 turns = sorted((Turn.of(m) for m in self._unless_closed(self.store.each_message(col))), key=lambda t: (t.created_at, t.id))
                 for part in self._unless_closed(range(0, len(turns), BUILD_PART)):  # in time order, parts make the same index
@@ -292,21 +278,29 @@ class Recaller(CatchUp, Refines):
                     notes = self._notes.pop(col, [])
             with self._lock:
                 caught_up(idx, notes, lambda i, _what, msgs: add_turns(i, msgs))
-                old = self._msg[col].sentences if col in self._msg else self._kept.pop(col, None)
-                if old is not None and idx.sentences is not None:
+                if idx.rev < 0:  # dropped while it was read (a forget, an erasure): read again at the next recall
+                    idx.sentences = None
+                elif idx.sentences is not None and (old := self._msg[col].sentences if col in self._msg else self._kept.pop(col, None)):
                     idx.sentences.adopt(old)  # a forget rebuilds the index: only what changed is read again
                 self._msg[col] = idx
                 self._used[col] = time.monotonic()
                 self._evict_indexes(keep=col)
+                self._turn_vectors_soon(col, idx)
             log_built(col, len(idx.msgs), notes, started, was, idx.rev, self.rebuilds)
             return idx
 
+    def _turn_vectors_soon(self, col: str, idx: TurnIndex) -> Future | None:
+        """The sentence model's read of the turn index's pending vectors on its own thread (none while the model loads)."""
+        if idx.sentences is not None and idx.sentences.pending and self.sentence.ready():
+            return sentence_arm.queue_fill(idx.sentences, self.sentence, self._lock, self._fill_pool.submit,
+                                           lambda: self._closed or self._msg.get(col) is not idx)
+        return None
+
     def _evict_indexes(self, keep: str) -> None:
-        """A host's memory stays bounded however many people it serves: past `index_max_turns` turns
-        indexed in all, the turn indexes used least recently go, and past `index_max_people` people
-        with indexes here (~27 KB for a person with 5 memories and 10 turns, and 16 KB of the sentence arm's rows), the indexes used least
-        recently go, down to nine tenths of it so the sort is paid once per thousand. The person's next
-        recall builds theirs again. Called with the lock held."""
+        """A host's memory stays bounded however many people it serves: past `index_max_turns` turns in all, the turn
+        indexes used least recently go; past `index_max_people` people (~27 KB for one with 5 memories and 10 turns, and
+        16 KB of sentence arm rows), all their indexes, down to nine tenths so the sort is paid once per thousand. Their
+        next recall builds them again. Called with the lock held."""
         total = sum(len(i.msgs) for i in self._msg.values())
         if total > self.index_max_turns:
             for col in sorted(self._msg, key=lambda c: self._used.get(c, 0.0)):
@@ -341,6 +335,7 @@ class Recaller(CatchUp, Refines):
             add_turns(idx, messages)
             idx.rev = new_rev
             self._evict_indexes(keep=col)
+            self._turn_vectors_soon(col, idx)  # read before the next recall needs them
 
     def session_tail(self, col: str, session: str, n: int) -> list[Turn] | None:
         """The last n turns of a session from the in-process index, or None when it is not loaded
@@ -413,11 +408,7 @@ class Recaller(CatchUp, Refines):
                 self._msg.pop(c, None)
                 self._used.pop(c, None)
             if idx is not None and idx.sentences is not None:
-                for i in gone or ():
-                    idx.sentences.drop(i)
-                while len(self._kept) >= 64:  # nobody asked since: read again from the words if they do
-                    self._kept.pop(next(iter(self._kept)))
-                self._kept[cols[0]] = idx.sentences
+                sentence_arm.keep_for_rebuild(self._kept, cols[0], idx.sentences, gone or (), self.index_max_turns // 10)
 
     # ---- query -------------------------------------------------------------------------------
 
@@ -471,7 +462,7 @@ class Recaller(CatchUp, Refines):
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
         squery = cache(partial(self.sentence.encode_query, query))  # the sentence model's reading of the query, once
         if allowed and "mem_sentence" in on:  # a second embedder's reading of the memories, while e5 reads the query
-            got = sentence_arm.rank(midx.sentences, self.sentence, squery, cfg.k_dense, allowed, self._lock, self._fill_pool.submit,
+            got = sentence_arm.rank(midx.sentences, self.sentence, squery, cfg.k_dense, allowed, self._lock, self._index_pool.submit,
                                     self.index_wait_s, stop=lambda: self._closed or self._mem.get(mcol) is not midx)
             if got is not None:
                 rankings["mem_sentence"] = got
@@ -523,8 +514,8 @@ class Recaller(CatchUp, Refines):
             ranked = sentence_arm.with_similarity(ranked, cfg.top_k, qvec, sims, partial(self.store.memory_embeddings, mcol))
         if cfg.turn_ranker and gidx is not None:  # turns put in order by what fusion leaves out (ranker.py)
             said = sentence_arm.reads_turns(cfg, self.embedder) and sentence_arm.turn_similarities(
-                gidx.sentences, self.sentence, squery, [c.id for c in ranker.turns_of(ranked, gidx)], self._lock, self._fill_pool.submit,
-                self.index_wait_s, stop=lambda: self._closed or self._msg.get(gcol) is not gidx) or None
+                gidx.sentences, self.sentence, squery, [c.id for c in ranker.turns_of(ranked, gidx)], self._lock,
+                partial(self._turn_vectors_soon, gcol, gidx), self.index_wait_s) or None
             ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k, sentence=said)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)
@@ -591,8 +582,3 @@ class Recaller(CatchUp, Refines):
         result.left_out = left_out
         return result
 
-
-def build_result(items: Sequence[Candidate], budget: int, count: Callable[[str], int] = estimate_tokens, query: str | None = None) -> RecallResult:
-    kept = fit_budget(items, budget, count, query)
-    text = render(kept)
-    return RecallResult(items=kept, text=text, tokens=count(text) if text else 0)

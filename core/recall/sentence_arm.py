@@ -23,17 +23,20 @@ from dataclasses import replace
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 from functools import partial
 from itertools import islice
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..embed.sentence import DIM, SentenceEncoder
+from ..embed.sentence import DIM, MEMORY_CHARS, SentenceEncoder
 from .config import RecallConfig
 from .fusion import Candidate
 
 log = logging.getLogger("amber.recall")
 
 INLINE = 32  # at most this many pending memories are read on a recall's own thread (~20 ms)
+# a recall reads the candidate turns still pending itself up to this many characters (~8 ms per 600,
+# a turn's most); more wait for the index's background read
+TURN_INLINE_CHARS = 1200
 BATCH = 32  # memories a background fill reads between two looks at whether it should go on
 
 
@@ -185,15 +188,27 @@ def ahead(query: Callable[[], np.ndarray]) -> None:
 
 
 def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder, query: Callable[[], np.ndarray], ids: list[str],
-                      lock: threading.RLock, submit: Callable[[Callable[[], None]], Future], wait_s: float,
-                      stop: Callable[[], bool] = lambda: False) -> dict[str, float] | None:
-    """Each of the turns `ids`'s cosine to the query, for the turn ranker; None when the index's
-    vectors cannot all be read within `wait_s` (`read`), and then the ranker goes without."""
-    if vectors is None or not ids:
+                      lock: threading.RLock, soon: Callable[[], Future | None], wait_s: float) -> dict[str, float] | None:
+    """Each of the turns `ids`'s cosine to the query, for the turn ranker, or None and the ranker goes
+    without. Only these turns must have their vectors: a few still pending (a chat's last exchange)
+    are read here, more wait for the index's background read (`soon` queues it) until `wait_s` past
+    when the index's build began (`fill_started`): the turn index's own wait, never a second one."""
+    if vectors is None or len(ids) < 2:
         return None
     try:
-        if not read(vectors, encoder, lock, submit, wait_s, stop):
+        if not encoder.ready() and not encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic())):
             return None
+        with lock:
+            missing = [(i, vectors.pending[i]) for i in ids if i not in vectors.rows and i in vectors.pending]
+        if missing and sum(min(len(t), MEMORY_CHARS) for _, t in missing) <= TURN_INLINE_CHARS:
+            vecs = encoder.encode([t for _, t in missing])
+            with lock:
+                vectors.put(missing, vecs)
+        elif missing and (fut := soon()) is not None:
+            try:
+                fut.result(timeout=max(0.0, vectors.fill_started + wait_s - time.monotonic()))
+            except FutureTimeout:
+                return None
         q = query()
         with lock:
             sims = vectors.similarities(q, ids)
@@ -201,6 +216,33 @@ def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder,
     except Exception as e:
         log.warning("turns ranked without the sentence model: %s: %s", type(e).__name__, e)
         return None
+
+
+def queue_fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock,
+               submit: Callable[[Callable[[], None]], Future], stop: Callable[[], bool]) -> Future | None:
+    """The background read of the index's pending records: the one queued or running, or a new one
+    via `submit`; None when nothing is pending or the pool is shut (this host stopping)."""
+    with lock:
+        if vectors.filling is not None and not vectors.filling.done():
+            return vectors.filling
+        if not vectors.pending:
+            return None
+        try:
+            vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62, stop))
+        except RuntimeError:
+            return None
+        return vectors.filling
+
+
+def keep_for_rebuild(kept: dict[str, SentenceVectors], col: str, vectors: SentenceVectors, gone: Sequence[str], limit: int) -> None:
+    """Keep a dropped turn index's vectors for its rebuild, without those of `gone` (forgotten or
+    reworded turns), dropped now. At most 64 indexes and `limit` rows are kept: the oldest go first
+    (their rebuild reads them again from the words)."""
+    for i in gone:
+        vectors.drop(i)
+    kept[col] = vectors
+    while len(kept) > 64 or sum(len(v) for v in kept.values()) > limit:
+        kept.pop(next(iter(kept)))
 
 
 def read(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock,
@@ -216,13 +258,11 @@ def read(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLo
             fill(vectors, encoder, lock, INLINE, background=False)
         else:
             with lock:
-                if vectors.filling is None or vectors.filling.done():
-                    try:
-                        vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62, stop))
-                    except RuntimeError:  # the pool is shut: this host is stopping
-                        return False
+                running = vectors.filling is not None and not vectors.filling.done()
+                if (fut := queue_fill(vectors, encoder, lock, submit, stop)) is None:
+                    return False
+                if not running:
                     vectors.fill_started = time.monotonic()
-                fut = vectors.filling
             try:
                 fut.result(timeout=max(0.0, vectors.fill_started + wait_s - time.monotonic()))
             except FutureTimeout:

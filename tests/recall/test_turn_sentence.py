@@ -5,6 +5,7 @@ cold index holds many, and never needed: without it the ranker counts the featur
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -118,49 +119,117 @@ def test_the_feature_is_the_gap_to_the_best_turn_and_missing_reads_as_its_mean()
     assert [c.id for c in out] == ["a1", "a2", "a0"]
 
 
-def test_through_the_service_only_the_persons_own_turns_are_read_and_a_forget_drops_one(service, alice, bob, encoder, reads_turns, seen):
+def _cosines(encoder, texts: list[str]) -> np.ndarray:
+    return encoder.encode(texts) @ encoder.encode_query(ASK)
+
+
+def test_through_the_service_each_person_gets_their_own_turns_readings(service, alice, bob, encoder, reads_turns, seen):
+    """The same turn ids for two people, other words: each recall reads its own person's vectors."""
+    theirs = ["I play squash on Tuesdays and my calves hurt", "Stretch them after each game.", "Thanks!", "Any time."]
+    service.store_turns(alice, _turns("t", CHAT))
+    service.store_turns(bob, _turns("t", theirs))
+    for who, texts in ((alice, CHAT), (bob, theirs)):
+        service.search(who, ASK, config=reads_turns)
+        said = seen[-1]
+        assert said and set(said) <= {f"t{i}" for i in range(len(texts))}
+        fresh = dict(zip((f"t{i}" for i in range(len(texts))), _cosines(encoder, texts)))
+        assert all(abs(v - fresh[i]) < 0.02 for i, v in said.items())  # int8 rows of this person's words
+    assert max(seen[0], key=seen[0].get) == "t0"  # the sore calves after badminton: no word in common with ASK
+
+
+def test_a_forget_drops_the_turns_reading_at_once_and_the_rebuild_reads_nothing_again(service, alice, encoder, reads_turns, seen):
     service.store_turns(alice, _turns("a", CHAT))
-    service.store_turns(bob, _turns("b", ["I play squash on Tuesdays and my calves hurt", "Stretch them after each game."]))
     service.search(alice, ASK, config=reads_turns)
-    said = seen[-1]
-    assert said and set(said) <= {f"a{i}" for i in range(len(CHAT))} and all(np.isfinite(list(said.values())))
-    assert max(said, key=said.get) == "a0"  # the sore calves after badminton: no word in common
-    service.search(bob, ASK, config=reads_turns)
-    assert seen[-1] and set(seen[-1]) <= {"b0", "b1"}
     col = message_collection(alice)
-    before = service.recaller._msg[col].sentences
-    read = []
+    recaller = service.recaller
+    before = recaller._msg[col].sentences
+    assert "a0" in before.rows
+    read: list[str] = []
     real = encoder.encode
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(encoder, "encode", lambda texts, *a, **kw: read.extend(texts) or real(texts, *a, **kw))
         service.forget(alice, "badminton")
+        kept = recaller._kept[col]
+        assert "a0" not in kept.rows and "a0" not in kept.pending and set(kept.rows) == {f"a{i}" for i in range(1, len(CHAT))}
         service.search(alice, ASK, config=reads_turns)
-    after = service.recaller._msg[col].sentences
-    assert after is not before and "a0" not in after.rows and "a0" not in (seen[-1] or {})
+    after = recaller._msg[col].sentences
+    assert after is not before and "a0" not in after.rows and col not in recaller._kept
+    said = seen[-1]
+    assert said and "a0" not in said
+    fresh = dict(zip((f"a{i}" for i in range(len(CHAT))), _cosines(encoder, CHAT)))
+    assert all(abs(v - fresh[i]) < 0.02 for i, v in said.items())  # the adopted rows are the right turns'
     assert not [t for t in read if t in CHAT]  # the turns that stayed were adopted, not read again
-    off = service.search(alice, ASK, config=reads_turns.model_copy(update={"sentence_turns": False}))
-    assert off and seen[-1] is None
+    service.forget(alice, "Lisbon")
+    assert col in recaller._kept
+    service.erase_person(alice)  # the person gone: nothing of their turns' readings stays in the host
+    assert col not in recaller._kept and col not in recaller._msg
 
 
-def test_a_cold_index_is_read_in_the_background_and_the_host_start_reads_it_whole(service, alice, encoder, reads_turns, seen):
+@pytest.fixture
+def held(encoder, monkeypatch):
+    """Background reads wait for the event; records which threads read and what."""
+    gate, threads = threading.Event(), []
+    real = encoder.encode
+
+    def encode(texts, *a, background=False, **kw):
+        if background:
+            threads.append(threading.current_thread().name)
+            assert gate.wait(30)
+        return real(texts, *a, background=background, **kw)
+
+    monkeypatch.setattr(encoder, "encode", encode)
+    yield gate, threads
+    gate.set()
+
+
+def test_a_cold_index_is_read_on_its_own_thread_while_recall_answers_and_new_turns_inline(service, alice, reads_turns, seen, held):
+    gate, threads = held
     many = [f"note {i} about the allotment and the tomatoes" for i in range(sentence_arm.INLINE + 30)]
     service.store_turns(alice, _turns("n", many) + _turns("c", CHAT, session="s2"))
     recaller = service.recaller
     recaller.index_wait_s = 0.0
-    recaller._msg.clear()  # as after a restart: the index is built again from the store
-    service.search(alice, ASK, config=reads_turns)
+    service.recaller.warm(alice)  # the index built; its vectors queued behind the gate
     col = message_collection(alice)
-    idx = recaller._msg.get(col)
-    if idx is not None and idx.sentences.filling is not None:  # queued on its own thread, while recall answered without
-        assert seen[-1] is None
-        idx.sentences.filling.result(60)
-        service.search(alice, ASK, config=reads_turns)
-        assert seen[-1] and "c0" in seen[-1]
+    idx = recaller._msg[col]
+    assert idx.sentences.filling is not None and not idx.sentences.filling.done()
+    got = service.search(alice, ASK, config=reads_turns)
+    assert got and seen[-1] is None  # answered at once, without the reading (past the index's own wait)
+    gate.set()
+    idx.sentences.filling.result(60)
+    assert threads and set(threads) == {"amber-sentence_0"}  # its own thread: never ahead of an index build
+    service.search(alice, ASK, config=reads_turns)
+    assert seen[-1] and len(seen[-1]) >= 2  # every candidate turn read
+    # a chat's new exchange, while the background is busy: the recall reads those two itself, no wait
+    gate.clear()
+    service.store_turns(alice, [Message(id="new0", role="user", content="My legs ache after the game again", session="s3", created_at=T0 + timedelta(days=1)),
+                                Message(id="new1", role="assistant", content="Ice them for ten minutes after the game.", session="s3",
+                                        created_at=T0 + timedelta(days=1, minutes=1))])
+    busy = idx.sentences.filling
+    assert busy is not None and not busy.done()  # queued at the capture, held at the gate
+    service.search(alice, ASK, config=reads_turns)
+    assert seen[-1] and "new0" in seen[-1] and not busy.done()
+
+
+def test_the_host_start_queues_a_whole_index_and_a_drop_while_building_reads_nothing(service, alice, reads_turns, seen):
+    many = [f"note {i} about the allotment and the tomatoes" for i in range(sentence_arm.INLINE + 30)]
+    service.store_turns(alice, _turns("n", many) + _turns("c", CHAT, session="s2"))
+    recaller, col = service.recaller, message_collection(alice)
     recaller._msg.clear()
     recaller.rebuild("turns", col)  # a warm start: the index, and its vectors queued on their own thread
-    assert recaller._msg[col].sentences.filling is not None
     recaller._msg[col].sentences.filling.result(60)
     assert not recaller._msg[col].sentences.pending and len(recaller._msg[col].sentences) == len(many) + len(CHAT)
+    # an index whose person was dropped while it was read is installed without vectors: nothing read for it
+    recaller._msg.clear()
+    real = recaller.store.each_message
+
+    def dropped_meanwhile(c, *a, **kw):
+        recaller.drop_indexes(c)
+        return real(c, *a, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(recaller.store, "each_message", dropped_meanwhile)
+        idx = recaller._msg_index(col)
+    assert idx.rev < 0 and idx.sentences is None
 
 
 def test_a_model_that_fails_leaves_the_turns_in_the_rankers_order_without_it(service, alice, reads_turns, seen, caplog):
@@ -171,8 +240,10 @@ def test_a_model_that_fails_leaves_the_turns_in_the_rankers_order_without_it(ser
         def encode(self, texts, *a, **kw):
             raise MemoryError("no room")
 
-    service.recaller.sentence = Broken()
     service.store_turns(alice, _turns("a", CHAT))
+    without = service.search(alice, ASK, config=reads_turns.model_copy(update={"sentence_turns": False}))
+    service.recaller.sentence = Broken()
     with caplog.at_level("WARNING", logger="amber.recall"):
         got = service.search(alice, ASK, config=reads_turns)
-    assert got and seen[-1] is None and "turns ranked without the sentence model: MemoryError" in caplog.text
+    assert seen[-1] is None and "turns ranked without the sentence model: MemoryError" in caplog.text
+    assert [c.id for c in got] == [c.id for c in without]  # the ranker's own order, the feature at its mean
