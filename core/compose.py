@@ -201,6 +201,7 @@ def build_service(settings: Settings | None = None, *, embedder: Embedder | None
     # recall's own model calls obey the destination policy too (core/destinations.py)
     service.recaller.destinations = DestinationPolicy.from_settings(settings)
     service.recaller.index_wait_s = settings.recall_index_wait_s
+    service.recaller.reading_wait_s = settings.recall_reading_wait_s
     service.recaller.index_max_turns = settings.recall_index_max_turns
     service.recaller.index_max_people = settings.recall_index_max_people
     if settings.redis_url:

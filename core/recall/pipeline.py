@@ -99,6 +99,7 @@ class Recaller(CatchUp, Refines):
         self._fill_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amber-sentence")
         self._index_builds: dict[str, Future] = {}
         self.index_wait_s = INDEX_WAIT_S
+        self.reading_wait_s = 0.0  # Settings.recall_reading_wait_s
         self.index_max_turns = 500_000  # Settings.recall_index_max_turns
         self.index_max_people = 10_000  # Settings.recall_index_max_people
         self._used: dict[str, float] = {}  # col -> when its index (memories or turns) last served
@@ -515,7 +516,7 @@ class Recaller(CatchUp, Refines):
         if cfg.turn_ranker and gidx is not None:  # turns put in order by what fusion leaves out (ranker.py)
             said = sentence_arm.reads_turns(cfg, self.embedder) and sentence_arm.turn_similarities(
                 gidx.sentences, self.sentence, squery, [c.id for c in ranker.turns_of(ranked, gidx)], self._lock,
-                partial(self._turn_vectors_soon, gcol, gidx), self.index_wait_s) or None
+                partial(self._turn_vectors_soon, gcol, gidx), self.reading_wait_s) or None
             ranked = ranker.reorder(query, ranked, gidx, rankings.get("msg_lexical", ()), cfg.rrf_k, sentence=said)
         ranked = [c for c in ranked if c.score >= cfg.min_score]
         return dedup(ranked, cfg.dedup_threshold, cfg.top_k)

@@ -192,7 +192,8 @@ def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder,
     """Each of the turns `ids`'s cosine to the query, for the turn ranker, or None and the ranker goes
     without. Only these turns must have their vectors: a few still pending (a chat's last exchange)
     are read here, more wait for the index's background read (`soon` queues it) until `wait_s` past
-    when the index's build began (`fill_started`): the turn index's own wait, never a second one."""
+    when the index's build began (`fill_started`; Settings.recall_reading_wait_s, none by default:
+    a cold index's first recalls must not miss the proxy's deadline for a feature they can go without)."""
     if vectors is None or len(ids) < 2:
         return None
     try:
