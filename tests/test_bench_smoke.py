@@ -28,6 +28,7 @@ SMOKE: list[tuple[str, list[str]]] = [
     ("chat_import.py", ["--smoke"]),  # four child processes, one per phase
     ("fair_ingest.py", ["--smoke"]),  # the real local embedder
     ("recall_scale.py", ["--smoke"]),
+    ("turn_reading_load.py", ["--smoke"]),  # the sentence model reads 600 turns while another person recalls
     ("forget_load.py", ["--smoke"]),
     ("embed_engine.py", ["--smoke", "--fused"]),
     ("embed_lanes.py", ["--smoke"]),  # the real local embedder, both lanes
