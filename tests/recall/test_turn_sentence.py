@@ -6,6 +6,7 @@ cold index holds many, and never needed: without it the ranker counts the featur
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -247,3 +248,25 @@ def test_a_model_that_fails_leaves_the_turns_in_the_rankers_order_without_it(ser
         got = service.search(alice, ASK, config=reads_turns)
     assert seen[-1] is None and "turns ranked without the sentence model: MemoryError" in caplog.text
     assert [c.id for c in got] == [c.id for c in without]  # the ranker's own order, the feature at its mean
+
+
+def test_a_recall_waits_for_the_reading_only_as_long_as_the_setting_says(tmp_path, monkeypatch, alice, seen, held):
+    """`recall_reading_wait_s` (0 by default): the quality benchmarks wait the whole read out."""
+    from core import Settings, build_service
+    from core.testing import HashEmbedder
+
+    monkeypatch.setenv("AMBER_RECALL_READING_WAIT_S", "60")
+    svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder())
+    try:
+        assert svc.recaller.reading_wait_s == 60 and Settings.model_fields["recall_reading_wait_s"].default == 0
+        svc.recaller._sentence_turns = True
+        many = [f"note {i} about the allotment and the tomatoes" for i in range(sentence_arm.INLINE + 30)]
+        svc.store_turns(alice, _turns("n", many) + _turns("c", CHAT, session="s2"))
+        svc.recaller.warm(alice)  # its read queued, held at the gate for half a second
+        gate, _ = held
+        threading.Timer(0.5, gate.set).start()
+        t = time.monotonic()
+        svc.search(alice, ASK, config=svc.recall_config(sentence_beside="hash:v1", top_k=20))
+        assert time.monotonic() - t >= 0.4 and seen[-1] and len(seen[-1]) >= 2  # waited for the read, then had it
+    finally:
+        svc.close()
