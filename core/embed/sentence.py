@@ -15,7 +15,6 @@ began; after that, and always when the package is missing, recall answers with t
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -45,6 +44,10 @@ class SentenceEncoder:
         # core; a recall's query never waits behind them: the model keeps no state between calls
         # but a memo of its normaliser, and numpy releases the interpreter in its products.
         self._background = threading.Lock()
+        # A turn index's read (`behind`: minutes for an import) lets a memory index's go first: a
+        # recall on a cold memory index waits for its read, none waits for a turn index's
+        self._turn = threading.Condition()
+        self._ahead = 0  # background reads that are not `behind`, waiting or running
         self._load_lock = threading.Lock()
 
     def ready(self, load: bool = True) -> bool:
@@ -78,11 +81,28 @@ class SentenceEncoder:
             self._failed = f"{type(e).__name__}: {e}"
             log.warning("recall without the sentence arm: its model did not load (%s)", self._failed)
 
-    def encode(self, texts: list[str], max_chars: int = MEMORY_CHARS, background: bool = False) -> np.ndarray:
-        """(len(texts), 512) unit vectors. The caller checked `ready()`."""
+    def encode(self, texts: list[str], max_chars: int = MEMORY_CHARS, background: bool = False, behind: bool = False) -> np.ndarray:
+        """(len(texts), 512) unit vectors. The caller checked `ready()`. `background`: one such read
+        at a time in the process; `behind`: after every other background read waiting."""
         clean = [prepare(t, max_chars) or " " for t in texts]
-        with self._background if background else contextlib.nullcontext():
-            return np.asarray(self._model.encode(clean), dtype=np.float32).reshape(len(clean), DIM)
+        if not background:
+            return self._run(clean)
+        with self._turn:
+            if behind:
+                self._turn.wait_for(lambda: self._ahead == 0, timeout=5.0)  # never starved for long
+            else:
+                self._ahead += 1
+        try:
+            with self._background:
+                return self._run(clean)
+        finally:
+            if not behind:
+                with self._turn:
+                    self._ahead -= 1
+                    self._turn.notify_all()
+
+    def _run(self, clean: list[str]) -> np.ndarray:
+        return np.asarray(self._model.encode(clean), dtype=np.float32).reshape(len(clean), DIM)
 
     def encode_query(self, text: str) -> np.ndarray:
         tail = text[-QUERY_CHARS:] if len(text) > QUERY_CHARS else text

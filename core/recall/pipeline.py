@@ -279,9 +279,10 @@ class Recaller(CatchUp, Refines):
                     notes = self._notes.pop(col, [])
             with self._lock:
                 caught_up(idx, notes, lambda i, _what, msgs: add_turns(i, msgs))
+                kept, cur = self._kept.pop(col, None), self._msg.get(col)
                 if idx.rev < 0:  # dropped while it was read (a forget, an erasure): read again at the next recall
                     idx.sentences = None
-                elif idx.sentences is not None and (old := self._msg[col].sentences if col in self._msg else self._kept.pop(col, None)):
+                elif idx.sentences is not None and (old := cur.sentences if cur is not None and cur.sentences is not None else kept):
                     idx.sentences.adopt(old)  # a forget rebuilds the index: only what changed is read again
                 self._msg[col] = idx
                 self._used[col] = time.monotonic()
@@ -294,7 +295,7 @@ class Recaller(CatchUp, Refines):
         """The sentence model's read of the turn index's pending vectors on its own thread (none while the model loads)."""
         if idx.sentences is not None and idx.sentences.pending and self.sentence.ready():
             return sentence_arm.queue_fill(idx.sentences, self.sentence, self._lock, self._fill_pool.submit,
-                                           lambda: self._closed or self._msg.get(col) is not idx)
+                                           lambda: self._closed or self._msg.get(col) is not idx, turns=True)
         return None
 
     def _evict_indexes(self, keep: str) -> None:

@@ -151,17 +151,17 @@ class SentenceVectors:
 
 
 def fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock, limit: int,
-         stop: Callable[[], bool] = lambda: False, background: bool = True) -> None:
+         stop: Callable[[], bool] = lambda: False, background: bool = True, behind: bool = False) -> None:
     """Read up to `limit` pending memories (all of them for a background fill), `BATCH` at a time,
     until `stop` says the index is gone. The index is only touched under `lock`; the model reads
-    outside it (background reads one at a time in the process)."""
+    outside it (background reads one at a time in the process; `behind`: after memory indexes')."""
     done = 0
     while done < limit and not stop():
         with lock:
             items = vectors.take(min(BATCH, limit - done))
         if not items:
             return
-        vecs = encoder.encode([t for _, t in items], background=background)
+        vecs = encoder.encode([t for _, t in items], background=background, behind=behind)
         with lock:
             vectors.put(items, vecs)
         done += len(items)
@@ -205,11 +205,16 @@ def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder,
             vecs = encoder.encode([t for _, t in missing])
             with lock:
                 vectors.put(missing, vecs)
-        elif missing and (fut := soon()) is not None:
-            try:
-                fut.result(timeout=max(0.0, vectors.fill_started + wait_s - time.monotonic()))
-            except FutureTimeout:
-                return None
+        elif missing:  # the background read, a batch at a time, until these are read or the wait is spent
+            while (fut := soon()) is not None:
+                left = len(vectors.pending)
+                try:
+                    fut.result(timeout=max(0.0, vectors.fill_started + wait_s - time.monotonic()))
+                except FutureTimeout:
+                    return None
+                with lock:  # these read, or no batch read anything (the index replaced meanwhile)
+                    if all(i in vectors.rows or i not in vectors.pending for i in ids) or len(vectors.pending) >= left:
+                        break
         q = query()
         with lock:
             sims = vectors.similarities(q, ids)
@@ -220,19 +225,31 @@ def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder,
 
 
 def queue_fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock,
-               submit: Callable[[Callable[[], None]], Future], stop: Callable[[], bool]) -> Future | None:
+               submit: Callable[[Callable[[], None]], Future], stop: Callable[[], bool], turns: bool = False) -> Future | None:
     """The background read of the index's pending records: the one queued or running, or a new one
-    via `submit`; None when nothing is pending or the pool is shut (this host stopping)."""
+    via `submit`; None when nothing is pending or the pool is shut (this host stopping). `turns`: a
+    batch at a time, each queued again behind whatever else was queued meanwhile (another person's
+    new turns wait one batch, not a cold index's whole read), and behind memory indexes' reads."""
     with lock:
         if vectors.filling is not None and not vectors.filling.done():
             return vectors.filling
         if not vectors.pending:
             return None
+        step = partial(_turn_batch, vectors, encoder, lock, submit, stop) if turns else partial(fill, vectors, encoder, lock, 1 << 62, stop)
         try:
-            vectors.filling = submit(partial(fill, vectors, encoder, lock, 1 << 62, stop))
+            vectors.filling = submit(step)
         except RuntimeError:
             return None
         return vectors.filling
+
+
+def _turn_batch(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock,
+                submit: Callable[[Callable[[], None]], Future], stop: Callable[[], bool]) -> None:
+    fill(vectors, encoder, lock, BATCH, stop, behind=True)
+    with lock:  # the next batch, at the back of the queue (`filling` names it from now on)
+        if vectors.pending and not stop():
+            with contextlib.suppress(RuntimeError):
+                vectors.filling = submit(partial(_turn_batch, vectors, encoder, lock, submit, stop))
 
 
 def keep_for_rebuild(kept: dict[str, SentenceVectors], col: str, vectors: SentenceVectors, gone: Sequence[str], limit: int) -> None:
@@ -261,7 +278,7 @@ def read(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLo
             with lock:
                 running = vectors.filling is not None and not vectors.filling.done()
                 if (fut := queue_fill(vectors, encoder, lock, submit, stop)) is None:
-                    return False
+                    return not vectors.pending  # read meanwhile by another recall, or this host stopping
                 if not running:
                     vectors.fill_started = time.monotonic()
             try:

@@ -166,6 +166,15 @@ def test_a_forget_drops_the_turns_reading_at_once_and_the_rebuild_reads_nothing_
     assert col not in recaller._kept and col not in recaller._msg
 
 
+def _read_all(vectors: SentenceVectors) -> None:
+    """Wait for a turn index's background read, a batch at a time, to the end."""
+    deadline = time.monotonic() + 60
+    while vectors.pending and time.monotonic() < deadline:
+        if vectors.filling is not None:
+            vectors.filling.result(60)
+    assert not vectors.pending
+
+
 @pytest.fixture
 def held(encoder, monkeypatch):
     """Background reads wait for the event; records which threads read and what."""
@@ -188,15 +197,16 @@ def test_a_cold_index_is_read_on_its_own_thread_while_recall_answers_and_new_tur
     many = [f"note {i} about the allotment and the tomatoes" for i in range(sentence_arm.INLINE + 30)]
     service.store_turns(alice, _turns("n", many) + _turns("c", CHAT, session="s2"))
     recaller = service.recaller
-    recaller.index_wait_s = 0.0
+    assert recaller.index_wait_s == 2.0 and recaller.reading_wait_s == 0.0  # the defaults
     service.recaller.warm(alice)  # the index built; its vectors queued behind the gate
     col = message_collection(alice)
     idx = recaller._msg[col]
     assert idx.sentences.filling is not None and not idx.sentences.filling.done()
+    t = time.monotonic()
     got = service.search(alice, ASK, config=reads_turns)
-    assert got and seen[-1] is None  # answered at once, without the reading (past the index's own wait)
+    assert got and seen[-1] is None and time.monotonic() - t < 0.5  # at once, without the reading
     gate.set()
-    idx.sentences.filling.result(60)
+    _read_all(idx.sentences)
     assert threads and set(threads) == {"amber-sentence_0"}  # its own thread: never ahead of an index build
     service.search(alice, ASK, config=reads_turns)
     assert seen[-1] and len(seen[-1]) >= 2  # every candidate turn read
@@ -217,7 +227,7 @@ def test_the_host_start_queues_a_whole_index_and_a_drop_while_building_reads_not
     recaller, col = service.recaller, message_collection(alice)
     recaller._msg.clear()
     recaller.rebuild("turns", col)  # a warm start: the index, and its vectors queued on their own thread
-    recaller._msg[col].sentences.filling.result(60)
+    _read_all(recaller._msg[col].sentences)
     assert not recaller._msg[col].sentences.pending and len(recaller._msg[col].sentences) == len(many) + len(CHAT)
     # an index whose person was dropped while it was read is installed without vectors: nothing read for it
     recaller._msg.clear()
@@ -250,7 +260,7 @@ def test_a_model_that_fails_leaves_the_turns_in_the_rankers_order_without_it(ser
     assert [c.id for c in got] == [c.id for c in without]  # the ranker's own order, the feature at its mean
 
 
-def test_a_recall_waits_for_the_reading_only_as_long_as_the_setting_says(tmp_path, monkeypatch, alice, seen, held):
+def test_a_recall_waits_for_the_reading_only_as_long_as_the_setting_says(tmp_path, monkeypatch, alice, bob, seen, held):
     """`recall_reading_wait_s` (0 by default): the quality benchmarks wait the whole read out."""
     from core import Settings, build_service
     from core.testing import HashEmbedder
@@ -259,14 +269,40 @@ def test_a_recall_waits_for_the_reading_only_as_long_as_the_setting_says(tmp_pat
     svc = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder())
     try:
         assert svc.recaller.reading_wait_s == 60 and Settings.model_fields["recall_reading_wait_s"].default == 0
+        cfg = svc.recall_config(sentence_beside="hash:v1", top_k=20)
         svc.recaller._sentence_turns = True
+        svc.store_turns(bob, _turns("n", [f"note {i} on the allotment" for i in range(sentence_arm.INLINE + 30)]))
+        svc.recaller.reading_wait_s = 0.6
+        svc.recaller.warm(bob)  # held at the gate: the first recall waits out what is left of 0.6 s from the build
+        t = time.monotonic()
+        svc.search(bob, "allotment", config=cfg)
+        first = time.monotonic() - t
+        time.sleep(0.2)
+        t = time.monotonic()
+        svc.search(bob, "allotment", config=cfg)  # the wait was counted from the build, not from each recall
+        assert 0.2 < first < 0.8 and time.monotonic() - t < 0.2 and seen[-1] is None
+        svc.recaller.reading_wait_s = 60
         many = [f"note {i} about the allotment and the tomatoes" for i in range(sentence_arm.INLINE + 30)]
         svc.store_turns(alice, _turns("n", many) + _turns("c", CHAT, session="s2"))
         svc.recaller.warm(alice)  # its read queued, held at the gate for half a second
         gate, _ = held
         threading.Timer(0.5, gate.set).start()
         t = time.monotonic()
-        svc.search(alice, ASK, config=svc.recall_config(sentence_beside="hash:v1", top_k=20))
+        svc.search(alice, ASK, config=cfg)
         assert time.monotonic() - t >= 0.4 and seen[-1] and len(seen[-1]) >= 2  # waited for the read, then had it
     finally:
         svc.close()
+
+
+def test_the_readings_kept_for_rebuilds_are_bounded():
+    kept: dict[str, SentenceVectors] = {}
+    for n in range(70):
+        sv = SentenceVectors(np.int8)
+        for i in range(3):
+            sv.add(f"t{i}", "words")
+        sv.put(sv.take(3), np.eye(3, DIM, dtype=np.float32))
+        sentence_arm.keep_for_rebuild(kept, f"col{n}", sv, ["t0"], limit=1000)
+        assert "t0" not in kept[f"col{n}"].rows  # the gone turn's row dropped at once
+    assert len(kept) == 64 and "col0" not in kept and "col69" in kept  # the oldest went first
+    sentence_arm.keep_for_rebuild(kept, "big", kept.pop("col69"), [], limit=10)
+    assert sum(len(v) for v in kept.values()) <= 10 and "big" in kept
