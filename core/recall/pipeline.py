@@ -269,7 +269,7 @@ class Recaller(CatchUp, Refines):
                 self._notes[col] = []
             idx = TurnIndex(rev=self.revision(col), sentences=SentenceVectors(np.int8) if self._sentence_turns else None)
             if idx.sentences is not None:
-                idx.sentences.fill_started = started  # a recall waits for its vectors only within the index's own wait
+                idx.sentences.fill_started = started  # a recall's wait for its readings (reading_wait_s) counts from the build
             try:
                 turns = sorted((Turn.of(m) for m in self._unless_closed(self.store.each_message(col))), key=lambda t: (t.created_at, t.id))
                 for part in self._unless_closed(range(0, len(turns), BUILD_PART)):  # in time order, parts make the same index

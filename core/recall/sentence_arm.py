@@ -197,7 +197,7 @@ def turn_similarities(vectors: SentenceVectors | None, encoder: SentenceEncoder,
     if vectors is None or len(ids) < 2:
         return None
     try:
-        if not encoder.ready() and not encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic())):
+        if not loaded(encoder, wait_s):
             return None
         with lock:
             missing = [(i, vectors.pending[i]) for i in ids if i not in vectors.rows and i in vectors.pending]
@@ -263,13 +263,18 @@ def keep_for_rebuild(kept: dict[str, SentenceVectors], col: str, vectors: Senten
         kept.pop(next(iter(kept)))
 
 
+def loaded(encoder: SentenceEncoder, wait_s: float) -> bool:
+    """The model is loaded, or loads within `wait_s` of when its loading began (never a wait of its own per recall)."""
+    return encoder.ready() or encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic()))
+
+
 def read(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock,
          submit: Callable[[Callable[[], None]], Future], wait_s: float, stop: Callable[[], bool]) -> bool:
     """Whether every record of the index has its vector, reading a few pending ones inline and more
-    in the background via `submit` (its own thread), for at most `wait_s` (the model loading, a
+    in the background via `submit` (the index pool), for at most `wait_s` (the model loading, a
     cold index's read). Like the turn index, the waits count from when the load or the fill began,
     not from this recall: once past them nobody waits again, and recall answers without at once."""
-    if not encoder.ready() and not encoder.wait(max(0.0, encoder.load_started + wait_s - time.monotonic())):
+    if not loaded(encoder, wait_s):
         return False
     if vectors.pending:
         if len(vectors.pending) <= INLINE:
