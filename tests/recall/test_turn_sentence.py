@@ -194,7 +194,8 @@ def held(encoder, monkeypatch):
 
 def test_a_cold_index_is_read_on_its_own_thread_while_recall_answers_and_new_turns_inline(service, alice, reads_turns, seen, held):
     gate, threads = held
-    many = [f"note {i} about the allotment and the tomatoes" for i in range(sentence_arm.INLINE + 30)]
+    # long enough that a recall's candidates are more than it reads on its own thread (TURN_INLINE_CHARS)
+    many = [f"note {i} about the allotment and the tomatoes: " + "beans, the shed and the rain " * 4 for i in range(sentence_arm.INLINE + 30)]
     service.store_turns(alice, _turns("n", many) + _turns("c", CHAT, session="s2"))
     recaller = service.recaller
     assert recaller.index_wait_s == 2.0 and recaller.reading_wait_s == 0.0  # the defaults
@@ -271,7 +272,8 @@ def test_a_recall_waits_for_the_reading_only_as_long_as_the_setting_says(tmp_pat
         assert svc.recaller.reading_wait_s == 60 and Settings.model_fields["recall_reading_wait_s"].default == 0
         cfg = svc.recall_config(sentence_beside="hash:v1", top_k=20)
         svc.recaller._sentence_turns = True
-        svc.store_turns(bob, _turns("n", [f"note {i} on the allotment" for i in range(sentence_arm.INLINE + 30)]))
+        # long enough that a recall's candidates are more than it reads on its own thread (TURN_INLINE_CHARS)
+        svc.store_turns(bob, _turns("n", [f"note {i} on the allotment: " + "tomatoes, beans and the shed " * 4 for i in range(sentence_arm.INLINE + 30)]))
         svc.recaller.reading_wait_s = 0.6
         svc.recaller.warm(bob)  # held at the gate: recalls wait out what is left of 0.6 s from the build
         svc.recaller._msg[message_collection(bob)].sentences.fill_started = time.monotonic()  # the build, as if it ended now
