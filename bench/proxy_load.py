@@ -7,7 +7,8 @@ capture on), one with no callback. The same load runs through each, in alternati
 
 - `--users` simulated people chat concurrently, multi-turn (each request carries the conversation
   so far), pausing `--think` seconds between turns; some users (`--big-users`) start with
-  `--big-items` stored turns each;
+  `--big-items` stored turns each, and `--big-memories` saved memories (0 by default: then the
+  memory arms, the sentence model's among them, have nothing to read);
 - in the middle of the second amber phase one user pastes a `--paste-kb` KB message.
 
 Reported: client-side latency p50/p95/p99 for each proxy and the difference (what Amber adds);
@@ -125,6 +126,18 @@ def preload(p: Proxy, user: str, items: int, rng: random.Random, batch: int = 25
                 msgs.append({"id": f"pre-{user}-{i}", "role": "user" if i % 2 == 0 else "assistant", "content": text,
                              "session": f"pre-{i // 20}", "created_at": at})
             http.post("/v1/messages", json={"messages": msgs, "commands": False}, headers=h).raise_for_status()
+    return time.perf_counter() - started
+
+
+def preload_memories(p: Proxy, user: str, n: int, rng: random.Random) -> float:
+    """`n` memories saved for `user` one by one through the memory server's REST API, as a person's
+    "remember ..." does."""
+    started = time.perf_counter()
+    h = {"Authorization": f"Bearer {ADMIN}", "X-Amber-User": user}
+    with httpx.Client(base_url=p.base + "/memory", timeout=120) as http:
+        for i in range(n):
+            text = f"{rng.choice(PHRASES).format(t=rng.choice(TOPICS))} (memory {i})"
+            http.post("/v1/memories", json={"content": text}, headers=h).raise_for_status()
     return time.perf_counter() - started
 
 
@@ -266,6 +279,7 @@ def main() -> None:
     ap.add_argument("--paste-kb", type=int, default=60)
     ap.add_argument("--big-users", type=int, default=2, help="users that start with --big-items stored turns")
     ap.add_argument("--big-items", type=int, default=10000)
+    ap.add_argument("--big-memories", type=int, default=0, help="memories saved for each big user before the load")
     ap.add_argument("--embedder", default="local")
     ap.add_argument("--amber-set", action="append", default=[], metavar="NAME=VALUE",
                     help="a setting of the Amber proxy, as its environment variable without AMBER_ (e.g. EMBED_QUERY_WORKERS=2)")
@@ -296,6 +310,9 @@ def main() -> None:
             if args.big_users:
                 print(f"preloaded {args.big_users} users x {args.big_items} turns in {preload_s:.0f}s", file=sys.stderr)
                 assert wait_for(lambda: journal_empty(amber), timeout=600)
+            if args.big_users and args.big_memories:
+                mem_s = sum(preload_memories(amber, f"user{u}", args.big_memories, rng) for u in range(min(args.big_users, args.users)))
+                print(f"saved {args.big_memories} memories for each of {args.big_users} users in {mem_s:.0f}s", file=sys.stderr)
             if args.restart:
                 t = time.perf_counter()
                 with httpx.Client(timeout=300) as http:
@@ -358,7 +375,7 @@ def main() -> None:
     result = {
         "bench": "proxy_load",
         "users": args.users, "turns_per_user": 2 * half, "think_s": args.think, "upstream_latency_s": args.upstream_latency,
-        "big_users": args.big_users, "big_items": args.big_items, "embedder": args.embedder, "restart": args.restart,
+        "big_users": args.big_users, "big_items": args.big_items, "big_memories": args.big_memories, "embedder": args.embedder, "restart": args.restart,
         "latency_ms": {"plain": sp, "amber": sa, "added": added},
         "hook_precall_ms": hook_ms,
         # the tail, to tell a burst from a slow path: seconds since the first pre-call, the turn's
