@@ -215,6 +215,16 @@ def slowest(hooks: list[tuple[float, str, float, str]], n: int = 8) -> list[list
     return sorted(rows, key=lambda r: -r[2])[:n]
 
 
+def stage_times(hooks: list[tuple[float, str, float, str]]) -> dict[str, dict]:
+    """Per stage of the pre-call (the correction read, recall, the boot pack): its p50 / p95 over the
+    pre-calls that ran it."""
+    per: dict[str, list[float]] = {}
+    for *_, note in hooks:
+        for k, v in re.findall(r"\b(correct|recall|boot)=(\d+)", note):
+            per.setdefault(k, []).append(float(v))
+    return {k: summary(v) for k, v in sorted(per.items())}
+
+
 def after_first(hooks: list[tuple[float, str, float, str]]) -> list[float]:
     """Pre-call ms of every turn but each person's first in this proxy process: that one builds their
     recall indexes (a person who spoke since the start has them kept current), so in a short run
@@ -381,6 +391,7 @@ def main() -> None:
         # the tail, to tell a burst from a slow path: seconds since the first pre-call, the turn's
         # index in its user's turns (0: the first), ms and the hook's note
         "hook_precall_slowest": slowest(hooks),
+        "hook_stages_ms": stage_times(hooks),
         "hook_precall_after_first_ms": summary(after_first(hooks)),
         # after --restart: indexes built ahead at the start [built, listed, seconds] (none: a tree without it)
         "built_ahead": [float(x) for x in ahead[-1]] if ahead else None,
@@ -395,6 +406,7 @@ def main() -> None:
     print(f"latency through the proxy (ms)   plain {sp}   amber {sa}   added {added}")
     print(f"engine alone, same run (ms) {result['engine_query_ms']}; pre-call p50 / engine p50 {result['precall_p50_over_engine_p50']}")
     print(f"hook pre-call after each person's first (ms) {result['hook_precall_after_first_ms']}")
+    print(f"hook pre-call by stage (ms) {result['hook_stages_ms']}")
     print(f"hook pre-call (ms) {hook_ms}; recall timeouts {result['recall_timeouts']}; turns {result['turns']}")
     print(f"paste {args.paste_kb} KB answered in {result['paste']['ms']} ms; journal drained {drain_s:.0f}s after the load; "
           f"peak RSS amber {result['peak_rss_mb']['amber']} MB, plain {result['peak_rss_mb']['plain']} MB")

@@ -106,9 +106,11 @@ class Settings(BaseSettings):
     # how long a recall waits for a person's turn index to be built before answering without the
     # turns (the build goes on; core/recall/pipeline.py). Recall-quality benchmarks wait it out.
     recall_index_wait_s: float = Field(2.0, ge=0)
-    # how long a recall waits for the sentence model's reading of a cold turn index (counted from
-    # the index's build): none by default, the turn ranker goes without it meanwhile, as good as
-    # before that feature (bench/README.md, "A ninth feature"). Recall-quality benchmarks wait it out.
+    # how long a recall waits for the sentence model: its loading, and its reading of a cold memory
+    # index (the fourth memory arm) or turn index (the turn ranker's ninth feature), counted from when
+    # each began. None by default: meanwhile recall answers without them, as good as before them (a
+    # wait of up to recall_index_wait_s cost people with a few hundred memories their whole memory at
+    # the proxy's 1.5 s deadline: bench/README.md). Recall-quality benchmarks wait it out.
     recall_reading_wait_s: float = Field(0.0, ge=0)
     # turns a host keeps indexed for recall, everybody's together (~3 KB each: 196 000 turns held
     # ~600 MB; ~1 KB more with the sentence model's vectors for the turn ranker); past it, the

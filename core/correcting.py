@@ -15,12 +15,15 @@ new value and say what Amber did.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Awaitable, Sequence
+from typing import Any, Awaitable, Callable, Sequence
+
+import numpy as np
 
 from .changed import Told, change_of, told
 from .correction import Correction, Shown, might_correct, near_correction, pointed_handles
@@ -132,12 +135,14 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     vector, stored = None, {}
     if model is not None or pair is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
-        vector, stored = await asyncio.gather(_vector(asyncio.to_thread(asked_by, _person(port), embedder.embed_query, query)),
-                                              _stored(port, memories if pair is not None else []))
+        # the pair model's second reading of the turn, beside e5's (kept for it and for recall: `_second`)
+        ahead = [asyncio.to_thread(_read_ahead, text, _person(port))] if pair is not None else []
+        vector, stored, *_ = await asyncio.gather(_vector(asyncio.to_thread(asked_by, _person(port), embedder.embed_query, query)),
+                                                  _stored(port, memories if pair is not None else []), *ahead)
     r = reading(text, shown, marked, claims, tolds, _score(model, vector), model, near=pair is not None)
     found = r.settled
     if pair is not None and vector is not None and stored:
-        found = await asyncio.to_thread(_decided, pair, text, shown, vector, stored, r)
+        found = await asyncio.to_thread(_decided, pair, text, shown, vector, stored, r, _second(port, shown))
     return await carry_out(port, found) if found is not None else None
 
 
@@ -165,9 +170,35 @@ def _score(model: Any, vector: list[float] | None) -> float | None:
         return None
 
 
-def _decided(pair: Any, text: str, shown: Sequence[Shown], vector: list[float], stored: dict[str, list[float]], r: Reading) -> Correction | None:
+def _read_ahead(text: str, person: str | None) -> None:
+    """The sentence model's reading of the turn, kept by the model for a moment (a failure is met where it is used)."""
+    with contextlib.suppress(Exception):
+        sentence.shared().encode_query(text, person)
+
+
+def _second(port: Any, shown: Sequence[Shown]) -> Callable[[list[str]], np.ndarray]:
+    """The sentence model's readings for the pair model (the turn, then each memory shown): the turn
+    read as recall reads its query, so this pre-call's recall finds it read; a memory's taken from the
+    person's recall index where it was read from the same words. Only the rest are read here."""
+    encoder, person = sentence.shared(), _person(port)
+
+    def read(texts: list[str]) -> np.ndarray:
+        try:
+            known = port.service.recaller.memory_readings(port.scope(READ), [(s.id, s.text) for s in shown if s.source == "memory"])
+        except Exception:  # no recall index in this process: every memory is read here
+            known = {}
+        by_text = {s.text: known[s.id] for s in shown if s.id in known}
+        rest = list(dict.fromkeys(t for t in texts[1:] if t not in by_text))
+        by_text.update(zip(rest, encoder.encode(rest)) if rest else ())
+        return np.vstack([encoder.encode_query(texts[0], person), *(by_text[t] for t in texts[1:])])
+
+    return read
+
+
+def _decided(pair: Any, text: str, shown: Sequence[Shown], vector: list[float], stored: dict[str, list[float]], r: Reading,
+             second: Callable[[list[str]], np.ndarray]) -> Correction | None:
     try:
-        return pair.decide(text, shown, vector, stored, r, sentence.shared().encode)
+        return pair.decide(text, shown, vector, stored, r, second)
     except Exception as e:  # whatever goes wrong in the model, the rules' verdict stands
         log.warning("correction pair model failed, the rules decide: %s: %s", type(e).__name__, e)
         return r.settled

@@ -9,15 +9,20 @@ one thread. Its vectors are never stored: the recall index computes them from th
 like its BM25 postings, so a forget leaves nothing of them on disk.
 
 Loaded once per process (~1 s, ~70 MB) on a background thread, from the host's start when the
-defaults use the arm. Recalls wait for it at most `recall_index_wait_s` counted from when loading
-began; after that, and always when the package is missing, recall answers with the other arms.
+defaults use the arm. Recalls do not wait for it (`recall_reading_wait_s`, none by default, counted
+from when loading began): until then, and always when the package is missing, recall answers with
+the other arms.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+import os
 import threading
 import time
+from collections import OrderedDict
 
 import numpy as np
 
@@ -30,6 +35,9 @@ DIM = 512
 # the longest turn the correction pair model reads (core/correcting.py), so it reads every turn whole
 MEMORY_CHARS = 600
 QUERY_CHARS = 1000  # the last 1 000 characters of what was asked: a 4 000-character query took 50 ms
+# query readings kept, per person: the correction's reading of a turn (core/correcting.py) is the
+# reading recall asks for moments later, in the same pre-call
+RECENT_QUERIES = 64
 
 
 class SentenceEncoder:
@@ -49,6 +57,11 @@ class SentenceEncoder:
         self._turn = threading.Condition()
         self._ahead = 0  # background reads that are not `behind`, waiting or running
         self._load_lock = threading.Lock()
+        # recent query readings under a digest keyed by a secret of this process and the person asking:
+        # no words are kept, and one person's query never answers another's faster (as e5's cache)
+        self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
+        self._salt = os.urandom(32)
 
     def ready(self, load: bool = True) -> bool:
         """Loaded; if not, start loading in the background (when `load`) and say no for now."""
@@ -104,9 +117,21 @@ class SentenceEncoder:
     def _run(self, clean: list[str]) -> np.ndarray:
         return np.asarray(self._model.encode(clean), dtype=np.float32).reshape(len(clean), DIM)
 
-    def encode_query(self, text: str) -> np.ndarray:
+    def encode_query(self, text: str, person: str | None = None) -> np.ndarray:
+        """The reading of what `person` asked (its last `QUERY_CHARS` characters), read once."""
         tail = text[-QUERY_CHARS:] if len(text) > QUERY_CHARS else text
-        return self.encode([tail], QUERY_CHARS)[0]
+        key = hmac.new(self._salt, f"{person or ''}\x1f{tail}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+        with self._recent_lock:
+            hit = self._recent.get(key)
+            if hit is not None:
+                self._recent.move_to_end(key)
+                return hit.copy()
+        vec = self.encode([tail], QUERY_CHARS)[0]
+        with self._recent_lock:
+            self._recent[key] = vec.copy()
+            while len(self._recent) > RECENT_QUERIES:
+                self._recent.popitem(last=False)
+        return vec
 
 
 _shared: SentenceEncoder | None = None

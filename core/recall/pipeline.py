@@ -182,6 +182,12 @@ class Recaller(CatchUp, Refines):
             log_built(col, len(idx.cands), notes, started, was, idx.rev, self.rebuilds)
             return idx
 
+    def memory_readings(self, scope: Scope, items: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
+        """The sentence model's reading of each (memory id, words) that the person's index read from those words."""
+        with self._lock:
+            idx = self._mem.get(memory_collection(scope))
+            return {} if idx is None else sentence_arm.readings(idx.sentences, items)
+
     def active_listing(self, col: str) -> list[ListEntry]:
         """Every active memory of the collection as the list sees it (from the lexical index, built if cold)."""
         idx = self._mem_index(col)
@@ -214,7 +220,7 @@ class Recaller(CatchUp, Refines):
             idx.drop(m.id)
             return
         idx.background.pop(m.id, None)  # its words, so its vector, may have changed
-        text = " ".join([m.title or "", *m.aliases, m.content])
+        text = " ".join(x for x in (m.title, *m.aliases, m.content) if x)  # a plain memory's reading is of its content alone
         idx.bm25.add(m.id, text)
         idx.sentences.add(m.id, text)
         idx.cands[m.id] = memory_candidate(m)
@@ -462,10 +468,10 @@ class Recaller(CatchUp, Refines):
             allowed_m = None if since is None else gidx.since(since)  # read beside captures adding turns
             lexical["msg_lexical"] = [i for i, _ in gidx.bm25.search(lex_q, cfg.k_lexical, allowed_m)]
             cover.update(gidx.bm25.coverage(lex_q, lexical["msg_lexical"]))
-        squery = cache(partial(self.sentence.encode_query, query))  # the sentence model's reading of the query, once
+        squery = cache(partial(self.sentence.encode_query, query, scope.user_id))  # the sentence model's reading of the query, once
         if allowed and "mem_sentence" in on:  # a second embedder's reading of the memories, while e5 reads the query
             got = sentence_arm.rank(midx.sentences, self.sentence, squery, cfg.k_dense, allowed, self._lock, self._index_pool.submit,
-                                    self.index_wait_s, stop=lambda: self._closed or self._mem.get(mcol) is not midx)
+                                    self.reading_wait_s, stop=lambda: self._closed or self._mem.get(mcol) is not midx)
             if got is not None:
                 rankings["mem_sentence"] = got
         elif gidx is not None and gidx.msgs and sentence_arm.reads_turns(cfg, self.embedder) and self.sentence.ready(load=False):

@@ -150,6 +150,19 @@ class SentenceVectors:
         return []
 
 
+def readings(vectors: SentenceVectors, items: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
+    """Each of `items` (record id, words) whose row was read from those same words, as float32 (the
+    correction pair model reads a shown memory's here instead of reading it again). The caller
+    holds the index's lock."""
+    mat, _ = vectors.table
+    out = {}
+    for i, text in items:
+        row = vectors.rows.get(i)
+        if row is not None and vectors.read.get(i) == hash(text):
+            out[i] = mat[row].astype(np.float32) / (127.0 if vectors.dtype == np.int8 else 1.0)
+    return out
+
+
 def fill(vectors: SentenceVectors, encoder: SentenceEncoder, lock: threading.RLock, limit: int,
          stop: Callable[[], bool] = lambda: False, background: bool = True, behind: bool = False) -> None:
     """Read up to `limit` pending memories (all of them for a background fill), `BATCH` at a time,

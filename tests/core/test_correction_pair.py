@@ -256,6 +256,30 @@ async def test_real_a_change_no_rule_reads_supersedes_the_memory_in_the_same_tur
     assert not any("2019 MacBook Pro" in line for line in injected(patch)) and "thinkpad" in patch
 
 
+async def test_real_a_turn_is_read_once_in_its_pre_call_and_the_shown_memories_not_again(real, monkeypatch):
+    """The pair model's second reading: the turn read once, beside its e5 vector, and that reading is
+    recall's query reading in the same pre-call; the memories shown come from the person's recall
+    index, read when they were stored. Read again per turn, they doubled the pre-call of a person with
+    memories under load (bench/README.md, "What a chat user feels")."""
+    service, callback = real
+    memories = ["Uses a 2019 MacBook Pro", "Lives in Leeds"]
+    await shown_in_block(real, "cy", memories, "which laptop do I use, and where do I live?")
+    encoder, reads = sentence.shared(), []
+    real_run = encoder._run
+    monkeypatch.setattr(encoder, "_run", lambda clean: reads.append(list(clean)) or real_run(clean))
+    said = "the weather in Leeds has been grim all week, any ideas for a rainy Saturday?"
+    patch, _ = await turn(callback, said, user="cy")
+    assert injected(patch)  # a recall ran, with the arm
+    assert reads == [[said]]  # the turn once; no memory read again
+    # what the index holds for each memory shown is what reading it afresh gives
+    monkeypatch.setattr(encoder, "_run", real_run)
+    shown = [(i.id, i.text) for i in service.why(scope_for(Actor("cy")), last=2)[-1].items if i.source == "memory"]
+    kept = service.recaller.memory_readings(scope_for(Actor("cy")), shown)
+    assert len(kept) == len(shown) == 2
+    assert all(float(kept[i] @ encoder.encode([t])[0]) > 0.9999 for i, t in shown)
+    assert "replaced" not in patch and set(memories) <= {m.content for m in service.list(scope_for(Actor("cy"))).items}
+
+
 async def test_real_a_request_the_rules_read_as_news_is_dropped(real):
     """A resignation letter for someone else: the rules read "离职" beside the commute as the person's
     news; the pair model scores it far under its veto and the memory stays."""
