@@ -216,6 +216,7 @@ def cost(turns: int) -> dict:
     from core import WRITE, AsyncMemory, Identity, LocalMemory, MemoryIn, build_service
     from core import READ as MAY_READ
     from core.config import Settings
+    from core.embed import sentence
 
     memories = sorted({s for name in READ for cs in C.cases_of(name) for c in cs for s in c.shown})
     said = [c.text for name in ("fresh9", "fresh10") for c in C.PLAIN[name]][:turns]
@@ -234,6 +235,7 @@ def cost(turns: int) -> dict:
                 for way in (("with", "without") if i % 2 else ("without", "with")):
                     await port.recall(block, why=f"r{i}-{way}")
                     service.embedder._cache.clear()  # cold: this turn's vector is embedded in the timing
+                    sentence.shared()._recent.clear()  # and read by the sentence model
                     correcting.pair_model_for = real_pair if way == "with" else (lambda e: None)
                     at = time.perf_counter()
                     acted[way] += await correcting.correct_in_turn(port, text) is not None

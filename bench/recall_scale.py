@@ -42,6 +42,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import Actor, Message, Settings, build_embedder, build_service, scope_for  # noqa: E402
+from core.embed import sentence  # noqa: E402
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -126,6 +127,7 @@ def main() -> None:
     rnd = random.Random(7)
     embedder = build_embedder("local")
     embedder.cache_size = 0  # every query pays its embedding, in both arms: the cache would hide it
+    sentence.shared().recent_size = 0  # and its reading by the sentence model
     queries = [fill(rnd.choice(QUERIES_ZH if rnd.random() < 0.2 else QUERIES_EN), rnd) for _ in range(args.queries)]
     result: dict = {"bench": "recall_scale", "records": "turns" if args.turns else "memories", "embedder": embedder.id, "cores": os.cpu_count(), "queries": len(queries), "sizes": {}}
     for size in [int(s) for s in args.sizes.split(",")]:

@@ -106,7 +106,8 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     the turn names no handle: the model drops a rule's verdict it does not believe and supplies one
     where no rule acted. That costs the why read, one read of the shown memories' stored vectors,
     the turn's embedding, which recall then finds in the embedder's cache, and the second reading of
-    the turn and those memories by the sentence arm's model (core/embed/sentence.py; until it has
+    the turn by the sentence arm's model, beside that embedding, which recall's query reading then
+    is (the memories' come from the person's recall index; core/embed/sentence.py; until it has
     loaded, the rules decide alone; bench/correction_pair_fit.py --cost measures the correction and
     recall together). Elsewhere a turn with no marker, no handle,
     no such frame and no word of change stops before anything is read or embedded."""

@@ -35,8 +35,8 @@ DIM = 512
 # the longest turn the correction pair model reads (core/correcting.py), so it reads every turn whole
 MEMORY_CHARS = 600
 QUERY_CHARS = 1000  # the last 1 000 characters of what was asked: a 4 000-character query took 50 ms
-# query readings kept, per person: the correction's reading of a turn (core/correcting.py) is the
-# reading recall asks for moments later, in the same pre-call
+# query readings kept (each under its person's key; everyone's together): the correction's reading of
+# a turn (core/correcting.py) is the reading recall asks for moments later, in the same pre-call
 RECENT_QUERIES = 64
 
 
@@ -52,8 +52,8 @@ class SentenceEncoder:
         # core; a recall's query never waits behind them: the model keeps no state between calls
         # but a memo of its normaliser, and numpy releases the interpreter in its products.
         self._background = threading.Lock()
-        # A turn index's read (`behind`: minutes for an import) lets a memory index's go first: a
-        # recall on a cold memory index waits for its read, none waits for a turn index's
+        # A turn index's read (`behind`: minutes for an import) lets a memory index's go first: it is
+        # the one a recall may wait for (`recall_reading_wait_s`), none waits for a turn index's
         self._turn = threading.Condition()
         self._ahead = 0  # background reads that are not `behind`, waiting or running
         self._load_lock = threading.Lock()
@@ -62,6 +62,7 @@ class SentenceEncoder:
         self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._recent_lock = threading.Lock()
         self._salt = os.urandom(32)
+        self.recent_size = RECENT_QUERIES  # 0: none kept (latency benchmarks pay every reading)
 
     def ready(self, load: bool = True) -> bool:
         """Loaded; if not, start loading in the background (when `load`) and say no for now."""
@@ -129,7 +130,7 @@ class SentenceEncoder:
         vec = self.encode([tail], QUERY_CHARS)[0]
         with self._recent_lock:
             self._recent[key] = vec.copy()
-            while len(self._recent) > RECENT_QUERIES:
+            while len(self._recent) > self.recent_size:
                 self._recent.popitem(last=False)
         return vec
 
