@@ -81,6 +81,9 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
     for c in turns:
         t = idx.msgs.get(c.id)
         by_session.setdefault((t.session if t else "") or "", []).append((c.score, c.id))
+    # each session's two best candidates: a turn's best mate is the first of them that is not itself
+    # (a recall's candidates are mostly one session's: comparing every pair cost a millisecond)
+    best_two = {s: sorted(v, reverse=True)[:2] for s, v in by_session.items()}
     said = [sentence[c.id] for c in turns if c.id in sentence] if sentence else []
     top_said = max(said) if len(said) == len(turns) else None
     rows = []
@@ -88,7 +91,6 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
         t = idx.msgs.get(c.id)
         session = (t.session if t else "") or ""
         prev, nxt = idx.prev_of.get(c.id), idx.next_of.get(c.id)
-        mates = by_session.get(session, [])
         own = _own(c.text)
         rows.append((
             10 * c.score,
@@ -98,7 +100,7 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
             1.0 if _named(c.author, q_words, query) else 0.0,
             sum(w for term, w in idf.items() if term in own) / total,
             10 * max((fused.get(n.id, 0.0) for n in (prev, nxt) if n is not None), default=0.0),
-            10 * max((s for s, i in mates if i != c.id), default=0.0),
+            10 * next((s for s, i in best_two.get(session, ()) if i != c.id), 0.0),
             np.nan if top_said is None else 10 * (sentence[c.id] - top_said),  # type: ignore[index]
         ))
     return np.array(rows, dtype=np.float64)

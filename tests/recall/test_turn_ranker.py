@@ -60,6 +60,19 @@ def test_each_feature_reads_what_it_says():
     assert f["b1"]["session"] == 0  # alone in its session
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["s1", "s2", "s3", ""]), st.sampled_from([0.0, 0.01, 0.02, 0.05, 0.3])), min_size=1, max_size=12))
+def test_the_session_feature_is_the_best_score_of_another_candidate_of_the_session(cands):
+    """Read from each session's two best (a recall's 80 candidates are mostly one session's: every
+    pair was compared before), it equals the definition, ties and lone candidates included."""
+    idx = _index([(f"t{n}", s, "Tom", f"turn {n}") for n, (s, _) in enumerate(cands)])
+    turns = [_cand(idx, f"t{n}", score) for n, (_, score) in enumerate(cands)]
+    rows = ranker.features("turn", turns, idx, {}, rrf_k=10)
+    for c, row, (session, _) in zip(turns, rows, cands):
+        mates = [o.score for o, (s, _) in zip(turns, cands) if s == session and o.id != c.id]
+        assert row[COL["session"]] == pytest.approx(10 * max(mates, default=0.0))
+
+
 def test_a_chinese_author_is_named_without_spaces():
     idx = _index([("z1", "s", "小王", "我上周去了杭州"), ("z2", "s", "老李", "杭州的西湖很美")])
     turns = [_cand(idx, "z1", 0.05), _cand(idx, "z2", 0.05)]
