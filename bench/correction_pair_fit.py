@@ -235,7 +235,7 @@ def cost(turns: int) -> dict:
                 for way in (("with", "without") if i % 2 else ("without", "with")):
                     await port.recall(block, why=f"r{i}-{way}")
                     service.embedder._cache.clear()  # cold: this turn's vector is embedded in the timing
-                    sentence.shared()._recent.clear()  # and read by the sentence model
+                    sentence.shared().recent.clear()  # and read by the sentence model
                     correcting.pair_model_for = real_pair if way == "with" else (lambda e: None)
                     at = time.perf_counter()
                     acted[way] += await correcting.correct_in_turn(port, text) is not None

@@ -127,7 +127,7 @@ def main() -> None:
     rnd = random.Random(7)
     embedder = build_embedder("local")
     embedder.cache_size = 0  # every query pays its embedding, in both arms: the cache would hide it
-    sentence.shared().recent_size = 0  # and its reading by the sentence model
+    sentence.shared().recent.size = 0  # and its reading by the sentence model
     queries = [fill(rnd.choice(QUERIES_ZH if rnd.random() < 0.2 else QUERIES_EN), rnd) for _ in range(args.queries)]
     result: dict = {"bench": "recall_scale", "records": "turns" if args.turns else "memories", "embedder": embedder.id, "cores": os.cpu_count(), "queries": len(queries), "sizes": {}}
     for size in [int(s) for s in args.sizes.split(",")]:

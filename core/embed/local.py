@@ -22,8 +22,6 @@ milliseconds on one thread, about 100 languages, vectors within cosine 0.99 of t
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import itertools
 import json
 import logging
@@ -35,7 +33,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -43,6 +40,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..errors import EmbedderUnavailable
 from ..together import Together
 from .fair import current_asker, current_owner
+from .recent import RecentVectors
 from .text import prepare
 
 log = logging.getLogger("amber.embed")
@@ -397,10 +395,7 @@ class LocalE5Embedder:
         self.document_lane = WorkerLane("background", self.model_dir, nice=document_nice, threads=2, process=self.process)
         self.query_timeout_s = query_timeout_s
         self.document_timeout_s = document_timeout_s
-        self._cache: OrderedDict[bytes, list[float]] = OrderedDict()
-        self._cache_salt = os.urandom(32)
-        self.cache_size = cache_size  # recent query vectors kept (0: none; benchmarks measure uncached)
-        self._cache_lock = threading.Lock()
+        self._cache: RecentVectors[list[float]] = RecentVectors(cache_size)  # per person (core/embed/fair.py, asked_by)
         self._burst = _QueryBurst(len(self.query_lanes), self._send_queries)
         self._pending: dict[str, list[_Job]] = {}  # owner -> their jobs, oldest first; owners in serving order
         self._pending_lock = threading.Lock()
@@ -428,23 +423,24 @@ class LocalE5Embedder:
 
     def embed_query(self, text: str) -> list[float]:
         text = prepare(text)
-        # kept per person (core/embed/fair.py, asked_by) and under a digest keyed by a secret of this
-        # process: the cache holds no words, and one person's query never answers another's faster
-        key = hmac.new(self._cache_salt, f"{current_asker() or ''}\x1f{text}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
-        with self._cache_lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-                return hit
+        hit = self._cache.get(current_asker(), text)
+        if hit is not None:
+            return hit
         try:
             vec = self._burst.vector(text, self.query_timeout_s)
         except TimeoutError:
             raise EmbedderUnavailable("every interactive embedding worker is busy") from None
-        with self._cache_lock:
-            self._cache[key] = vec
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+        self._cache.put(current_asker(), text, vec)
         return vec
+
+    @property
+    def cache_size(self) -> int:
+        """Recent query vectors kept (0: none; benchmarks measure uncached)."""
+        return self._cache.size
+
+    @cache_size.setter
+    def cache_size(self, size: int) -> None:
+        self._cache.size = size
 
     def _send_queries(self, texts: list[str]) -> list[list[float]]:
         with self._interactive() as lane:

@@ -16,16 +16,13 @@ the other arms.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import os
 import threading
 import time
-from collections import OrderedDict
 
 import numpy as np
 
+from .recent import RecentVectors
 from .text import prepare
 
 log = logging.getLogger("amber.embed")
@@ -57,12 +54,7 @@ class SentenceEncoder:
         self._turn = threading.Condition()
         self._ahead = 0  # background reads that are not `behind`, waiting or running
         self._load_lock = threading.Lock()
-        # recent query readings under a digest keyed by a secret of this process and the person asking:
-        # no words are kept, and one person's query never answers another's faster (as e5's cache)
-        self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
-        self._recent_lock = threading.Lock()
-        self._salt = os.urandom(32)
-        self.recent_size = RECENT_QUERIES  # 0: none kept (latency benchmarks pay every reading)
+        self.recent: RecentVectors[np.ndarray] = RecentVectors(RECENT_QUERIES)  # query readings, per person
 
     def ready(self, load: bool = True) -> bool:
         """Loaded; if not, start loading in the background (when `load`) and say no for now."""
@@ -121,17 +113,11 @@ class SentenceEncoder:
     def encode_query(self, text: str, person: str | None = None) -> np.ndarray:
         """The reading of what `person` asked (its last `QUERY_CHARS` characters), read once."""
         tail = text[-QUERY_CHARS:] if len(text) > QUERY_CHARS else text
-        key = hmac.new(self._salt, f"{person or ''}\x1f{tail}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
-        with self._recent_lock:
-            hit = self._recent.get(key)
-            if hit is not None:
-                self._recent.move_to_end(key)
-                return hit.copy()
+        hit = self.recent.get(person, tail)
+        if hit is not None:
+            return hit.copy()
         vec = self.encode([tail], QUERY_CHARS)[0]
-        with self._recent_lock:
-            self._recent[key] = vec.copy()
-            while len(self._recent) > self.recent_size:
-                self._recent.popitem(last=False)
+        self.recent.put(person, tail, vec.copy())
         return vec
 
 

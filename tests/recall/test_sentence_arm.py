@@ -185,7 +185,7 @@ def test_a_query_is_read_once_per_person(encoder, monkeypatch):
     again = encoder.encode_query(ask, "alice")
     other = encoder.encode_query(ask, "bob")
     assert len(reads) == 2 and np.allclose(again, other) and abs(float(again @ again) - 1.0) < 1e-4
-    assert all(ask not in repr(k) for k in encoder._recent)
+    assert all(ask not in repr(k) for k in encoder.recent)
 
 
 def test_a_model_that_cannot_load_leaves_recall_as_it_was(monkeypatch, service, alice):

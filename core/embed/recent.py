@@ -1,0 +1,53 @@
+"""Recent query vectors, kept per person so a question asked again (a retried turn, the correction
+read just before its recall) is not embedded again.
+
+Each is kept under a digest keyed by a secret of this process and the person asking: the keys hold
+no words, and one person's query never answers another's faster (a timing test of what others ask,
+and what they ask Amber to forget). Least recently used first out; `size` 0 keeps none
+(benchmarks that time the embedding set it)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import threading
+from collections import OrderedDict
+from typing import Generic, Iterator, TypeVar
+
+V = TypeVar("V")
+
+
+class RecentVectors(Generic[V]):
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[bytes, V] = OrderedDict()
+        self._salt = os.urandom(32)
+        self._lock = threading.Lock()
+
+    def _key(self, person: str | None, text: str) -> bytes:
+        return hmac.new(self._salt, f"{person or ''}\x1f{text}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+
+    def get(self, person: str | None, text: str) -> V | None:
+        key = self._key(person, text)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def put(self, person: str | None, text: str, value: V) -> None:
+        key = self._key(person, text)
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __iter__(self) -> Iterator[bytes]:
+        """The keys (digests), oldest first."""
+        with self._lock:
+            return iter(list(self._items))
