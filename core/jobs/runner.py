@@ -46,8 +46,9 @@ class RunRecord(BaseModel):
 
     id: str
     job: str
-    status: str = "running"  # running | ok | partial | skipped | error
+    status: str = "running"  # running | ok | partial | skipped | error | interrupted (its worker stopped: list_runs)
     worker: str = ""
+    lease: str = ""  # the lease the run held: while it is held, the run is running
     started_at: str
     finished_at: str | None = None
     duration_s: float = 0.0
@@ -91,10 +92,10 @@ async def arun_job(
     emit = progress or (lambda e: None)
     me = worker_id()
     started = clock()
-    rec = RunRecord(id=registry.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat())
     ttl = timedelta(minutes=settings.jobs_lease_minutes)
     leases = service.coordination  # in process, registry rows, or Redis with several hosts (core/coordination.py)
     lease = name if user is None else person_lease(name, user)
+    rec = RunRecord(id=registry.new_run_id(name, started), job=name, worker=me, started_at=started.isoformat(), lease=lease)
     if not await asyncio.to_thread(_take_lease, leases, name, lease, me, started, ttl):
         rec.status, rec.reason, rec.finished_at = "skipped", "another worker holds the lease", clock().isoformat()
         await asyncio.to_thread(registry.save_run, service.registry, rec.model_dump(mode="json"))
@@ -311,9 +312,28 @@ def run_job(
     return box["result"]
 
 
+INTERRUPTED = "its worker stopped before the run finished (a host killed or restarted); the next run takes up its work"
+
+
 def list_runs(service: Any, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
-    """The latest run records, newest first."""
-    return registry.list_runs(service.registry, limit, job)
+    """The latest run records, newest first. A record still `running` whose lease nobody holds is
+    of a worker that died (a run saves its last record before it lets the lease go): it is shown,
+    and stored, as `interrupted`, so no page waits for it to end."""
+    runs = registry.list_runs(service.registry, limit, job)
+    stale = [r for r in runs if r.get("status") == "running" and r.get("lease")]
+    if stale:
+        held = service.coordination.leases_held(sorted({r["lease"] for r in stale}), service.clock.now())
+        for r in stale:
+            if r["lease"] in held:
+                continue
+            now = service.registry.reg_get(f"run:{r['id']}")  # read again: it may have ended since
+            if now is not None and now.get("status") != "running":
+                r.update(now)
+                continue
+            r.update(status="interrupted", reason=INTERRUPTED)
+            registry.save_run(service.registry, r)
+            log.warning("job %s: run %s of worker %s was interrupted", r["job"], r["id"], r.get("worker"))
+    return runs
 
 
 def register_jobs(scheduler: Any, service: Any, settings: Settings, llm: LLM | None = None) -> list[str]:

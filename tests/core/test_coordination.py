@@ -12,6 +12,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 import redis
@@ -19,7 +20,7 @@ import redis
 from core import Busy, CaptureConsumer, CaptureQueue, MemoryIn, Message, Settings, StoreUnavailable, build_service, list_runs
 from core.capture_queue import GROUP, QUARANTINE, STREAM
 from core.coordination import RedisCoordination
-from core.jobs.runner import _scheduled, due_time
+from core.jobs.runner import _scheduled, arun_job, due_time
 from core.jobs.registry import owner_key
 from core.testing import HashEmbedder
 from tests.kit.servers import chroma_server, free_port
@@ -182,6 +183,48 @@ def test_each_scheduled_fire_time_runs_on_one_host(hosts):
     assert len(runs) == before + 1 and runs[0]["status"] == "ok"
     asyncio.run(fire_on_both())  # the same minute again (a late scheduler): nobody runs it twice
     assert len(list_runs(hosts[1], 100, "retention")) == before + 1
+
+
+# a host's worker in a process of its own: it takes the retention lease (a short one), saves its
+# running record, and then works until it is killed
+_DYING_WORKER = """
+import asyncio, sys
+from core import Settings, build_service
+from core.jobs import runner
+from core.testing import HashEmbedder
+
+async def forever(*a, **k):
+    print("running", flush=True)
+    await asyncio.sleep(3600)
+
+runner._retention = forever
+settings = Settings(chroma_url=sys.argv[1], redis_url=sys.argv[2], jobs_lease_minutes=0.05)
+asyncio.run(runner.arun_job("retention", build_service(settings, embedder=HashEmbedder()), settings))
+"""
+
+
+def test_a_host_killed_mid_run_leaves_a_run_shown_interrupted_and_the_next_run_goes(hosts, servers, tmp_path):
+    import subprocess
+    import sys
+
+    chroma, rurl = servers
+    script = tmp_path / "worker.py"
+    script.write_text(_DYING_WORKER)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.Popen([sys.executable, str(script), chroma, rurl], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "running", "the worker never started its run"
+    finally:
+        child.kill()
+        child.wait(timeout=30)
+    runs = list_runs(hosts[0], 100, "retention")
+    dead = [r for r in runs if r["worker"].split(":")[1] == str(child.pid)]
+    assert len(dead) == 1, runs
+    # the lease (3 s) lapses in Redis: from then on both hosts show the run interrupted
+    assert _wait(lambda: list_runs(hosts[1], 100, "retention")[runs.index(dead[0])]["status"] == "interrupted", 15)
+    again = [r for r in list_runs(hosts[0], 100, "retention") if r["id"] == dead[0]["id"]][0]
+    assert again["status"] == "interrupted" and "worker stopped" in again["reason"]
+    assert asyncio.run(arun_job("retention", hosts[0], Settings(jobs_enabled=True)))["status"] == "ok"
 
 
 def test_redis_down_refuses_writes_and_recall_goes_on(servers, alice):

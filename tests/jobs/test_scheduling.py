@@ -119,3 +119,43 @@ async def test_a_dead_workers_lease_expires(service, clock, settings):
     clock.advance(minutes=16)
     assert (await arun_job("retention", service, settings))["status"] == "ok"
     assert [r["status"] for r in list_runs(service, 5, "retention")] == ["ok", "skipped"]
+
+
+async def test_a_run_whose_worker_died_shows_interrupted_once_its_lease_lapses(service, clock, settings):
+    """A worker killed mid-run leaves its record `running` and its lease held. While the lease holds,
+    the run may still be going (it shows running, a new run is skipped); once it lapses, the record
+    shows and is stored as `interrupted`, so the admin page's "run now" is not disabled for good."""
+    from datetime import timedelta
+
+    from core.jobs import registry
+    from core.jobs.runner import RunRecord, arun_job, person_lease
+
+    started = clock.now()
+    for lease in ("retention", person_lease("retention", "ann")):  # what a killed worker leaves behind
+        assert registry.acquire_lease(service.store, lease, "gone-host:4242:abc", started, timedelta(minutes=15))
+        registry.save_run(service.registry, RunRecord(id=registry.new_run_id("retention", started), job="retention",
+                                                      worker="gone-host:4242:abc", started_at=started.isoformat(), lease=lease).model_dump(mode="json"))
+    assert [r["status"] for r in list_runs(service, 5, "retention")] == ["running", "running"]
+    assert (await arun_job("retention", service, settings))["status"] == "skipped"
+    clock.advance(minutes=16)
+    runs = list_runs(service, 5, "retention")
+    dead = [r for r in runs if r["worker"].startswith("gone-host")]
+    assert [r["status"] for r in dead] == ["interrupted", "interrupted"] and all("worker stopped" in r["reason"] for r in dead)
+    assert all(registry.list_runs(service.registry, 5, "retention")[i]["status"] != "running" for i in range(3))  # stored, not only shown
+    assert (await arun_job("retention", service, settings))["status"] == "ok"
+    assert [r["status"] for r in list_runs(service, 5, "retention")][0] == "ok"
+
+
+async def test_a_run_that_ended_while_the_list_was_read_keeps_its_own_status(service, clock, settings, monkeypatch):
+    """The list is read, then the run saves its last record and lets its lease go: the free lease
+    must not turn the finished run into an interrupted one (the record is read again first)."""
+    from core.jobs import registry
+    from core.jobs.runner import arun_job
+
+    rec = await arun_job("retention", service, settings)
+    assert rec["status"] == "ok"
+    read = registry.list_runs
+    monkeypatch.setattr(registry, "list_runs", lambda *a, **k: [{**r, "status": "running"} if r["id"] == rec["id"] else r for r in read(*a, **k)])
+    assert list_runs(service, 5, "retention")[0]["status"] == "ok"
+    monkeypatch.undo()
+    assert registry.list_runs(service.registry, 5, "retention")[0]["status"] == "ok"
