@@ -39,6 +39,7 @@ from .recall.query import dense_query
 from .recall.render import defuse, fenced
 from .update import Claim, stated, update_of
 from .results import WhyRequest
+from .why import why_log
 
 log = logging.getLogger("amber.correction")
 
@@ -104,7 +105,8 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     this process, core/correction_pair.py), every turn up to 600 characters that follows a block is
     also read against each memory shown, when the block was injected in the last `PAIR_WINDOW` and
     the turn names no handle: the model drops a rule's verdict it does not believe and supplies one
-    where no rule acted. That costs the why read, one read of the shown memories' stored vectors,
+    where no rule acted (a block that held no memory is seen in the host's why log before anything is
+    read, so a person with captured turns only pays nothing for it). That costs the why read, one read of the shown memories' stored vectors,
     the turn's embedding, which recall then finds in the embedder's cache, and the second reading of
     the turn by the sentence arm's model, beside that embedding, which recall's query reading then
     is (the memories' come from the person's recall index; core/embed/sentence.py; until it has
@@ -123,6 +125,8 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
         pair = None  # its second reading's model still loading (a host's first seconds): the rules alone
     if not (marked or claims or tolds or pair):
         return None
+    if not (marked or claims or tolds) and not _memory_just_shown(port):
+        return None  # only the pair model would read it, and the newest block holds no memory: nothing read
     records = await port.why(last=20 if handle else 1)
     shown = shown_items(records, text)
     if not shown:
@@ -161,6 +165,20 @@ def _just_shown(port: Any, records: Sequence[WhyRequest]) -> bool:
         return bool(records) and port.service.clock.now() - records[0].at <= PAIR_WINDOW
     except Exception:  # no clock, or a record without a time: not read by the model
         return False
+
+
+def _memory_just_shown(port: Any) -> bool:
+    """Whether the person's newest block holds a memory and was injected within `PAIR_WINDOW`, from
+    the host's why log alone: what the pair model needs before the block's words are read from the
+    store (a person with captured turns only paid that read on every turn). True where this process
+    cannot tell (a remote port): the full read decides."""
+    service = getattr(port, "service", None)
+    try:
+        now = service.clock.now()
+        records = why_log(service).last(port.scope(READ).user_id, 1, now=now)
+    except Exception:
+        return True
+    return bool(records) and now - records[0].at <= PAIR_WINDOW and any(i.source == "memory" for i in records[0].items)
 
 
 def _score(model: Any, vector: list[float] | None) -> float | None:

@@ -280,6 +280,30 @@ async def test_real_a_turn_is_read_once_in_its_pre_call_and_the_shown_memories_n
     assert "replaced" not in patch and set(memories) <= {m.content for m in service.list(scope_for(Actor("cy"))).items}
 
 
+async def test_real_a_person_whose_block_held_no_memory_has_no_block_read_for_the_pair_model(real, monkeypatch):
+    """Only the pair model would read a plain turn, and it reads memories: after a block of captured
+    turns (a person with no memories), the block's words are not read from the store at all (that
+    read was every such turn's whole correction cost); after a block with a memory, they are."""
+    service, callback = real
+    from core import Message
+
+    said_at = datetime.now(timezone.utc) - timedelta(days=1)
+    service.store_turns(scope_for(Actor("dee")), [
+        Message(id="t1", role="user", content="I started learning the cello last spring", session="s1", created_at=said_at),
+        Message(id="t2", role="assistant", content="The cello is a lovely instrument to learn.", session="s1", created_at=said_at)])
+    reads, real_why = [], service.why
+    monkeypatch.setattr(service, "why", lambda *a, **k: reads.append(a) or real_why(*a, **k))
+    patch, _ = await turn(callback, "which instrument did I start learning?", user="dee")
+    assert "cello" in patch and not any(i.source == "memory" for i in real_why(scope_for(Actor("dee")))[0].items)
+    reads.clear()
+    patch, _ = await turn(callback, "the weather has been grim all week, any ideas for a rainy Saturday?", user="dee")
+    assert reads == []  # neither the correction nor anything else read the last block
+    await shown_in_block(real, "dee", ["Plays the cello in a community orchestra"], "which orchestra do I play in?")
+    reads.clear()
+    await turn(callback, "the weather has been grim all week, any ideas for a rainy Saturday?", user="dee")
+    assert len(reads) == 1  # a memory was in the block: the pair model reads the turn against it
+
+
 async def test_real_a_request_the_rules_read_as_news_is_dropped(real):
     """A resignation letter for someone else: the rules read "离职" beside the commute as the person's
     news; the pair model scores it far under its veto and the memory stays."""
