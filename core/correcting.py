@@ -308,14 +308,16 @@ def _quoted(text: str) -> str:
     return json.dumps(defuse(text), ensure_ascii=False)
 
 
-def render_correction_note(done: Corrected, old_words: bool = True) -> str:
-    """What the model reads on the turn a correction was carried out; `old_words` False: the old
-    item's words stay on the host (a model off it, an item that may not leave it)."""
+def render_correction_note(done: Corrected, *, old_words: bool) -> str:
+    """What the model reads on the turn a correction was carried out. `old_words` (each caller decides,
+    by its destination policy): False keeps the old item's words on the host (a model off it, an item
+    that may not leave it). A forgotten item's words are never sent: the person named what to forget,
+    and the note would be the only reason the model, and any log of the prompt, received them again."""
     old = f"{done.handle} {_quoted(done.old)}" if old_words else f"{done.handle} (its words stay on this host)"
     if done.action == "superseded":
         line = f"- {old} is wrong or out of date; Amber replaced it with {_quoted(done.new)}. Use the new value."
     elif done.action == "forgotten":
-        line = f"- {old} was forgotten for good. Do not use or repeat it."
+        line = f"- {done.handle} was forgotten for good; its words are erased. Do not use or repeat what it said."
     else:
         line = f"- {old} is no longer true; Amber retired it. Do not rely on it."
     return fenced(NOTE_HEADER, [line, "Acknowledge the correction briefly."])

@@ -117,7 +117,7 @@ async def test_forget_by_handle_forgets_that_item(hook):
     patch, _ = await turn(cb, "What are my pets called?")
     assert handle_of(cat) in patch
     patch, _ = await turn(cb, f"forget {handle_of(cat)}")
-    assert "forgotten" in patch
+    assert "forgotten" in patch and "Miso" not in patch  # the note names the handle, never the forgotten words
     for q in ("What are my pets called?", "Miso", "cat"):
         patch, _ = await turn(cb, q)
         assert handle_of(cat) not in patch and "Miso" not in patch

@@ -96,3 +96,27 @@ def test_a_chat_whose_model_receives_no_memory_corrects_only_by_handle(ana):
     assert ana.get(f"/v1/memories/{cat}", headers=bo).status_code == 404
     assert "corrected" in say("That's wrong, I moved to Hangzhou", "ollama/qwen3", "c1:m2")
     assert ana.get(f"/v1/memories/{city}", headers=bo).json()["status"] == "superseded"
+
+
+def test_a_correction_told_to_a_model_off_the_host_keeps_a_host_only_items_words_on_the_host(ana):
+    """Open WebUI's filter asks for its block and the turn's correction in one call: a health item shown
+    to a host model and corrected in a chat with a model off the host is named to that model by its
+    handle only, as the proxy's hook does; a forget never sends the words, to any model."""
+    cy = {"X-Amber-User": "cy"}
+
+    def say(text: str, model: str, name: str) -> str:
+        r = ana.post("/v1/recall", headers=cy, json={"query": text, "model": model, "why": name, "correct": True})
+        r.raise_for_status()
+        return r.json()["text"]
+
+    dose = ana.post("/v1/memories", headers=cy, json={"content": "I take 40 mg of fluoxetine every morning", "tags": ["health"]}).json()["memory"]["id"]
+    shown = say("How much fluoxetine do I take every morning?", "ollama/qwen3", "c1:m1")
+    assert handle_of(dose) in shown and "40 mg" in shown
+    note = say("That's wrong, I take 20 mg of fluoxetine now", "anthropic/claude-sonnet", "c1:m2")
+    assert "corrected" in note and handle_of(dose) in note and "40 mg" not in note and "its words stay on this host" in note
+    assert ana.get(f"/v1/memories/{dose}", headers=cy).json()["status"] == "superseded"
+    tea = ana.post("/v1/memories", headers=cy, json={"content": "My tea garden diary is kept in a green notebook"}).json()["memory"]["id"]
+    shown = say("Where do I keep my tea garden diary?", "ollama/qwen3", "c2:m1")
+    assert handle_of(tea) in shown
+    note = say(f"forget {handle_of(tea)}", "ollama/qwen3", "c2:m2")  # even on the host: the person asked it gone
+    assert "forgotten" in note and handle_of(tea) in note and "green notebook" not in note
