@@ -30,7 +30,9 @@ from .embed.fair import asked_by
 from .errors import EmbedderUnavailable, InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Role, Status, normalize_text
 from .recall.config import RecallConfig
-from .recall.lexical import tokenize
+from .embed import sentence
+from .recall.lexical import stem, tokenize
+from .recall.ranker import turn_words
 from .recall.relevance import Floor, is_cjk
 from .reads import Reads
 from .scope import Scope, memory_collection, memory_where, message_collection, message_where
@@ -59,6 +61,18 @@ class ForgetPlan:
     uncertain: list[Memory] = field(default_factory=list)
     # source turns of the erased memories that are no longer stored (retention): tombstoned all the same
     gone_sources: list[str] = field(default_factory=list)
+
+
+def drop_asked(embedder: Any, user_id: str) -> None:
+    """The traces of words a process keeps to answer faster, dropped at a forget: the vectors of what
+    the person asked lately (core/embed/recent.py: a repeat answered faster would let someone acting as
+    them time whether a forgotten sentence was asked), and the caches of turns' word sets and stems."""
+    drop = getattr(embedder, "forget_asked", None)
+    if drop is not None:
+        drop(user_id)
+    sentence.shared().recent.drop(user_id)
+    turn_words.cache_clear()
+    stem.cache_clear()
 
 
 class Forgetting:
@@ -109,6 +123,7 @@ class Forgetting:
     def purge_elsewhere(self, user_id: str, says_it: Callable[[str], bool]) -> int:
         """What waits outside the store for `user_id` and says what `says_it` finds, removed (`elsewhere`)."""
         gone = 0
+        drop_asked(self._recaller.embedder, user_id)
         for purge in list(self.elsewhere):
             try:
                 gone += int(purge(user_id, says_it) or 0)
@@ -176,6 +191,7 @@ class Forgetting:
             self.erase(scope, erased, plan.message_ids, gone_sources=plan.gone_sources)
             if self._registry is not None:
                 drop_saying(self._registry, self._writes.sealer, scope.user_id, subject_matcher(what))
+            drop_asked(self._recaller.embedder, scope.user_id)  # this forget's own reading of `what` among them
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
                               uncertain=plan.uncertain)
 

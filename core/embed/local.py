@@ -433,6 +433,10 @@ class LocalE5Embedder:
         self._cache.put(current_asker(), text, vec)
         return vec
 
+    def forget_asked(self, person: str) -> None:
+        """Drop the vectors of what `person` asked lately (their forget: core/forgetting.py)."""
+        self._cache.drop(person)
+
     @property
     def cache_size(self) -> int:
         """Recent query vectors kept (0: none; benchmarks measure uncached)."""

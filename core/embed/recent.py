@@ -1,10 +1,11 @@
 """Recent query vectors, kept per person so a question asked again (a retried turn, the correction
 read just before its recall) is not embedded again.
 
-Each is kept under a digest keyed by a secret of this process and the person asking: the keys hold
-no words, and one person's query never answers another's faster (a timing test of what others ask,
-and what they ask Amber to forget). Least recently used first out; `size` 0 keeps none
-(benchmarks that time the embedding set it)."""
+Each is kept under two digests keyed by a secret of this process: of the person, and of the person
+and the words. The keys hold no words, and one person's query never answers another's faster (a
+timing test of what others ask, and what they ask Amber to forget). A person's forget drops all of
+theirs (`drop`), so no one acting as them can time whether a forgotten sentence was asked. Least
+recently used first out; `size` 0 keeps none (benchmarks that time the embedding set it)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,24 @@ V = TypeVar("V")
 class RecentVectors(Generic[V]):
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[bytes, V] = OrderedDict()
+        self._items: OrderedDict[tuple[bytes, bytes], V] = OrderedDict()
         self._salt = os.urandom(32)
         self._lock = threading.Lock()
 
-    def _key(self, person: str | None, text: str) -> bytes:
-        return hmac.new(self._salt, f"{person or ''}\x1f{text}".encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    def _digest(self, text: str) -> bytes:
+        return hmac.new(self._salt, text.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+
+    def _key(self, person: str | None, text: str) -> tuple[bytes, bytes]:
+        return self._digest(f"\x1e{person or ''}"), self._digest(f"{person or ''}\x1f{text}")
+
+    def drop(self, person: str) -> int:
+        """Forget everything `person` asked lately; how many were kept."""
+        who = self._digest(f"\x1e{person}")
+        with self._lock:
+            gone = [k for k in self._items if k[0] == who]
+            for k in gone:
+                del self._items[k]
+        return len(gone)
 
     def get(self, person: str | None, text: str) -> V | None:
         key = self._key(person, text)
@@ -47,7 +60,7 @@ class RecentVectors(Generic[V]):
         with self._lock:
             self._items.clear()
 
-    def __iter__(self) -> Iterator[bytes]:
-        """The keys (digests), oldest first."""
+    def __iter__(self) -> Iterator[tuple[bytes, bytes]]:
+        """The keys (digests of the person, and of the person and the words), oldest first."""
         with self._lock:
             return iter(list(self._items))

@@ -52,7 +52,7 @@ log = logging.getLogger("amber.recall.ranker")
 
 
 @lru_cache(maxsize=8192)
-def _own(text: str) -> frozenset[str]:
+def turn_words(text: str) -> frozenset[str]:
     return frozenset(tokenize(text))
 
 
@@ -91,7 +91,7 @@ def features(query: str, turns: Sequence[Candidate], idx: TurnIndex, rank_of: Ma
         t = idx.msgs.get(c.id)
         session = (t.session if t else "") or ""
         prev, nxt = idx.prev_of.get(c.id), idx.next_of.get(c.id)
-        own = _own(c.text)
+        own = turn_words(c.text)
         rows.append((
             10 * c.score,
             10 / (rrf_k + rank_of.get(c.id, 100)),

@@ -459,6 +459,10 @@ def test_recent_query_vectors_are_kept_per_person_and_hold_no_words():
         assert asked_by("alice", e.embed_query, said) == alice and len(sent) == 1  # her own recall finds it
         assert asked_by("bob", e.embed_query, said) == alice and len(sent) == 2  # bob's goes to the engine
         assert e.embed_query(said) == alice and len(sent) == 3  # nobody named: a bucket of its own
-        assert not any(b"HIV" in k for k in e._cache) and all(len(k) == 32 for k in e._cache)
+        assert not any(b"HIV" in part for k in e._cache for part in k) and all(len(part) == 32 for k in e._cache for part in k)
+        # her forget drops what she asked (nobody acting as her can time whether she asked it); bob's stays
+        assert e._cache.drop("alice") == 1
+        assert asked_by("bob", e.embed_query, said) == alice and len(sent) == 3
+        assert asked_by("alice", e.embed_query, said) == alice and len(sent) == 4
     finally:
         e.close()

@@ -169,3 +169,37 @@ def test_the_digest_loses_the_forgotten_name_and_only_it(service, alice, asked, 
     service.digest_set(alice, f"{kept} {gone}")
     assert service.forget(alice, asked).memories
     assert service.digest_get(alice).content == kept
+
+
+def test_a_forget_and_an_erasure_drop_what_the_person_asked_lately(tmp_path):
+    """The query vectors kept so a repeat is answered faster (e5's and the sentence model's): after
+    a forget, none of the person's is left, so nobody acting as them can time whether a forgotten
+    sentence was asked (the forget's own reading of its words among them); another person's stay.
+    The process's caches of turns' word sets and stems are emptied too."""
+    from core.embed import sentence
+    from core.embed.fair import asked_by
+    from core.recall.lexical import stem
+    from core.recall.ranker import turn_words
+
+    svc = build_service(Settings(data_dir=tmp_path / "data", embedding_model="local"))
+    ines, omar = scope_for(Actor("ines", client="tests")), scope_for(Actor("omar", client="tests"))
+    encoder = sentence.shared()
+    assert encoder.wait(120)
+    try:
+        svc.remember(ines, MemoryIn(content="My therapist is Dr. Ines Varga"))
+        svc.remember(omar, MemoryIn(content="My dentist is Dr. Omar Quist"))
+        svc.ingest(ines, [Message(id="t1", role="user", session="s", created_at=NOW, content="my therapist Dr. Varga moved her office")])
+        for scope, asked in ((ines, "who is my therapist?"), (omar, "who is my dentist?")):
+            svc.recall(scope, asked)
+            asked_by(scope.user_id, svc.embedder.embed_query, asked)
+        assert turn_words.cache_info().currsize and stem.cache_info().currsize
+        svc.forget(ines, "my therapist Dr. Ines Varga")
+        assert not [m for m in svc.list(ines).items if "Varga" in m.content]
+        assert svc.embedder._cache.drop("ines") == 0 and encoder.recent.drop("ines") == 0
+        assert turn_words.cache_info().currsize == 0 and stem.cache_info().currsize == 0
+        assert svc.embedder._cache.drop("omar") >= 1 and encoder.recent.drop("omar") >= 1
+        svc.recall(ines, "who is my therapist?")  # asked again after the forget: kept again, then the erasure drops it
+        svc.erase_person(ines)
+        assert svc.embedder._cache.drop("ines") == 0 and encoder.recent.drop("ines") == 0
+    finally:
+        svc.close()
