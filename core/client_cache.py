@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 MAX_VALUE_BYTES = 64 * 1024
 MAX_TTL_S = 365 * 24 * 3600
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,63}$")
-_KEY_RE = re.compile(r"^[^\x00-\x1f/]{1,200}$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,63}\Z")
+_KEY_RE = re.compile(r"^[^\x00-\x1f/]{1,200}\Z")
 
 
 class ClientCache:

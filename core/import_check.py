@@ -32,7 +32,7 @@ from .model import (
 )
 
 EXPORT_VERSION = 1
-RECORD_ID_RE = re.compile(r"^[\x21-\x7e]{1,200}$")  # printable ASCII, no spaces: ids end up in URLs and logs
+RECORD_ID_RE = re.compile(r"^[\x21-\x7e]{1,200}\Z")  # printable ASCII, no spaces: ids end up in URLs and logs
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -18,7 +18,7 @@ from .filters import Eq, Range, Where, one_of
 from .model import NAMESPACE_RE, Status
 
 USER_ID_MAX = 256
-_USER_ID_RE = re.compile(r"^[^\x00-\x1f]{1,256}$")
+_USER_ID_RE = re.compile(r"^[^\x00-\x1f]{1,256}\Z")
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,10 @@ class AmberMemory(CustomLogger):
         """`x-amber-memories`: the handles of what was injected into this request (mode `on`), so a
         person can ask why (GET /memory/v1/why) or correct one by naming it."""
         try:
-            shown = self.ledger.shown(data.get("litellm_call_id") if isinstance(data, dict) else None)
+            settings = self.host.settings
+            # the request's own person, found as the pre-call found it: a call id names no one
+            actor = identity.actor_for(data, user_api_key_dict, settings.identity_order, settings.default_user, settings.person)
+            shown = self.ledger.shown(data.get("litellm_call_id"), actor.user_id if actor is not None else None)
         except Exception:
             return None
         return {"x-amber-memories": " ".join(shown)} if shown else None

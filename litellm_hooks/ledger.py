@@ -50,7 +50,8 @@ class RequestLedger:
         self.max_records = max_records
         self.clock = clock
         self._records: OrderedDict[str, tuple[float, object]] = OrderedDict()
-        self._shown: OrderedDict[str, tuple[float, tuple[str, ...]]] = OrderedDict()  # call id -> handles, for the header
+        # call id -> (when, whose, handles), for the response header: given only to a request of that person
+        self._shown: OrderedDict[str, tuple[float, str, tuple[str, ...]]] = OrderedDict()
         self._lock = threading.Lock()
         self.spoiled = 0  # ids claimed twice
         self.evicted = 0  # records dropped because the ledger was full
@@ -69,6 +70,7 @@ class RequestLedger:
             held = self._records.get(call_id)
             if held is not None:
                 self._records[call_id] = (now, _SPOILED)
+                self._shown.pop(call_id, None)  # what was injected under it is told to neither request
                 self._records.move_to_end(call_id)  # kept in time order for _expire
                 self.spoiled += 1
                 log.warning("amber: call id reused by two open requests; neither will be captured")
@@ -106,29 +108,34 @@ class RequestLedger:
             held = self._records.get(call_id)
             if held is not None and held[1] is not _SPOILED:
                 self._records[call_id] = (held[0], replace(held[1], injected=ids))  # type: ignore[arg-type]
-                self._shown[call_id] = (now, handles)
+                self._shown[call_id] = (now, held[1].actor.user_id, handles)  # type: ignore[union-attr]
                 while len(self._shown) > self.max_records:
                     self._shown.popitem(last=False)
 
-    def shown(self, call_id: str | None) -> tuple[str, ...]:
-        """The handles injected into this request, once (the response header hook asks)."""
-        if not call_id:
+    def shown(self, call_id: str | None, user_id: str | None) -> tuple[str, ...]:
+        """The handles injected into this request, once, when it is `user_id`'s (the response header
+        hook asks): another request under the same call id (a client may choose it) gets none."""
+        if not call_id or not user_id:
             return ()
         now = self.clock()
         with self._lock:
             while self._shown:
-                _, (at, _) = next(iter(self._shown.items()))
+                _, (at, _, _) = next(iter(self._shown.items()))
                 if now - at < self.ttl_s:
                     break
                 self._shown.popitem(last=False)
-            held = self._shown.pop(call_id, None)
-        return held[1] if held is not None else ()
+            held = self._shown.get(call_id)
+            if held is None or held[1] != user_id:
+                return ()
+            del self._shown[call_id]
+        return held[2]
 
     def discard(self, call_id: str | None) -> None:
-        """A call that failed: nothing will be captured for it. A spoiled id stays spoiled."""
+        """A call that failed: nothing will be captured for it, and no header given. A spoiled id stays spoiled."""
         if not call_id:
             return
         with self._lock:
+            self._shown.pop(call_id, None)
             held = self._records.get(call_id)
             if held is not None and held[1] is not _SPOILED:
                 del self._records[call_id]

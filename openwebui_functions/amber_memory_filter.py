@@ -149,8 +149,8 @@ def iso(ts: Any) -> str:
 
 
 # Amber's namespace syntax (core.model.NAMESPACE_RE, which a test keeps this equal to).
-NAMESPACE = re.compile(r"^(default|(project|client):[A-Za-z0-9][A-Za-z0-9._\-]{0,63})$")
-BARE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}$")
+NAMESPACE = re.compile(r"^(default|(project|client):[A-Za-z0-9][A-Za-z0-9._\-]{0,63})\Z")
+BARE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}\Z")
 
 
 def namespace_for(value: str) -> tuple[str, str]:

@@ -26,7 +26,7 @@ SENTINEL = datetime(2000, 1, 1, tzinfo=timezone.utc)
 EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
 LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
 ID_MAX = 200
-_ID_OK = re.compile(r"^[\x21-\x7e]{1,120}$")  # printable ASCII without spaces: ids end up in URLs and logs
+_ID_OK = re.compile(r"^[\x21-\x7e]{1,120}\Z")  # printable ASCII without spaces: ids end up in URLs and logs
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

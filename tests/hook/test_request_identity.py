@@ -62,6 +62,25 @@ def test_a_call_id_claimed_twice_captures_neither_request():
     assert ledger.open("shared", decision("carol")) and ledger.take("shared").actor.user_id == "carol"
 
 
+def test_the_handles_injected_are_told_only_to_a_request_of_their_person():
+    """The response header's handles are kept by call id, which a client may choose: another
+    person's request under that id gets none (and leaves them for the real one); a failed call and
+    a spoiled id tell no one."""
+    ledger = RequestLedger()
+    ledger.open("c1", decision("alice"))
+    ledger.note_injected("c1", ("m1",), ("#12345",))
+    assert ledger.shown("c1", "mallory") == () and ledger.shown("c1", None) == ()
+    assert ledger.shown("c1", "alice") == ("#12345",) and ledger.shown("c1", "alice") == ()
+    ledger.open("c2", decision("alice"))
+    ledger.note_injected("c2", ("m1",), ("#12345",))
+    ledger.discard("c2")
+    assert ledger.shown("c2", "alice") == ()
+    ledger.open("c3", decision("alice"))
+    ledger.note_injected("c3", ("m1",), ("#12345",))
+    assert not ledger.open("c3", decision("alice"))  # the same id claimed again while open
+    assert ledger.shown("c3", "alice") == ()
+
+
 def test_records_expire_and_the_ledger_stays_bounded():
     clock = Clock()
     ledger = RequestLedger(ttl_s=10, max_records=3, clock=clock)

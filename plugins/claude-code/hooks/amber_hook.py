@@ -41,7 +41,7 @@ DEFAULT_URL = "http://127.0.0.1:4000/memory"
 # Code's own hook timeout (hooks.json) is a wider outer guard.
 DEADLINE = {"session-start": 2.5, "prompt": 2.5, "stop": 3.0, "session-end": 3.0}
 MODES = ("on", "read", "write", "off")  # the same words as the proxy's x-amber-memory header
-PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}$")
+PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,63}\Z")
 SETTINGS_FILE = ".amber.json"
 QUERY_MAX_CHARS = 4000
 MESSAGE_MAX_CHARS = 100_000
