@@ -332,7 +332,6 @@ def test_bulk_work_is_sliced_and_another_person_goes_out_with_the_next_batch(emb
     sent = _recording(embedder.document_lane)
     bulk = [f"imported turn {i}: we talked about the garden and the cello lessons" for i in range(600)]
     out: dict[str, list] = {}
-    first_sent = threading.Event()
 
     def big() -> None:
         with background_owner("ines"):
