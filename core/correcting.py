@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import json
 import logging
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -39,9 +42,10 @@ from .recall.query import dense_query
 from .recall.render import defuse, fenced
 from .update import Claim, stated, update_of
 from .results import WhyRequest
-from .why import why_log
+from .why import WhyLog, why_log
 
 log = logging.getLogger("amber.correction")
+T = TypeVar("T")
 
 NOTE_HEADER = (  # opens like every Amber block, so capture strips it (strip_patch)
     "Background from Amber, the user's long-term memory: the user just corrected what Amber had recalled. "
@@ -141,13 +145,13 @@ async def correct_in_turn(port: Any, text: str, shown_here: bool = True) -> Corr
     if model is not None or pair is not None:
         query = dense_query(text, _RECALL.context_turns, _RECALL.query_max_chars)
         # the pair model's second reading of the turn, beside e5's (kept for it and for recall: `_second`)
-        ahead = [asyncio.to_thread(_read_ahead, text, _person(port))] if pair is not None else []
-        vector, stored, *_ = await asyncio.gather(_vector(asyncio.to_thread(asked_by, _person(port), embedder.embed_query, query)),
+        ahead = [_off_loop(_read_ahead, text, _person(port))] if pair is not None else []
+        vector, stored, *_ = await asyncio.gather(_vector(_off_loop(asked_by, _person(port), embedder.embed_query, query)),
                                                   _stored(port, memories if pair is not None else []), *ahead)
     r = reading(text, shown, marked, claims, tolds, _score(model, vector), model, near=pair is not None)
     found = r.settled
     if pair is not None and vector is not None and stored:
-        found = await asyncio.to_thread(_decided, pair, text, shown, vector, stored, r, _second(port, shown))
+        found = await _off_loop(_decided, pair, text, shown, vector, stored, r, _second(port, shown))
     return await carry_out(port, found) if found is not None else None
 
 
@@ -170,15 +174,30 @@ def _just_shown(port: Any, records: Sequence[WhyRequest]) -> bool:
 def _memory_just_shown(port: Any) -> bool:
     """Whether the person's newest block holds a memory and was injected within `PAIR_WINDOW`, from
     the host's why log alone: what the pair model needs before the block's words are read from the
-    store (a person with captured turns only paid that read on every turn). True where this process
-    cannot tell (a remote port): the full read decides."""
+    store (a person with captured turns only paid that read on every turn). Called on the event loop,
+    so only a log in this process's memory is read; True where this process cannot tell (a remote
+    port; records shared between hosts in Redis, which another host may have kept): the full read,
+    off the loop, decides."""
     service = getattr(port, "service", None)
     try:
+        log_ = why_log(service)
+        if type(log_) is not WhyLog:
+            return True
         now = service.clock.now()
-        records = why_log(service).last(port.scope(READ).user_id, 1, now=now)
+        records = log_.last(port.scope(READ).user_id, 1, now=now)
     except Exception:
         return True
     return bool(records) and now - records[0].at <= PAIR_WINDOW and any(i.source == "memory" for i in records[0].items)
+
+
+# The correction's reads and model run on threads of their own: on the loop's default pool, a stalled
+# store held the threads the proxy resolves its upstreams' names with. Few, so a stall queues here.
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amber-correct")
+
+
+def _off_loop(fn: Callable[..., T], *args: Any) -> Awaitable[T]:
+    """`fn(*args)` on the correction's threads, in this task's context (as `asyncio.to_thread`)."""
+    return asyncio.get_running_loop().run_in_executor(_POOL, functools.partial(contextvars.copy_context().run, fn, *args))
 
 
 def _score(model: Any, vector: list[float] | None) -> float | None:
@@ -250,7 +269,7 @@ async def _stored(port: Any, ids: Sequence[str]) -> dict[str, list[float]]:
     if not ids:
         return {}
     try:
-        return await asyncio.to_thread(port.service.reads.memory_vectors, port.scope(READ), ids)
+        return await _off_loop(port.service.reads.memory_vectors, port.scope(READ), ids)
     except Exception as e:  # the store busy or down: the rules alone
         log.info("correction pair model skipped: %s: %s", type(e).__name__, e)
         return {}

@@ -6,6 +6,7 @@ embedder (a worker process, a few seconds)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
@@ -14,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 import pytest
 
 import core.correcting as correcting
-from core import READ, Actor, MemoryIn, build_service, scope_for
+from core import READ, Actor, MemoryIn, Settings, build_service, scope_for
 from core.changed import told
 from core.correction import Correction, Shown, might_correct
 from core.embed import sentence
@@ -123,6 +124,7 @@ class Port:
 
     def _vectors(self, scope, ids):
         self.vector_reads += 1
+        self.read_on = threading.current_thread().name
         if self.fail:
             raise RuntimeError("store down")
         return {i: VECTORS[i] for i in ids}
@@ -167,6 +169,8 @@ def test_with_the_model_a_turn_with_no_marker_is_read_against_the_shown_memories
     assert (c.target, c.statement) == (LAPTOP, NEWS)
     assert (port.reads, port.vector_reads, port.service.embedder.asked) == (1, 1, [NEWS])  # the text recall embeds next
     assert port.asked_last == [1]  # no handle: the newest block only
+    # on the correction's own threads: a stalled store does not hold the loop's default pool (names, DNS)
+    assert port.read_on.startswith("amber-correct")
 
 
 def test_a_block_from_another_conversation_or_a_handle_leaves_the_rules_alone(stub_pair):
@@ -302,6 +306,30 @@ async def test_real_a_person_whose_block_held_no_memory_has_no_block_read_for_th
     reads.clear()
     await turn(callback, "the weather has been grim all week, any ideas for a rainy Saturday?", user="dee")
     assert len(reads) == 1  # a memory was in the block: the pair model reads the turn against it
+
+
+def test_records_shared_in_redis_are_never_read_on_the_event_loop(tmp_path):
+    """The peek that spares a person with turns only the block's read looks at this process's why
+    log alone: with several hosts the records are in Redis (a hung Redis held every turn on the loop
+    for its 2 s socket timeout), so it says "cannot tell" and the full read, off the loop, decides."""
+    from core.why import use_why_log
+
+    class Shared:
+        def __init__(self):
+            self.reads = 0
+
+        def last(self, *a, **k):
+            self.reads += 1
+            raise AssertionError("read on the loop")
+
+    service = build_service(Settings(data_dir=tmp_path / "data"), embedder=HashEmbedder())
+    try:
+        shared = Shared()
+        use_why_log(service, shared)
+        port = SimpleNamespace(service=service, scope=lambda permission: scope_for(Actor("ana")))
+        assert correcting._memory_just_shown(port) is True and shared.reads == 0
+    finally:
+        service.close()
 
 
 async def test_real_a_request_the_rules_read_as_news_is_dropped(real):
