@@ -48,6 +48,7 @@ from .client_cache import ClientCache
 from .llm import LiteLLMClient, deployment_models
 from .model import (
     DEFINITION_MAX_CHARS,
+    ECHO_MAX,
     MEMORY_MAX_CHARS,
     MESSAGE_MAX_CHARS,
     QUERY_MAX_CHARS,
@@ -119,6 +120,7 @@ __all__ = [
     "Corrected",
     "DEFINITION_MAX_CHARS",
     "DestinationPolicy",
+    "ECHO_MAX",
     "EmbedderMismatch",
     "EmbedderUnavailable",
     "Event",

@@ -15,17 +15,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from concurrent.futures import CancelledError, ThreadPoolExecutor
+from typing import Any, Callable
 
 import anyio.to_thread
 
+from .errors import StoreUnavailable
 from .service import MemoryService
 from .store.reads_first import READS_FIRST
 
 QUERY_THREADS = 16
 QUERIES = frozenset({"recall", "search"})
 READS = QUERIES | {"boot"}  # what a chat waits for before its model is called
+
+
+def _settled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn`, with a wait it made cancelled (the host stopping: its pools shut, queued work dropped) raised
+    as StoreUnavailable. Let through, it reached the caller as asyncio's CancelledError, which no
+    `except Exception` of a face catches, and read as if the caller's own task had been cancelled."""
+    try:
+        return fn(*args, **kwargs)
+    except CancelledError as e:
+        raise StoreUnavailable("memory is stopping: work this call waited for was cancelled") from e
 
 
 class AsyncMemory:
@@ -42,13 +53,13 @@ class AsyncMemory:
             @functools.wraps(fn)
             async def query(*args: Any, **kwargs: Any) -> Any:
                 with READS_FIRST.reading():
-                    return await asyncio.get_running_loop().run_in_executor(self._queries, functools.partial(fn, *args, **kwargs))
+                    return await asyncio.get_running_loop().run_in_executor(self._queries, functools.partial(_settled, fn, *args, **kwargs))
 
             return query
 
         @functools.wraps(fn)
         async def call(*args: Any, **kwargs: Any) -> Any:
             with READS_FIRST.reading() if name in READS else contextlib.nullcontext():
-                return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+                return await anyio.to_thread.run_sync(functools.partial(_settled, fn, *args, **kwargs))
 
         return call

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .model import MEMORY_MAX_CHARS
 from .recall.lexical import tokenize
 
 
@@ -176,9 +177,17 @@ _NOT_A_FACT_EN = re.compile(
 )
 
 
+# the longest turn read for a command: what a "remember" may keep (a memory's most) and its opening
+# words. A longer turn is a paste, stored as turns; reading it whole (NFKC can make one character
+# eighteen) held the proxy's event loop for seconds
+COMMAND_MAX_CHARS = MEMORY_MAX_CHARS + 200
+
+
 def parse_command(text: str) -> Command | None:
     """The command a user message opens with, if any: "do you remember the trip?" is a question,
     "I forgot my keys" a statement, "forget it, let's move on" a dismissal."""
+    if len(text) > COMMAND_MAX_CHARS:
+        return None
     s = text.strip()
     pos, modal = _lead(s)
     found = _clause(s, pos)

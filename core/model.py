@@ -59,6 +59,7 @@ DIGEST_MAX_CHARS = 500
 MEMORY_MAX_CHARS = 8000
 MESSAGE_MAX_CHARS = 100_000
 QUERY_MAX_CHARS = 4000
+ECHO_MAX = 1000  # fingerprints of the turns a recall request carries (the latest: older ones are long out of view)
 DEFINITION_MAX_CHARS = 4000
 
 

@@ -33,6 +33,8 @@ from typing import Any
 from litellm.integrations.custom_logger import CustomLogger
 
 from core import (
+    ECHO_MAX,
+    QUERY_MAX_CHARS,
     CacheTarget,
     DestinationPolicy,
     Message,
@@ -125,7 +127,7 @@ class AmberMemory(CustomLogger):
                 query = ""
             if query:
                 try:
-                    echo = sorted(fingerprints(request.turn_texts(data, kind)))
+                    echo = sorted(fingerprints(request.turn_texts(data, kind)[-ECHO_MAX:]))  # the latest, as many as a host takes
                     # a request in mode `on` names itself, so the host keeps what it injected and why (core/why.py)
                     named = str(call_id) if mode == "on" and call_id else None
                     # the host packs only what may go to this model, so its why record says what went. It knows
@@ -133,7 +135,9 @@ class AmberMemory(CustomLogger):
                     # "local" over ollama/*), it is asked for everything and the check below does the rest
                     by_name = len(dests) == 1 and policy.on_host(model) == home and policy.receives_memory(model)
                     at = time.perf_counter()
-                    result = await asyncio.wait_for(memory.recall(actor, query, echo, why=named, destination=model if by_name else None),
+                    # its tail, as REST and MCP take it (a memory host refuses more: a long paste went without memory)
+                    result = await asyncio.wait_for(memory.recall(actor, query[-QUERY_MAX_CHARS:], echo, why=named,
+                                                                  destination=model if by_name else None),
                                                     timeout=settings.recall_timeout_s)
                     stages["recall"] = (time.perf_counter() - at) * 1000
                     kept = policy.admit_all(result.items, dests)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from core import DEFINITION_MAX_CHARS, MEMORY_MAX_CHARS, QUERY_MAX_CHARS, Candidate, Event, Memory, Message
+from core import DEFINITION_MAX_CHARS, ECHO_MAX, MEMORY_MAX_CHARS, QUERY_MAX_CHARS, Candidate, Event, Memory, Message
 
 Preset = Literal["fast", "balanced", "thorough"]
 Query = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="What to look for, in the user's words")
@@ -58,7 +58,7 @@ class RecallIn(Strict):
     top_k: int | None = Field(None, ge=1, le=100)
     preset: Preset | None = None
     echo: list[Fingerprint] = Field(
-        default_factory=list, max_length=1000,
+        default_factory=list, max_length=ECHO_MAX,
         description="fingerprints (core.fingerprint) of the turns the request already carries: never injected back",
     )
     why: str | None = Field(None, min_length=1, max_length=200, description=(

@@ -51,7 +51,7 @@ FINGERPRINT_CHARS = 1000  # Amber's core.fingerprint, which this copies (a test 
 
 def fingerprint(text: str) -> str:
     """A turn's digest as Amber computes it: recall leaves out turns the chat already shows."""
-    norm = " ".join(unicodedata.normalize("NFKC", text).casefold().split())[:FINGERPRINT_CHARS]
+    norm = " ".join(unicodedata.normalize("NFKC", text[: 4 * FINGERPRINT_CHARS]).casefold().split())[:FINGERPRINT_CHARS]
     return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

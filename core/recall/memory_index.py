@@ -62,7 +62,8 @@ class MemIndex:
         if hit is not None and hit[0] == self.rev and hit[1] <= now_ts < hit[2]:
             return hit[3]
         rev = self.rev
-        ids = {i for i, (ns, exp) in self.meta.items() if ns in namespaces and (not exp or exp > now_ts)}
-        until = min((exp for i, (ns, exp) in self.meta.items() if exp > now_ts), default=float("inf"))
+        meta = list(self.meta.items())  # one copy: a write may add to the dict while this reads (big stores hit it)
+        ids = {i for i, (ns, exp) in meta if ns in namespaces and (not exp or exp > now_ts)}
+        until = min((exp for i, (ns, exp) in meta if exp > now_ts), default=float("inf"))
         self._allowed[namespaces] = (rev, now_ts, until, ids)
         return ids

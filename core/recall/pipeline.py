@@ -424,6 +424,7 @@ class Recaller(CatchUp, Refines):
         """Ranked candidates for a query, best first, at most `cfg.top_k`."""
         if not query.strip():
             return []
+        query = lexical_query(query)  # its tail: every reading below (the ranker's, the floor's) is bounded
         w = cfg.weights
         on = {arm for arm in ("mem_dense", "mem_lexical", "msg_dense", "msg_lexical") if w.get(arm, 1.0) > 0}
         if sentence_arm.runs(cfg, self.embedder):
@@ -563,6 +564,7 @@ class Recaller(CatchUp, Refines):
         """The block to inject: a pool twice the size that is kept, without echoes, filler and turns
         a fact covers (relevance.select); of its best, only the items that clear the relevance floor
         themselves (and pinned facts); refined when configured, fitted to the budget and rendered."""
+        query = lexical_query(query)  # a 3 MB paste read whole by the floor and the ranker took seconds
         wide = max(2 * cfg.top_k, cfg.rerank_pool if cfg.rerank and self.reranker is not None else 0)
         pool = self.search(scope, query, cfg.model_copy(update={"top_k": wide}), now)
         pool = select(pool, echo=frozenset(echo), query=query)

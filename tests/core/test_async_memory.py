@@ -37,3 +37,35 @@ async def test_timed_out_recalls_leave_at_most_the_query_threads_behind(service,
     service.recall = real_recall
     result = await asyncio.wait_for(memory.recall(alice, "written while queries are stuck"), timeout=10)
     assert result.items
+
+
+async def test_a_recall_waiting_on_an_index_build_when_the_host_stops_fails_as_an_error(service, alice):
+    """The host stopping shuts the recall's pools and drops what is queued there: a recall waiting for
+    its turn index's build saw the build cancelled. That reached the caller as asyncio's
+    CancelledError (not an Exception: it passed every face's fail-open `except Exception` with no
+    log line); it is StoreUnavailable now."""
+    from core import Message, StoreUnavailable
+    from datetime import datetime, timezone
+
+    service.store_turns(alice, [Message(id=f"t{i}", role="user", session="s", created_at=datetime.now(timezone.utc),
+                                        content=f"turn {i} about the garden") for i in range(20)])
+    gate = threading.Event()
+    for _ in range(2):  # the index pool's threads busy (another person's long build)
+        service.recaller._index_pool.submit(gate.wait, 30)
+    memory = AsyncMemory(service)
+
+    async def close_soon() -> None:
+        await asyncio.sleep(0.3)
+        await asyncio.to_thread(service.recaller.close)
+
+    closing = asyncio.ensure_future(close_soon())
+    try:
+        try:
+            await asyncio.wait_for(memory.recall(alice, "what do I grow in the garden?"), timeout=20)
+            raised = None
+        except BaseException as e:  # noqa: BLE001  (what escapes is the point)
+            raised = e
+        assert isinstance(raised, StoreUnavailable), repr(raised)
+    finally:
+        gate.set()
+        await closing

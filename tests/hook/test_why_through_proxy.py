@@ -81,3 +81,17 @@ def test_a_remote_proxy_gets_its_header_and_the_host_keeps_the_why(proxies, up):
     why = rest(host, "GET", "/why", key="relay", user="bea").json()["requests"]
     assert [i["handle"] for i in why[0]["items"]] == shown
     assert "Miso" not in rest(host, "GET", "/why", key="ana", params={"last": 20}).text  # only bea's own
+
+
+def test_a_long_paste_through_a_remote_proxy_still_gets_memory(proxies, up):
+    """A memory host takes a recall query of at most 4 000 characters (REST and MCP): a remote proxy
+    sent the whole turn, was refused, and a long paste went to the model with no memory. It sends
+    the turn's tail, where the question is."""
+    host, remote = proxies
+    rest(host, "POST", "/memories", key="relay", user="cai", json={"content": "My dog is called Biscuit"}).raise_for_status()
+    paste = "Here are my notes from the week. " + " ".join(f"line {i} of the log, nothing to see." for i in range(400))
+    question = "Anyway, what is my dog called again?"
+    assert len(paste) > 8_000
+    ask(remote, "cai", f"{paste}\n\n{question}")
+    assert "Biscuit" in sent(up, question)
+    assert "recall failed" not in remote.log()

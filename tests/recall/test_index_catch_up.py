@@ -82,3 +82,39 @@ def test_a_write_the_build_did_not_see_builds_again(service, alice):
     service.writes._revisions.bump(col)  # as another host's write moves the shared revision
     service.list(alice)
     assert service.recaller.rebuilds == builds + 1
+
+
+def test_the_readable_set_is_read_beside_a_write_that_adds_a_memory():
+    """`MemIndex.allowed` runs outside the recall lock while a write adds to the index: it read the
+    dict as it grew ("dictionary changed size during iteration"), and that recall went without
+    memory. Big stores hit it (a review: 159 of 200 writes at 100 000 memories)."""
+    import threading
+    import time
+
+    from core.recall.memory_index import MemIndex
+
+    idx = MemIndex(rev=0)
+    for i in range(50_000):
+        idx.meta[f"m{i}"] = ("default", 0.0)
+    errors: list[str] = []
+    done = threading.Event()
+
+    def recalls() -> None:
+        while not done.is_set():
+            try:
+                idx.allowed(("default",), time.time())
+            except RuntimeError as e:
+                errors.append(str(e))
+
+    reader = threading.Thread(target=recalls)
+    reader.start()
+    try:
+        for i in range(100):
+            idx.meta[f"new{i}"] = ("default", 0.0)  # what a write adds for a new memory
+            idx.rev += 1
+            time.sleep(0.002)
+    finally:
+        done.set()
+        reader.join()
+    assert not errors, errors[:1]
+    assert len(idx.allowed(("default",), time.time())) == 50_100

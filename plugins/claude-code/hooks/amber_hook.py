@@ -202,7 +202,7 @@ def context(moment: str, text: str) -> None:
 
 def fingerprint(text: str) -> str:
     """A turn's digest as Amber computes it (core.fingerprint; a test keeps them equal)."""
-    norm = " ".join(unicodedata.normalize("NFKC", text).casefold().split())[:FINGERPRINT_CHARS]
+    norm = " ".join(unicodedata.normalize("NFKC", text[: 4 * FINGERPRINT_CHARS]).casefold().split())[:FINGERPRINT_CHARS]
     return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
