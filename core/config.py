@@ -102,6 +102,8 @@ class Settings(BaseSettings):
 
     # recall
     recall_preset: Literal["fast", "balanced", "thorough"] = "balanced"
+    # a chat's recall waits at most this; the proxy's whole pre-call (a correction, recall, the boot
+    # pack) at most twice this, then the chat goes on without memory, with a log line saying why
     recall_timeout_s: float = Field(1.5, gt=0)
     # how long a recall waits for a person's turn index to be built before answering without the
     # turns (the build goes on; core/recall/pipeline.py). Recall-quality benchmarks wait it out.

@@ -108,12 +108,16 @@ class AmberMemory(CustomLogger):
             # "that's wrong, I moved to Hangzhou", "forget #48213": carried out now, before this turn's recall
             note = ""
             stages: dict[str, float] = {}  # where the time went, for the log line (ms)
+            # the whole pre-call answers within twice the recall timeout: each step gets its own limit or
+            # what is left (a stalled store made the chat wait for the correction, recall and boot pack in turn)
+            ends = started + 2 * settings.recall_timeout_s
+            left = lambda limit: max(0.0, min(limit, ends - time.perf_counter()))  # noqa: E731
             if mode in ("on", "write"):
                 said = query or request.last_user_text(data, kind)
                 at = time.perf_counter()
                 # a chat that receives no memory (mode write, or this model) answers no block: only a handle is read
                 shown_here = mode == "on" and sends
-                note, why = await self._correct(memory, actor, said, settings.recall_timeout_s, shown_here, off_host)
+                note, why = await self._correct(memory, actor, said, left(2 * settings.recall_timeout_s), shown_here, off_host)
                 stages["correct"] = (time.perf_counter() - at) * 1000
                 note = note if shown_here else ""
             if not sends:
@@ -122,7 +126,7 @@ class AmberMemory(CustomLogger):
             if asked is not None and asked.action == "forget":
                 # the model answers before capture carries the forget out: tell it what will go, so
                 # "done" is true, and recall nothing (it would bring back what is being forgotten)
-                patch, why = await self._forget_note(memory, actor, asked.text, kept=mode == "on", timeout=settings.recall_timeout_s,
+                patch, why = await self._forget_note(memory, actor, asked.text, kept=mode == "on", timeout=left(settings.recall_timeout_s),
                                                      off_host=off_host)
                 query = ""
             if query:
@@ -138,14 +142,14 @@ class AmberMemory(CustomLogger):
                     # its tail, as REST and MCP take it (a memory host refuses more: a long paste went without memory)
                     result = await asyncio.wait_for(memory.recall(actor, query[-QUERY_MAX_CHARS:], echo, why=named,
                                                                   destination=model if by_name else None),
-                                                    timeout=settings.recall_timeout_s)
+                                                    timeout=left(settings.recall_timeout_s))
                     stages["recall"] = (time.perf_counter() - at) * 1000
                     kept = policy.admit_all(result.items, dests)
                     patch = (result.text or "") if len(kept) == len(result.items) else render_recall(kept)
                     items, tokens = len(kept), result.tokens
                     self.ledger.note_injected(call_id, tuple(c.id for c in kept), tuple(handle_of(c.id) for c in kept))
                 except asyncio.TimeoutError:
-                    why = f"recall timed out after {settings.recall_timeout_s}s"
+                    why = f"recall timed out ({settings.recall_timeout_s}s, within the pre-call's {2 * settings.recall_timeout_s}s)"
                 except Exception as e:  # store, embedder, remote host: all mean "no memory this turn"
                     why = f"recall failed: {type(e).__name__}: {e}"
             if note:  # the model is told what the correction changed, before what is recalled now
@@ -154,7 +158,7 @@ class AmberMemory(CustomLogger):
             if settings.boot_pack_in_system and kind != "responses" and mode in ("on", "read") and sends:
                 # a model off the host gets the boot pack without what stays on the host (pinned health facts...)
                 at = time.perf_counter()
-                boot = await self._boot_pack(memory, actor, settings.recall_timeout_s, off_host)
+                boot = await self._boot_pack(memory, actor, left(settings.recall_timeout_s), off_host)
                 stages["boot"] = (time.perf_counter() - at) * 1000
             target = CacheTarget(
                 claude=kind != "responses" and self.targets.is_claude(str(data.get("model") or "")), ttl=settings.cache_ttl
@@ -210,7 +214,9 @@ class AmberMemory(CustomLogger):
         if not said:
             return "", ""
         try:
-            done = await asyncio.wait_for(memory.correct(actor, said, shown_here), timeout=timeout * 2)
+            done = await asyncio.wait_for(memory.correct(actor, said, shown_here), timeout=timeout)
+        except TimeoutError:
+            return "", f"correction skipped: no answer within {timeout:.1f}s"
         except Exception as e:  # no correction this turn: the turn is still captured, extraction may learn from it
             return "", f"correction skipped: {type(e).__name__}: {e}"
         if done is None:

@@ -30,7 +30,7 @@ from ..scope import Scope, memory_collection, memory_where, message_collection, 
 from .config import RecallConfig
 from .catch_up import CatchUp, caught_up, log_built, stamped_after
 from .fusion import Candidate, dedup, fuse, lexical_trust
-from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns
+from .turns import LEXICAL_CONTEXT, Turn, TurnIndex, add_turns, turn_tokens
 from .query import dense_query, lexical_query
 from .background import Background, backgrounds
 from .relevance import PASSING, Floor, is_cjk, select, verdicts
@@ -331,6 +331,7 @@ class Recaller(CatchUp, Refines):
             log.info("recall indexes of %d people's collections dropped: more than %d people indexed on this host", dropped, self.index_max_people)
 
     def note_messages(self, col: str, messages: Sequence[Message], old_rev: int, new_rev: int) -> None:
+        tokens = turn_tokens(messages) if col in self._msg else None  # their words read before the lock is taken
         with self._lock:
             self._note(col, "add", list(messages), old_rev, new_rev)
             idx = self._msg.get(col)
@@ -340,7 +341,7 @@ class Recaller(CatchUp, Refines):
                 self._msg.pop(col, None)
                 self._used.pop(col, None)
                 return
-            add_turns(idx, messages)
+            add_turns(idx, messages, tokens)
             idx.rev = new_rev
             self._evict_indexes(keep=col)
             self._turn_vectors_soon(col, idx)  # read before the next recall needs them

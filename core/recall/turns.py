@@ -54,6 +54,10 @@ NEIGHBOUR_CHARS = 300
 # is there to find the turn by what surrounds it, not to let four neighbours outweigh it. Chosen
 # among 1-3 leaving one LoCoMo dev conversation out (bench/README.md).
 LEXICAL_SELF_WEIGHT = 2
+# A turn's words the lexical index reads: a long paste's head (e5 reads less still). Tokenizing is
+# done under the recall lock, for the turn and again as the next two arrive; a 100 000-character
+# paste of a character NFKC makes eighteen held everyone's recall most of a second (set by hand)
+LEXICAL_TURN_CHARS = 20_000
 
 Turns = Message | Turn | Sequence[Message | Turn] | None
 
@@ -173,7 +177,12 @@ class TurnIndex:
         return out
 
 
-def add_turns(idx: TurnIndex, messages: Sequence[Message | Turn]) -> None:
+def turn_tokens(messages: Sequence[Message | Turn]) -> dict[str, list[str]]:
+    """Each turn's own words as `add_turns` reads them, tokenized ahead (outside the recall lock)."""
+    return {m.id: tokenize(m.content[:LEXICAL_TURN_CHARS]) for m in messages}
+
+
+def add_turns(idx: TurnIndex, messages: Sequence[Message | Turn], tokens: dict[str, list[str]] | None = None) -> None:
     """Link new turns after their session's last ones, then index each turn whose window
     changed (the new ones, and the last LEXICAL_CONTEXT before them, which gain successors)
     once, with its final window. Each turn's words are tokenized once per session: building
@@ -201,12 +210,12 @@ def add_turns(idx: TurnIndex, messages: Sequence[Message | Turn]) -> None:
         redo[m.id] = m
         idx.tails[key] = (tail + [m])[-n:]
     for redo in touched.values():
-        own: dict[str, list[str]] = {}
+        own: dict[str, list[str]] = dict(tokens or {})
 
         def words(t: Turn) -> list[str]:
             w = own.get(t.id)
             if w is None:
-                w = own[t.id] = tokenize(t.content)
+                w = own[t.id] = tokenize(t.content[:LEXICAL_TURN_CHARS])
             return w
 
         for t in redo.values():

@@ -59,3 +59,38 @@ def test_each_reading_takes_a_bounded_part_of_the_turn():
     assert parse_command("remember that my cat is called Miso") is not None
     head = "i adopted a cat " * 100  # 1 600 characters: the digest's 1 000 are all in it
     assert fingerprint(head + BIG) == fingerprint(head + "anything else at all") == fingerprint(head.upper())
+
+
+async def test_a_stalled_store_costs_a_chat_at_most_twice_the_recall_timeout(tmp_path):
+    """With the store stalled, the correction, the recall and the boot pack each waited out its own
+    limit in turn (up to 3 + 1.5 + 1.5 s by default): the pre-call now answers within twice the recall
+    timeout in all, each step taking its own limit or what is left, and the chat goes on without
+    memory, with a log line saying why."""
+    import threading
+    from types import SimpleNamespace
+
+    from core import build_service
+    from core.testing import HashEmbedder
+    from litellm_hooks.amber import AmberMemory
+    from litellm_hooks.host import HookMemory, local_ports
+    from tests.kit.config import settings_apart
+
+    settings = settings_apart(tmp_path, data_dir=tmp_path / "data", embedding_model="hash", recall_timeout_s=1.0, boot_pack_in_system=True)
+    service = build_service(settings, embedder=HashEmbedder())
+    cb = AmberMemory(SimpleNamespace(memory=HookMemory(local_ports(service, settings)), settings=settings, vision=None))
+    remember(service, "ana", "I live in Shanghai")
+    await turn(cb, "Where do I live?")  # a block was shown: the next turn's correction reads it
+    release = threading.Event()
+
+    def stalled(*a, **k):
+        release.wait(8)
+        raise RuntimeError("store stalled")
+
+    for name in ("why", "recall", "boot"):
+        setattr(service, name, stalled)
+    try:
+        took, _ = await longest_stall(turn(cb, "That's wrong, I moved to Hangzhou"))
+        assert took < 2.6, took  # before: 3 s (the correction 2, then recall 1; the boot pack was kept from the turn before)
+    finally:
+        release.set()
+        service.close()

@@ -326,3 +326,25 @@ def test_stopping_the_host_stops_a_turn_index_build(tmp_path):
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "data")], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "closed" in done.stdout, done.stderr[-2000:]
+
+
+def test_a_long_pastes_head_is_indexed_and_its_words_read_outside_the_recall_lock(service, alice, monkeypatch):
+    """The lexical index reads a turn's first LEXICAL_TURN_CHARS characters (its window reads it again
+    as the next two turns arrive, under the lock every recall takes), and a captured turn's own words
+    are read before that lock is taken: a 100 000-character paste of a character NFKC makes eighteen
+    held everyone's recall most of a second."""
+    import core.recall.turns as turns_mod
+    from core.recall.turns import LEXICAL_TURN_CHARS
+
+    service.store_turns(alice, [Message(id="a1", role="user", content="hello there", session="s1", created_at=T0)])
+    service.recall(alice, "hello")  # the person's turn index is built
+    recaller, under_lock = service.recaller, []
+    real = turns_mod.tokenize
+    monkeypatch.setattr(turns_mod, "tokenize", lambda text: under_lock.append(recaller._lock._is_owned()) or real(text))
+    paste = "zebracorn " + "filler words here " * (LEXICAL_TURN_CHARS // 18) + " quokkaberry"
+    assert len(paste) > LEXICAL_TURN_CHARS
+    service.store_turns(alice, [Message(id="p1", role="user", content=paste, session="s2", created_at=T0 + timedelta(hours=1))])
+    assert under_lock == [False]  # the new turn's words, once, before the lock
+    idx = recaller._msg[next(iter(recaller._msg))]
+    terms = idx.bm25.terms("p1")
+    assert "zebracorn" in terms and "quokkaberry" not in terms  # past the head: not in the lexical index
