@@ -177,18 +177,21 @@ _NOT_A_FACT_EN = re.compile(
 )
 
 
-# the longest turn read for a command: what a "remember" may keep (a memory's most) and its opening
-# words. A longer turn is a paste, stored as turns; reading it whole (NFKC can make one character
-# eighteen) held the proxy's event loop for seconds
+# the longest turn read whole for a command: what a "remember" may keep (a memory's most) and its
+# opening words. Of a longer turn (a paste) only the head is read, for a forget said in its first
+# sentence, which is all a forget reads ("Forget my address. <an essay to proofread>"); reading it
+# whole (NFKC can make one character eighteen) held the proxy's event loop for seconds
 COMMAND_MAX_CHARS = MEMORY_MAX_CHARS + 200
+FORGET_MAX_CHARS = 2000  # what a forget may name (core/forgetting.py): a longer "subject" ran into the paste
 
 
 def parse_command(text: str) -> Command | None:
     """The command a user message opens with, if any: "do you remember the trip?" is a question,
     "I forgot my keys" a statement, "forget it, let's move on" a dismissal."""
-    if len(text) > COMMAND_MAX_CHARS:
-        return None
     s = text.strip()
+    if len(s) > COMMAND_MAX_CHARS:
+        found = parse_command(s[:COMMAND_MAX_CHARS])
+        return found if found is not None and found.action == "forget" and len(found.text) <= FORGET_MAX_CHARS else None
     pos, modal = _lead(s)
     found = _clause(s, pos)
     if found is None:

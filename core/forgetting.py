@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from .client_cache import drop_saying
-from .commands import parse_command
+from .commands import FORGET_MAX_CHARS, parse_command
 from .embed.fair import asked_by
 from .errors import EmbedderUnavailable, InvalidInput, NotFound
 from .model import Kind, Memory, MemoryPatch, Role, Status, normalize_text
@@ -41,7 +41,6 @@ from .write_path import WritePath
 
 log = logging.getLogger("amber.forget")
 
-FORGET_MAX_CHARS = 2000
 MEANING_CANDIDATES = 3  # at most this many uncertain matches are reported
 
 

@@ -109,15 +109,17 @@ class AmberMemory(CustomLogger):
             note = ""
             stages: dict[str, float] = {}  # where the time went, for the log line (ms)
             # the whole pre-call answers within twice the recall timeout: each step gets its own limit or
-            # what is left (a stalled store made the chat wait for the correction, recall and boot pack in turn)
+            # what is left (a stalled store made the chat wait for the correction, recall and boot pack in
+            # turn), and never less than a moment, in which what is kept in process (a boot pack) still answers
             ends = started + 2 * settings.recall_timeout_s
-            left = lambda limit: max(0.0, min(limit, ends - time.perf_counter()))  # noqa: E731
+            left = lambda limit: max(0.05, min(limit, ends - time.perf_counter()))  # noqa: E731
             if mode in ("on", "write"):
                 said = query or request.last_user_text(data, kind)
                 at = time.perf_counter()
                 # a chat that receives no memory (mode write, or this model) answers no block: only a handle is read
                 shown_here = mode == "on" and sends
-                note, why = await self._correct(memory, actor, said, left(2 * settings.recall_timeout_s), shown_here, off_host)
+                # recall keeps a share: a correction reading a slow store must not leave it no time at all
+                note, why = await self._correct(memory, actor, said, left(1.5 * settings.recall_timeout_s), shown_here, off_host)
                 stages["correct"] = (time.perf_counter() - at) * 1000
                 note = note if shown_here else ""
             if not sends:
@@ -231,6 +233,8 @@ class AmberMemory(CustomLogger):
                                                     request_headers: dict | None = None, litellm_call_info: dict | None = None) -> dict | None:
         """`x-amber-memories`: the handles of what was injected into this request (mode `on`), so a
         person can ask why (GET /memory/v1/why) or correct one by naming it."""
+        if response is None:  # a failed call (LiteLLM asks on that path too): nothing was answered with memory
+            return None
         try:
             settings = self.host.settings
             # the request's own person, found as the pre-call found it: a call id names no one

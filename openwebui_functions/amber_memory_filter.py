@@ -51,7 +51,8 @@ FINGERPRINT_CHARS = 1000  # Amber's core.fingerprint, which this copies (a test 
 
 def fingerprint(text: str) -> str:
     """A turn's digest as Amber computes it: recall leaves out turns the chat already shows."""
-    norm = " ".join(unicodedata.normalize("NFKC", text[: 4 * FINGERPRINT_CHARS]).casefold().split())[:FINGERPRINT_CHARS]
+    head = " ".join(text[: 64 * FINGERPRINT_CHARS].split())[: 4 * FINGERPRINT_CHARS]  # NFKC on a bounded head only
+    norm = " ".join(unicodedata.normalize("NFKC", head).casefold().split())[:FINGERPRINT_CHARS]
     return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

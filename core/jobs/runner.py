@@ -317,22 +317,24 @@ INTERRUPTED = "its worker stopped before the run finished (a host killed or rest
 
 def list_runs(service: Any, limit: int = 20, job: str | None = None) -> list[dict[str, Any]]:
     """The latest run records, newest first. A record still `running` whose lease nobody holds is
-    of a worker that died (a run saves its last record before it lets the lease go): it is shown,
-    and stored, as `interrupted`, so no page waits for it to end."""
+    of a worker that died (a run saves its last record before it lets the lease go): it is shown as
+    `interrupted`, so no page waits for it to end. Shown, not stored: a run that only lost its lease
+    for a while (a missed renewal, Redis restarted empty) still writes its own last record."""
     runs = registry.list_runs(service.registry, limit, job)
-    stale = [r for r in runs if r.get("status") == "running" and r.get("lease")]
-    if stale:
-        held = service.coordination.leases_held(sorted({r["lease"] for r in stale}), service.clock.now())
-        for r in stale:
-            if r["lease"] in held:
-                continue
-            now = service.registry.reg_get(f"run:{r['id']}")  # read again: it may have ended since
-            if now is not None and now.get("status") != "running":
-                r.update(now)
-                continue
-            r.update(status="interrupted", reason=INTERRUPTED)
-            registry.save_run(service.registry, r)
-            log.warning("job %s: run %s of worker %s was interrupted", r["job"], r["id"], r.get("worker"))
+    # records from before runs named their lease held the job's
+    stale = {r["id"]: r.get("lease") or r["job"] for r in runs if r.get("status") == "running"}
+    if not stale:
+        return runs
+    try:
+        held = service.coordination.leases_held(sorted(set(stale.values())), service.clock.now())
+        again = service.registry.reg_get_many([f"run:{i}" for i, lease in stale.items() if lease not in held])
+    except Exception as e:  # the leases cannot be read (Redis away): the records as they are
+        log.warning("job runs listed without their leases: %s: %s", type(e).__name__, e)
+        return runs
+    for r in runs:
+        if r["id"] in stale and stale[r["id"]] not in held:
+            now = again.get(f"run:{r['id']}") or r  # read again after the leases: it may have ended since
+            r.update(now if now.get("status") != "running" else {"status": "interrupted", "reason": INTERRUPTED})
     return runs
 
 

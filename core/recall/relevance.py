@@ -39,8 +39,10 @@ def fingerprint(text: str) -> str:
     """A short digest of a turn's words, blind to case, width and spacing: the request's turns and
     the stored ones are compared by it (a clipped long paste keeps its head, so it still matches).
     Only the head is normalised: NFKC can make one character eighteen, and a 3 MB paste normalised
-    whole held the proxy's event loop for seconds; four times the digest's length covers it."""
-    norm = " ".join(unicodedata.normalize("NFKC", text[: 4 * FINGERPRINT_CHARS]).casefold().split())[:FINGERPRINT_CHARS]
+    whole held the proxy's event loop for seconds. Its spaces are collapsed first, so a head of blank
+    lines still holds the words the digest reads."""
+    head = " ".join(text[: 64 * FINGERPRINT_CHARS].split())[: 4 * FINGERPRINT_CHARS]  # NFKC on a bounded head only
+    norm = " ".join(unicodedata.normalize("NFKC", head).casefold().split())[:FINGERPRINT_CHARS]
     return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -54,9 +54,10 @@ NEIGHBOUR_CHARS = 300
 # is there to find the turn by what surrounds it, not to let four neighbours outweigh it. Chosen
 # among 1-3 leaving one LoCoMo dev conversation out (bench/README.md).
 LEXICAL_SELF_WEIGHT = 2
-# A turn's words the lexical index reads: a long paste's head (e5 reads less still). Tokenizing is
-# done under the recall lock, for the turn and again as the next two arrive; a 100 000-character
-# paste of a character NFKC makes eighteen held everyone's recall most of a second (set by hand)
+# A turn's words the lexical index reads: a long paste's head (e5 reads less still; a forget reads it
+# whole). A captured turn's own words are read before the recall lock is taken, but its window is
+# read again under it as the next two turns arrive: a 100 000-character paste of a character NFKC
+# makes eighteen held everyone's recall most of a second (set by hand)
 LEXICAL_TURN_CHARS = 20_000
 
 Turns = Message | Turn | Sequence[Message | Turn] | None

@@ -19,7 +19,7 @@
       el("td", {}, badge(r.job, "kind")),
       el("td", {}, when(r.started_at)),
       el("td", {}, badge(r.status, "status-" + r.status), r.reason ? el("div", { class: "meta" }, r.reason) : null),
-      el("td", {}, r.finished_at ? r.duration_s.toFixed(1) + " s" : "running…"),
+      el("td", {}, r.finished_at ? r.duration_s.toFixed(1) + " s" : r.status === "running" ? "running…" : "—"),
       el("td", {}, String(r.users)),
       el("td", {}, pairs(r.windows)),
       el("td", {}, pairs(Object.keys(r.facts || {}).length ? r.facts : r.counts)),

@@ -212,10 +212,12 @@ async def test_the_response_header_names_the_handles_injected(hook):
     tea = remember(service, "ana", "I drink genmaicha tea every morning")
     patch, call_id = await turn(cb, "Which tea do I drink?")
     # a request of someone else's under the same call id (a client may choose it): no handle of hers
-    assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "bo"}, Key(), None) is None
-    headers = await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), None)
+    answered = SimpleNamespace(choices=[])  # LiteLLM asks on a failed call too, with no response
+    assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "bo"}, Key(), answered) is None
+    assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), None) is None
+    headers = await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), answered)
     assert handle_of(tea) in headers["x-amber-memories"].split()
-    assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), None) is None  # once
+    assert await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), answered) is None  # once
 
 
 async def test_a_captured_turn_that_is_wrong_is_deleted_and_the_new_words_kept(hook):

@@ -73,7 +73,7 @@ async def test_tagged_memories_stay_on_the_host(tmp_path, tag):
         service.remember(ana, MemoryIn(content="I drink genmaicha tea every morning"))
         away, call_id = await turn(cb, "What do I do with my morning tea?", model="claude-sonnet")
         assert "genmaicha" in away and "blood pressure" not in away
-        shown = (await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), None))["x-amber-memories"]
+        shown = (await cb.async_post_call_response_headers_hook({"litellm_call_id": call_id, "user": "ana"}, Key(), object()))["x-amber-memories"]
         assert len(shown.split()) == away.count("\n- #")  # the header names only what was sent
         home, _ = await turn(cb, "What do I do with my morning tea?", model="local-qwen")
         assert "blood pressure" in home

@@ -57,8 +57,14 @@ async def test_a_turn_built_to_be_expensive_holds_nobody_up(hook, text):
 def test_each_reading_takes_a_bounded_part_of_the_turn():
     assert parse_command("remember that my " + "x" * (MEMORY_MAX_CHARS + 300)) is None  # a paste, kept as turns
     assert parse_command("remember that my cat is called Miso") is not None
+    essay = " and then the committee met again to discuss the budget" * 300  # 16 800 characters
+    said = parse_command(f"Forget my home address. Now proofread this essay: {essay}")  # a forget reads one sentence
+    assert said is not None and (said.action, said.text) == ("forget", "my home address")
+    assert parse_command(f"Remember that my cat is called Miso. Now proofread this essay: {essay}") is None
+    assert parse_command(f"Forget {essay}") is None  # no sentence ends in the head: the "subject" is the paste
     head = "i adopted a cat " * 100  # 1 600 characters: the digest's 1 000 are all in it
     assert fingerprint(head + BIG) == fingerprint(head + "anything else at all") == fingerprint(head.upper())
+    assert fingerprint("\n" * 5000 + head) == fingerprint(head)  # a head of blank lines still reaches the words
 
 
 async def test_a_stalled_store_costs_a_chat_at_most_twice_the_recall_timeout(tmp_path):

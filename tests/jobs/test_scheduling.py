@@ -124,7 +124,8 @@ async def test_a_dead_workers_lease_expires(service, clock, settings):
 async def test_a_run_whose_worker_died_shows_interrupted_once_its_lease_lapses(service, clock, settings):
     """A worker killed mid-run leaves its record `running` and its lease held. While the lease holds,
     the run may still be going (it shows running, a new run is skipped); once it lapses, the record
-    shows and is stored as `interrupted`, so the admin page's "run now" is not disabled for good."""
+    shows as `interrupted`, so the admin page's "run now" is not disabled for good (a record from
+    before runs named their lease counts as holding the job's)."""
     from datetime import timedelta
 
     from core.jobs import registry
@@ -141,7 +142,10 @@ async def test_a_run_whose_worker_died_shows_interrupted_once_its_lease_lapses(s
     runs = list_runs(service, 5, "retention")
     dead = [r for r in runs if r["worker"].startswith("gone-host")]
     assert [r["status"] for r in dead] == ["interrupted", "interrupted"] and all("worker stopped" in r["reason"] for r in dead)
-    assert all(registry.list_runs(service.registry, 5, "retention")[i]["status"] != "running" for i in range(3))  # stored, not only shown
+    old = registry.new_run_id("retention", started)  # written before runs named their lease
+    registry.save_run(service.registry, {**RunRecord(id=old, job="retention", worker="gone-host:1:x", started_at=started.isoformat()).model_dump(mode="json"),
+                                         "lease": None})
+    assert [r["status"] for r in list_runs(service, 5, "retention") if r["id"] == old] == ["interrupted"]
     assert (await arun_job("retention", service, settings))["status"] == "ok"
     assert [r["status"] for r in list_runs(service, 5, "retention")][0] == "ok"
 
@@ -159,3 +163,23 @@ async def test_a_run_that_ended_while_the_list_was_read_keeps_its_own_status(ser
     assert list_runs(service, 5, "retention")[0]["status"] == "ok"
     monkeypatch.undo()
     assert registry.list_runs(service.registry, 5, "retention")[0]["status"] == "ok"
+
+
+async def test_the_runs_are_listed_as_stored_when_the_leases_cannot_be_read(service, clock, settings, monkeypatch):
+    """Redis away: the jobs page still lists the runs (a running one as running), with a log line."""
+    from datetime import timedelta
+
+    from core import StoreUnavailable
+    from core.jobs import registry
+    from core.jobs.runner import RunRecord
+
+    started = clock.now()
+    registry.acquire_lease(service.store, "retention", "w:1:x", started, timedelta(minutes=15))
+    registry.save_run(service.registry, RunRecord(id=registry.new_run_id("retention", started), job="retention", worker="w:1:x",
+                                                  started_at=started.isoformat(), lease="retention").model_dump(mode="json"))
+
+    def away(*a, **k):
+        raise StoreUnavailable("Redis is not answering")
+
+    monkeypatch.setattr(service.coordination, "leases_held", away)
+    assert [r["status"] for r in list_runs(service, 5, "retention")] == ["running"]

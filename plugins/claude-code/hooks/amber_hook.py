@@ -202,7 +202,8 @@ def context(moment: str, text: str) -> None:
 
 def fingerprint(text: str) -> str:
     """A turn's digest as Amber computes it (core.fingerprint; a test keeps them equal)."""
-    norm = " ".join(unicodedata.normalize("NFKC", text[: 4 * FINGERPRINT_CHARS]).casefold().split())[:FINGERPRINT_CHARS]
+    head = " ".join(text[: 64 * FINGERPRINT_CHARS].split())[: 4 * FINGERPRINT_CHARS]  # NFKC on a bounded head only
+    norm = " ".join(unicodedata.normalize("NFKC", head).casefold().split())[:FINGERPRINT_CHARS]
     return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -342,7 +343,7 @@ def prompt(event: dict, cfg: dict) -> None:
     # the session's own turns are already in Claude Code's request: Amber must not inject them back
     state = load_state(session) if session else {}
     seen = state.get("seen", [])
-    body = {"query": text[:QUERY_MAX_CHARS], "echo": sorted({fingerprint(text), *seen})[:ECHO_MAX], "model": CLIENT}
+    body = {"query": text[-QUERY_MAX_CHARS:], "echo": sorted({fingerprint(text), *seen})[:ECHO_MAX], "model": CLIENT}
     pending = state.get("pending") or {}
     if cfg["mode"] == "on" and session and pending.get("prompt") == text:
         # named: the host keeps what it recalled and why (/amber:why), and first carries out a
