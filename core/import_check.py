@@ -153,7 +153,7 @@ def memory_problem(m: Memory) -> str | None:
     if m.kind == Kind.glossary and not m.title:
         return "a glossary entry needs its term as title"
     if m.fact_key:
-        if not FACT_KEY_RE.match(m.fact_key):
+        if not FACT_KEY_RE.fullmatch(m.fact_key):
             return f"fact_key {m.fact_key[:80]!r} is not '<category>.<topic>' in lowercase, e.g. 'preference.food'"
         prefix = m.fact_key.split(".", 1)[0]
         if prefix not in Category.__members__:

@@ -52,7 +52,7 @@ class Role(str, Enum):
 
 
 NAMESPACE_RE = re.compile(r"^(default|(project|client):[A-Za-z0-9][A-Za-z0-9._\-]{0,63})\Z")
-FACT_KEY_RE = re.compile(r"^[a-z_]+\.[a-z0-9_]+(\.[a-z0-9_]+)*\Z")
+FACT_KEY_RE = re.compile(r"^[a-z_]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$")  # also a JSON Schema pattern, where ECMA has no \Z: checked with fullmatch
 DIGEST_MAX_CHARS = 500
 # Field limits, declared once: models below enforce them on every face (REST, MCP, import); the
 # proxy hook and the Open WebUI filter clip captured turns to MESSAGE_MAX_CHARS with `clip`.

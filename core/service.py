@@ -221,7 +221,7 @@ class MemoryService:
         if data.kind == Kind.glossary and not data.title:
             raise InvalidInput("title", "a glossary entry needs its term as title")
         if data.fact_key:
-            if not FACT_KEY_RE.match(data.fact_key):
+            if not FACT_KEY_RE.fullmatch(data.fact_key):
                 raise InvalidInput("fact_key", f"{data.fact_key!r} is not '<category>.<topic>' in lowercase, e.g. 'preference.food'")
             prefix = data.fact_key.split(".", 1)[0]
             if prefix not in Category.__members__:

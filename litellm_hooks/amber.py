@@ -112,7 +112,7 @@ class AmberMemory(CustomLogger):
             # what is left (a stalled store made the chat wait for the correction, recall and boot pack in
             # turn), and never less than a moment, in which what is kept in process (a boot pack) still answers
             ends = started + 2 * settings.recall_timeout_s
-            left = lambda limit: max(0.05, min(limit, ends - time.perf_counter()))  # noqa: E731
+            left = lambda limit: min(limit, max(0.05, ends - time.perf_counter()))  # noqa: E731
             if mode in ("on", "write"):
                 said = query or request.last_user_text(data, kind)
                 at = time.perf_counter()

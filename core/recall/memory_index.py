@@ -62,8 +62,10 @@ class MemIndex:
         if hit is not None and hit[0] == self.rev and hit[1] <= now_ts < hit[2]:
             return hit[3]
         rev = self.rev
-        meta = list(self.meta.items())  # one copy: a write may add to the dict while this reads (big stores hit it)
-        ids = {i for i, (ns, exp) in meta if ns in namespaces and (not exp or exp > now_ts)}
-        until = min((exp for i, (ns, exp) in meta if exp > now_ts), default=float("inf"))
+        # one copy, made in one step (no item is allocated while it is made, so no other thread runs):
+        # a write may add to the dict while this reads, and iterating it then failed the recall
+        meta = self.meta.copy()
+        ids = {i for i, (ns, exp) in meta.items() if ns in namespaces and (not exp or exp > now_ts)}
+        until = min((exp for i, (ns, exp) in meta.items() if exp > now_ts), default=float("inf"))
         self._allowed[namespaces] = (rev, now_ts, until, ids)
         return ids

@@ -98,7 +98,7 @@ def _fact(i: int, item: Any, refs: Mapping[str, str]) -> Fact:
         raise LLMError(f"{where}.category {category!r} is not one of {', '.join(Category.__members__)}")
     key = item["fact_key"]
     if key is not None:
-        if not isinstance(key, str) or not FACT_KEY_RE.match(key):
+        if not isinstance(key, str) or not FACT_KEY_RE.fullmatch(key):
             raise LLMError(f"{where}.fact_key {key!r} is not '<category>.<topic>' in lowercase")
         if key.split(".", 1)[0] != category:
             raise LLMError(f"{where}.fact_key {key!r} does not start with its category {category!r}")
