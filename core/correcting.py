@@ -183,11 +183,10 @@ def _memory_just_shown(port: Any) -> bool:
         log_ = why_log(service)
         if type(log_) is not WhyLog:
             return True
-        now = service.clock.now()
-        records = log_.last(port.scope(READ).user_id, 1, now=now)
+        records = log_.last(port.scope(READ).user_id, 1, now=service.clock.now())
     except Exception:
         return True
-    return bool(records) and now - records[0].at <= PAIR_WINDOW and any(i.source == "memory" for i in records[0].items)
+    return _just_shown(port, records) and any(i.source == "memory" for i in records[0].items)
 
 
 # The correction's reads and model run on threads of their own: on the loop's default pool, a stalled

@@ -115,14 +115,19 @@ class Forgetting:
         """Forget what `what` says: delete the memories that state it and the raw turns that still say
         it, and what is still waiting to be stored that says it."""
         subject = _subject(what)
-        plan = self.forget_subject(scope, subject)
+        plan = self._forget_subject(scope, subject)
         self.purge_elsewhere(scope.user_id, subject_matcher(subject))
+        drop_asked(self._recaller.embedder, scope.user_id)  # last: the matching above read the words again
         return plan
+
+    def erase_elsewhere(self, user_id: str) -> int:
+        """A person erased: everything of theirs waiting outside the store, and the vectors of what they asked."""
+        drop_asked(self._recaller.embedder, user_id)
+        return self.purge_elsewhere(user_id, bool)
 
     def purge_elsewhere(self, user_id: str, says_it: Callable[[str], bool]) -> int:
         """What waits outside the store for `user_id` and says what `says_it` finds, removed (`elsewhere`)."""
         gone = 0
-        drop_asked(self._recaller.embedder, user_id)
         for purge in list(self.elsewhere):
             try:
                 gone += int(purge(user_id, says_it) or 0)
@@ -173,6 +178,11 @@ class Forgetting:
 
     def forget_subject(self, scope: Scope, what: str) -> ForgetPlan:
         """`forget` of a subject already read out of its command (a "forget ..." turn)."""
+        plan = self._forget_subject(scope, what)
+        drop_asked(self._recaller.embedder, scope.user_id)  # this forget's own reading of `what` among them
+        return plan
+
+    def _forget_subject(self, scope: Scope, what: str) -> ForgetPlan:
         # planned under the user's write lock, so a turn captured between plan and erase cannot escape it
         with self._writes.lock(scope):
             plan = self._plan(scope, what)
@@ -190,7 +200,6 @@ class Forgetting:
             self.erase(scope, erased, plan.message_ids, gone_sources=plan.gone_sources)
             if self._registry is not None:
                 drop_saying(self._registry, self._writes.sealer, scope.user_id, subject_matcher(what))
-            drop_asked(self._recaller.embedder, scope.user_id)  # this forget's own reading of `what` among them
             return ForgetPlan(what=what, memories=erased, message_ids=plan.message_ids, done=True, rewrites=plan.rewrites,
                               uncertain=plan.uncertain)
 

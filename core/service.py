@@ -302,7 +302,7 @@ class MemoryService:
         registry records (jobs' windows, cursors, client cache). An embedded store's record keys go too. Returns what went."""
         with self.writes.lock(scope):
             why_log(self).drop_user(scope.user_id)
-            gone_waiting = self._forgetting.purge_elsewhere(scope.user_id, bool)  # every turn of theirs still journaled
+            gone_waiting = self._forgetting.erase_elsewhere(scope.user_id)  # every turn of theirs still journaled
             gone = {"memories": len(self.reads.memories(scope, memory_where(scope, statuses=None, all_namespaces=True))),
                     "turns": len(self.reads.turns(scope, None))}
             for col in (memory_collection(scope), message_collection(scope), event_collection(scope)):

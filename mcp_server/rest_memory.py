@@ -77,9 +77,9 @@ async def recall(body: RecallIn, p: Port, request: Request) -> RecallOut:
     )
     items, text = r.items, r.text
     request.state.amber_log = f"items={len(items)} tokens={r.tokens}"  # for the request's one log line
-    # the old words go only where the item itself could (as in the hook): a model off the host never
+    # the old words go only where the item itself could go (as in the hook): a model off the host never
     # gets the words of an item that stays on it
-    note = render_correction_note(done, old_words=policy is None or policy.on_host(body.model) or not policy.stays(done)) if done is not None else ""
+    note = render_correction_note(done, old_words=policy is None or bool(policy.admit([done], body.model))) if done is not None else ""
     return RecallOut(text="\n".join(t for t in (note, text) if t), items=[item(c) for c in items], tokens=r.tokens)
 
 
