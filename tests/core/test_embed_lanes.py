@@ -465,3 +465,23 @@ def test_recent_query_vectors_are_kept_per_person_and_hold_no_words():
         assert asked_by("alice", e.embed_query, said) == alice and len(sent) == 4
     finally:
         e.close()
+
+
+def test_a_recent_query_vector_is_kept_no_longer_than_its_time():
+    """A forget carried out by another host sharing the store cannot drop this process's recent
+    vectors, so none answers after `TTL_S`: past it the same words from the same person are read
+    again, and the stale entry is gone from the cache."""
+    from core.embed.recent import TTL_S, RecentVectors
+
+    now = [1000.0]
+    cache: RecentVectors[str] = RecentVectors(8, clock=lambda: now[0])
+    cache.put("alice", "where do I live now?", "v1")
+    now[0] += TTL_S - 1
+    assert cache.get("alice", "where do I live now?") == "v1"  # a retried turn still finds it
+    now[0] += 2  # a read does not extend its time: it was embedded TTL_S + 1 ago
+    assert cache.get("alice", "where do I live now?") is None
+    assert list(cache) == []
+    cache.put("alice", "where do I live now?", "v2")  # embedded again: a new time
+    now[0] += TTL_S / 2
+    assert cache.get("alice", "where do I live now?") == "v2"
+    assert 60 <= TTL_S <= 600  # seconds: long enough for a retry, short enough to bound what a forget elsewhere leaves
