@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
 from .commands import parse_command
+from .correction import forgets_by_handle
 from .embed.fair import background_owner
 from .errors import InvalidInput, TransientError
 from .model import MEMORY_MAX_CHARS, SAID_BY_USER, Memory, MemoryIn, Message, Role, WriteResult
@@ -97,12 +98,13 @@ class Capture:
         for m in new:
             if m.role == Role.user:
                 cmd = parse_command(m.content) if commands else None
-                dropping = cmd is not None and cmd.action == "forget"
+                # a forget in words, or by handles alone ("forget #48213"): the turn, and its reply, are not kept
+                dropping = commands and ((cmd is not None and cmd.action == "forget") or forgets_by_handle(m.content))
                 if cmd is not None and held is None:
                     held = self.tombstones.buried_turns(scope.user_id, new)
                 if cmd is not None and m.id not in held:  # a "remember X" said before "forget X", arriving after it, is not done
                     done.extend(self.apply_commands(scope, m.content, source_id=m.id))
-                if dropping:
+                if dropping and cmd is not None:
                     forgets.append(cmd.text)
             if not dropping:
                 keep.append(m)

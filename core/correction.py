@@ -297,6 +297,23 @@ def pointed_handles(text: str) -> set[str]:
     return handles
 
 
+# words a handle forget may carry besides the handles and the verb ("please forget #48213 now, thanks")
+_COURTESY = re.compile(r"\b(?:please|pls|plz|that|this|these|it|them|items?|memor(?:y|ies)|one|now|thanks|thank\s+you|and|too|also)\b"
+                       r"|请|把|吧|这条|那条|这个|那个|记忆|谢谢|也|和", re.IGNORECASE)
+
+
+def forgets_by_handle(text: str) -> bool:
+    """A turn that only asks to forget items by their handles ("forget #48213", "删除 #48213 #50112"):
+    nothing in it is the person's but the command, and the reply to it may repeat what it erases, so
+    neither is kept as a turn, as with a "forget …" in words (core/capture.py)."""
+    if not pointed_handles(text):
+        return False
+    rest = HANDLE_RE.sub(" ", text)
+    if not _FORGET.search(rest):
+        return False
+    return re.search(r"\w", _COURTESY.sub(" ", _FORGET.sub(" ", rest))) is None
+
+
 def _by_handle(s: str, shown: Sequence[Shown]) -> Shown | None:
     handles = pointed_handles(s)
     return next((x for x in shown if x.handle in handles), None) if handles else None

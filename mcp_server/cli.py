@@ -56,7 +56,8 @@ def parser() -> argparse.ArgumentParser:
 
     def remote_opts(x: argparse.ArgumentParser) -> None:
         x.add_argument("--user", help="whose data (default: settings.default_user or 'local')")
-        x.add_argument("--url", help="go through a running host instead of opening the store")
+        x.add_argument("--url", default=os.environ.get("AMBER_SERVER_URL"),
+                       help="go through a running host instead of opening the store (default: $AMBER_SERVER_URL)")
         x.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
 
     e = sub.add_parser("export", help="write a user's memories and messages as JSON lines")
@@ -107,7 +108,10 @@ def parser() -> argparse.ArgumentParser:
     jsub = j.add_subparsers(dest="jobs_command", required=True, metavar="ACTION")
     jr = jsub.add_parser("run", help="run one job now")
     jr.add_argument("job", choices=["extract", "consolidate", "retention"])
-    jr.add_argument("--user", help="only this user (default: every user)")
+    jr.add_argument("--user", help="only this user (default: every user; not with --url)")
+    jr.add_argument("--url", default=os.environ.get("AMBER_SERVER_URL"),
+                    help="start it on a running host instead of opening the store (default: $AMBER_SERVER_URL)")
+    jr.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="an admin key for --url (default: $AMBER_KEY)")
     jr.set_defaults(run=lazy("cli_maintenance", "jobs_run"))
 
     importlib.import_module(f"{__package__}.cli_shards").register(sub)  # amber shards list|show|move
@@ -125,6 +129,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # LiteLLM's price list from its package: nothing fetched
     if argv is None:
         _restart_with_malloc_settings()
     args = parser().parse_args(argv)

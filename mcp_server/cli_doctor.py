@@ -201,6 +201,8 @@ def _no_host(r: Report, found: Found, candidates: list[str], args: argparse.Name
         r.note(line)
     if found.problem:
         r.bad(*found.problem)
+    elif args.store:  # asked to check the store without a host: none answering is what was expected
+        r.note(f"no Amber host answers at {' or '.join(candidates)}: checking the store here")
     else:
         r.bad(f"no Amber host answers at {' or '.join(candidates)}",
               "start one: `make run` (the LiteLLM proxy, memory at :4000/memory) or `amber serve` (:4100); "

@@ -35,7 +35,8 @@ def register(sub: Any) -> None:
     c.add_argument("--dry-run", action="store_true", help="read everything, write nothing: what would come in")
     c.add_argument("--openwebui-user", help="an Open WebUI export or database of several people: import this Open WebUI user id's "
                    "chats (default: the accounts the identity map, settings `users:`, joins with --user)")
-    c.add_argument("--url", help="upload to a running host instead of opening the store")
+    c.add_argument("--url", default=os.environ.get("AMBER_SERVER_URL"),
+                   help="upload to a running host instead of opening the store (default: $AMBER_SERVER_URL)")
     c.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
     c.add_argument("--extract", action="store_true", help="turn what came in into memories now, with the configured LLM "
                    "(settings llm_model; with --url the host's), instead of at the next extraction job")

@@ -22,6 +22,16 @@ def _user(args: argparse.Namespace, settings: Settings) -> str:
     return args.user or settings.default_user or "local"
 
 
+def _whose(args: argparse.Namespace) -> str:
+    """Whose memory a command read or wrote, said after it: without --user the store's default
+    person ('local' unless `default_user` is set), which no chat client may use."""
+    if args.user:
+        return f"user {args.user!r}"
+    if getattr(args, "url", None):
+        return "the user the key acts for"
+    return f"user {_user(args, Settings())!r} (the default; name another with --user)"
+
+
 def _bar(**kw: Any) -> tqdm:
     return tqdm(file=sys.stderr, dynamic_ncols=True, disable=kw.pop("quiet", False), **kw)
 
@@ -65,7 +75,7 @@ def export(args: argparse.Namespace) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
-    print(f"exported {n} lines" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
+    print(f"exported {n} lines of {_whose(args)}" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
     return 0
 
 
@@ -86,7 +96,7 @@ def import_(args: argparse.Namespace) -> int:
                 result = service.import_(scope, lines)
         finally:
             service.close()
-    print(f"imported {result.memories} memories, {result.messages} messages and {result.events} audit events", file=sys.stderr)
+    print(f"imported {result.memories} memories, {result.messages} messages and {result.events} audit events into {_whose(args)}", file=sys.stderr)
     return 0
 
 
@@ -115,6 +125,8 @@ def reindex(args: argparse.Namespace) -> int:
 
 
 def jobs_run(args: argparse.Namespace) -> int:
+    if args.url:
+        return _jobs_run_remote(args)
     settings = Settings()
     service = build_service(settings)
 
@@ -126,6 +138,31 @@ def jobs_run(args: argparse.Namespace) -> int:
     finally:
         service.close()
     print(json.dumps(result, ensure_ascii=False, default=str, indent=2))
+    return 0
+
+
+def _jobs_run_remote(args: argparse.Namespace) -> int:
+    """`amber jobs run JOB --url`: the running host starts the job for everyone, in the background
+    (its admin page and `GET /v1/jobs/runs` show the run); needs an admin key."""
+    import httpx
+
+    if args.user:
+        print("amber: --user cannot go with --url: the host runs a job for everyone", file=sys.stderr)
+        return 2
+    url = args.url.split(",")[0].rstrip("/") + f"/v1/jobs/{args.job}/run"
+    headers = {"Authorization": f"Bearer {args.key}"} if args.key else {}
+    try:
+        r = httpx.post(url, headers=headers, timeout=30.0)
+    except httpx.HTTPError as e:
+        print(f"amber: {url} did not answer: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    if r.status_code == 409:
+        print(f"amber: {args.job} is already running on that host", file=sys.stderr)
+        return 1
+    if r.status_code != 202:
+        print(f"amber: {url} answered {r.status_code}: {r.text[:500]}", file=sys.stderr)
+        return 1
+    print(f"{args.job} started on the host, in the background: its admin page (Jobs) or GET /v1/jobs/runs shows the run", file=sys.stderr)
     return 0
 
 

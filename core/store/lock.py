@@ -29,9 +29,10 @@ class DirectoryLock:
             os.close(fd)
             raise StoreLocked(
                 f"the Amber store at {self.path.parent} is held by process {owner}. "
-                "Only one process may open it. Connect to that process instead: "
-                "set AMBER_SERVER_URL=http://127.0.0.1:<port>/memory (or its `amber serve` URL), "
-                "or use `amber mcp --url ...`; for several hosts, run Chroma as a server and set AMBER_CHROMA_URL."
+                "Only one process may open it. Go through that process instead: the `amber` commands take "
+                "--url http://127.0.0.1:<port>/memory (or its `amber serve` URL; AMBER_SERVER_URL in the environment "
+                "is their default) with --key or AMBER_KEY; a program using Amber sets server_url; "
+                "for several hosts, run Chroma as a server and set AMBER_CHROMA_URL."
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)

@@ -225,3 +225,18 @@ def test_forget_rewrites_the_digest_and_daily_logs_and_drops_waiting_candidates(
         with pytest.raises(NotFound, match="forgotten"):
             service.get(alice, gone)
     assert not [c for c in service.search(alice, "Acme weekends job") if "Acme" in c.text]
+
+
+@pytest.mark.parametrize("asked", ["forget #45840", "Please forget #45840, thanks", "删除 #45840"])
+def test_a_forget_by_handle_alone_is_not_kept_as_a_turn_nor_is_its_reply(service, alice, asked):
+    """"forget #45840" (a handle from the memory block) was stored as a turn and later recalled as
+    `(user said) "forget #45840"`, and its reply, which may repeat what it erased, with it. The
+    correction carries it out before the call (core/correcting.py); like a forget in words, neither
+    the command nor its reply is kept. A handle with words of the person's is kept: they said something."""
+    service.capture(alice, [_turn(0, "user", "I live in Lisbon."), _turn(1, "assistant", "Noted.")])
+    service.capture(alice, [_turn(2, "user", asked), _turn(3, "assistant", "Done: I no longer hold that you live in Lisbon.")])
+    service.capture(alice, [_turn(4, "user", asked)])  # a forget said last: its reply comes in the next call
+    service.capture(alice, [_turn(5, "assistant", "Forgotten: Lisbon is gone.")])
+    service.capture(alice, [_turn(6, "user", "forget #45840, I moved to Porto"), _turn(7, "assistant", "Porto, noted.")])
+    kept = [m.content for m in service.messages(alice)]
+    assert kept == ["I live in Lisbon.", "Noted.", "forget #45840, I moved to Porto", "Porto, noted."]

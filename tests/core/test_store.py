@@ -27,7 +27,7 @@ def test_second_process_is_refused_with_directions(service, tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "LOCKED:" in out.stdout, out.stdout + out.stderr
-    assert "AMBER_SERVER_URL" in out.stdout and "process" in out.stdout
+    assert "--url" in out.stdout and "AMBER_SERVER_URL" in out.stdout and "process" in out.stdout
 
 
 def test_lock_is_released_on_close(tmp_path):

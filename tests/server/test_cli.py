@@ -242,7 +242,15 @@ def test_serve_standalone_and_the_lock(amber, tmp_path):
         w = httpx.post(f"http://127.0.0.1:{port}/v1/memories", json={"content": "Served standalone"}, timeout=10)
         assert w.status_code == 200 and w.json()["memory"]["user_id"] == "local"
         second = spawn(tmp_path, "serve", "--port", str(free_port()))  # another process: refused the store
-        assert second.returncode == 2 and "held by process" in second.stderr
+        assert second.returncode == 2 and "held by process" in second.stderr and "--url" in second.stderr
+        # what the refusal advises works: the commands go through the running host
+        there = {"AMBER_SERVER_URL": f"http://127.0.0.1:{port}"}
+        out = spawn(tmp_path, "export", **there)
+        assert out.returncode == 0 and "Served standalone" in out.stdout, out.stderr
+        assert "lines of the user the key acts for" in out.stderr, out.stderr
+        job = spawn(tmp_path, "jobs", "run", "retention", **there)
+        assert job.returncode == 0 and "retention started on the host" in job.stderr, job.stderr
+        assert spawn(tmp_path, "jobs", "run", "retention", "--user", "x", **there).returncode == 2
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
@@ -250,3 +258,4 @@ def test_serve_standalone_and_the_lock(amber, tmp_path):
     assert "jobs scheduled: amber-extract, amber-consolidate, amber-retention" in err
     r = amber(tmp_path, "export")
     assert r.returncode == 0 and "Served standalone" in r.stdout  # lock released on shutdown
+    assert "of user 'local' (the default; name another with --user)" in r.stderr  # whose memory it was
