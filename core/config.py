@@ -214,7 +214,9 @@ class Settings(BaseSettings):
         from apscheduler.triggers.cron import CronTrigger
 
         try:
-            CronTrigger.from_crontab(cron)
+            # checked in UTC: the jobs run in `timezone`, so the process's TZ (which tzlocal cannot read
+            # when it is a POSIX rule such as "CST-8") has no say in whether the line is good
+            CronTrigger.from_crontab(cron, timezone="UTC")
         except Exception as e:
             raise ValueError(f"{cron!r} is not a five-field crontab line (minute hour day month weekday): {e}") from None
         return cron

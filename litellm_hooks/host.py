@@ -306,7 +306,8 @@ class Host:
         if scheduler is None:
             from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-            scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop())
+            # in the jobs' time zone, not the process's TZ (which tzlocal cannot read when it is "CST-8")
+            scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop(), timezone=settings.timezone)
             scheduler.start()
         self.scheduler = scheduler
         llm = LiteLLMClient(settings.llm_model, router_getter=router, timeout=settings.llm_timeout_s)

@@ -129,7 +129,6 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # LiteLLM's price list from its package: nothing fetched
     if argv is None:
         _restart_with_malloc_settings()
     args = parser().parse_args(argv)
@@ -152,15 +151,19 @@ def _restart_with_malloc_settings() -> None:
     this process are scrubbed before Chroma's native code reuses them for its index files
     (core/store/sealing.py, thread_caches_off), and with a fixed mmap threshold, so that the vector
     indexes Chroma evicts go back to the kernel (core/store/index_pool.py, MMAP_FIXED; an operator's
-    own threshold is kept). Only glibc reads the settings; elsewhere they are inert."""
+    own threshold is kept). Only glibc reads the settings; elsewhere they are inert. The restart also
+    has LiteLLM read its price list from its package, as `make run` does (`amber doctor` fetched it
+    from the network, retrying, on a machine without one)."""
     from core import MMAP_FIXED, TCACHE_OFF, thread_caches_off
 
     missing = [] if thread_caches_off() else [TCACHE_OFF]
     if "glibc.malloc.mmap_threshold=" not in os.environ.get("GLIBC_TUNABLES", ""):
         missing.append(MMAP_FIXED)
-    if not sys.platform.startswith("linux") or not missing or os.environ.get("AMBER_RESTARTED"):
+    local_prices = "LITELLM_LOCAL_MODEL_COST_MAP" in os.environ
+    if not sys.platform.startswith("linux") or (not missing and local_prices) or os.environ.get("AMBER_RESTARTED"):
         return
     env = dict(os.environ, AMBER_RESTARTED="1")
+    env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     env["GLIBC_TUNABLES"] = ":".join(filter(None, (env.get("GLIBC_TUNABLES"), *missing)))
     try:
         os.execve(sys.executable, [sys.executable, "-m", "mcp_server.cli", *sys.argv[1:]], env)

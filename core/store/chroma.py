@@ -42,8 +42,7 @@ from .gate import StoreGate
 from .index_repair import IndexMender
 from .lock import DirectoryLock
 from .reads_first import READS_FIRST, ReadsFirst
-from .sealing import PREFIX as SEALED
-from .sealing import MasterKeyError, RecordKeys, Sealer, warn_if_bytes_may_stray
+from .sealing import MasterKeyError, Sealer, not_own_key_table, open_record_keys, warn_if_bytes_may_stray
 
 log = logging.getLogger("amber.store")
 
@@ -96,7 +95,7 @@ class ChromaStore:
                     self.mender.set_aside()
                 self.client = embedded_client(path, ChromaSettings(anonymized_telemetry=False, allow_reset=False), index_pool)
                 self.location = str(path)
-                self.sealer = Sealer(RecordKeys(Path(data_dir) / "record_keys.sqlite3", master_key))
+                self.sealer = Sealer(open_record_keys(Path(data_dir) / "record_keys.sqlite3", master_key))
                 warn_if_bytes_may_stray(log)
         except Exception as e:
             if self._lock:
@@ -108,6 +107,9 @@ class ChromaStore:
             raise StoreUnavailable(f"cannot open Chroma at {chroma_url or data_dir}: {e}") from e
         if self.mender is not None:  # a collection a crash left half made again gets its records before anyone reads it
             self.mender.restore_staged()
+        if self.sealer is not None and (refused := not_own_key_table(self.sealer.keys, self)) is not None:
+            self.close()  # a key file deleted, emptied or replaced (sealing.py)
+            raise refused
 
     def close(self) -> None:
         self._cols.clear()

@@ -29,12 +29,14 @@ import logging
 import os
 import sqlite3
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from ..errors import InvalidInput, StoreUnavailable
 
 log = logging.getLogger("amber.store")
 
@@ -168,6 +170,13 @@ class RecordKeys:
                 self._keys[r] = k
         if check is None and master is not None:  # encryption switched on: wrap what is there
             self._rewrite(master)
+        # the table's name, kept beside the store's records too (ChromaStore): a key file deleted,
+        # emptied or replaced is a new table, told apart from the store's own at opening
+        named = self._db.execute("SELECT value FROM key_table WHERE name = 'table'").fetchone()
+        if named is None:
+            named = (os.urandom(12).hex(),)
+            self._db.execute("INSERT INTO key_table (name, value) VALUES ('table', ?)", named)
+        self.table_id = str(named[0])
 
     @property
     def encrypted(self) -> bool:
@@ -180,13 +189,27 @@ class RecordKeys:
     def _transaction(self) -> Iterator[None]:
         """One write to the table, durable when the block ends (COMMIT: one fsync of the log) and
         undone if anything in it raises. The caller holds `_lock`."""
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as e:
+            raise self._unwritable(e) from e
         try:
             yield
             self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
+        except BaseException as e:
+            with suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            if isinstance(e, sqlite3.DatabaseError):
+                raise self._unwritable(e) from e
             raise
+
+    def _unwritable(self, e: sqlite3.DatabaseError) -> StoreUnavailable:
+        """A damaged key file (a garbled page) read fine and failed every write as an internal error
+        that named nothing; writes are refused as the store's outage, naming the file."""
+        log.error("amber: the record key file %s cannot be written: %s", self.path, e)
+        return StoreUnavailable(
+            f"the record key file {self.path} cannot be written ({e}): no new record can be sealed, so writes are "
+            "refused and recall serves what is stored. Stop Amber, put the file back from a backup, and start it again")
 
     def _rewrite(self, master: bytes | None) -> None:
         """Store every key again under `master` (None: in the clear), in one transaction."""
@@ -354,6 +377,36 @@ class LineSeal:
             return self._aead.decrypt(raw[:12], raw[12:], self._ad).decode("utf-8")
         except Exception:
             raise MasterKeyError("a sealed line does not open with this master key") from None
+
+
+def open_record_keys(path: Path, master: bytes | None) -> RecordKeys:
+    """The store's key table; a damaged file is named (it was reported as a broken Chroma store)."""
+    try:
+        return RecordKeys(path, master)
+    except sqlite3.DatabaseError as e:
+        raise InvalidInput("record_keys", f"{path} cannot be read ({e}); it holds the key of every record: "
+                           "put it back from a backup and start again (nothing in the store was changed)") from None
+
+
+KEY_TABLE = "store:record-key-table"  # where the store's registry keeps the name of its key table
+
+
+def not_own_key_table(keys: RecordKeys, registry: Any) -> InvalidInput | None:
+    """The refusal of a key file that is not the one the store's records were sealed with (None: it
+    is). The store's registry keeps the table's name; a new store, or one from before tables were
+    named, keeps this one's. Deleted or emptied, the file opened as a new table: every record then
+    opened as nothing (read as erased), the person's whole memory gone without a word, and new
+    records were sealed under keys the store's own file lacks."""
+    known = registry.reg_get(KEY_TABLE)
+    if known is None:
+        registry.reg_put(KEY_TABLE, keys.table_id, kind="store")
+    elif known != keys.table_id:
+        return InvalidInput("record_keys", (
+            f"{keys.path} is not the key file this store's records were sealed with (it was deleted, emptied or "
+            "replaced, and a new empty one stands there now): opened with it, every memory would read as nothing "
+            "and new ones would be sealed under keys the store's own file lacks. Put the store's own file back "
+            "(from a backup) and start again; nothing in the store was changed"))
+    return None
 
 
 class Sealer:

@@ -148,3 +148,78 @@ def test_a_failed_shared_commit_fails_its_callers_and_the_next_call_stores_the_k
     reopened = RecordKeys(tmp_path / "record_keys.sqlite3")
     assert reopened.get("c\x1fa") == made
     reopened.close()
+
+
+@pytest.mark.parametrize("harm", ["deleted", "emptied", "another store's"])
+def test_a_store_refuses_a_key_file_that_is_not_its_own(tmp_path, harm):
+    """Deleted or emptied, `record_keys.sqlite3` opened as a new table: every record then read as
+    erased, the person's whole memory was gone with no error (health ok, remember worked), and new
+    records were sealed under keys the store's own file lacks. The store now refuses to open,
+    naming the file; with its own file back it opens with everything."""
+    from core import Actor, InvalidInput, MemoryIn, Settings, build_service, scope_for
+    from core.testing import HashEmbedder
+
+    alice = scope_for(Actor("alice", client="tests"))
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder())
+    for fact in ("I live in Lisbon", "my sister is called Inès"):
+        svc.remember(alice, MemoryIn(content=fact))
+    svc.close()
+    keys = data / "record_keys.sqlite3"
+    saved = keys.read_bytes()
+    assert not (data / "record_keys.sqlite3-wal").exists() or (data / "record_keys.sqlite3-wal").stat().st_size == 0
+    if harm == "deleted":
+        keys.unlink()
+    elif harm == "emptied":
+        keys.write_bytes(b"")
+    else:
+        other = tmp_path / "other"
+        build_service(Settings(data_dir=other), embedder=HashEmbedder()).close()
+        keys.write_bytes((other / "record_keys.sqlite3").read_bytes())
+    with pytest.raises(InvalidInput) as refused:
+        build_service(Settings(data_dir=data), embedder=HashEmbedder())
+    assert str(keys) in str(refused.value) and "not the key file this store's records were sealed with" in str(refused.value)
+    with pytest.raises(InvalidInput):  # refused again at the next start: nothing was written meanwhile
+        build_service(Settings(data_dir=data), embedder=HashEmbedder())
+    # the refusal closed the table it opened: no log of it is left to be replayed into the file put back
+    assert not (data / "record_keys.sqlite3-wal").exists()
+    keys.write_bytes(saved)
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder())
+    try:
+        assert sorted(m.content for m in svc.list(alice).items) == ["I live in Lisbon", "my sister is called Inès"]
+    finally:
+        svc.close()
+
+
+def test_a_damaged_key_file_is_named_at_opening_and_at_writing(tmp_path):
+    """Cut short, `record_keys.sqlite3` was reported as a broken Chroma store (Chroma's file was
+    fine); with a garbled index page it opened and read, and every write then failed as an internal
+    error naming nothing while health said ok. Each now names the key file: refused at opening, and
+    writes refused as the store's outage (StoreUnavailable: 503, memory off for that call)."""
+    from core import Actor, InvalidInput, MemoryIn, Settings, StoreUnavailable, build_service, scope_for
+    from core.testing import HashEmbedder
+
+    keys = RecordKeys(tmp_path / "k.sqlite3")
+    keys.ensure([f"col/r{i}" for i in range(3000)])
+    keys.close()
+    page = bytearray((tmp_path / "k.sqlite3").read_bytes())
+    page[2 * 4096 : 3 * 4096] = b"\x5a" * 4096  # the key index's page: the table still reads
+    (tmp_path / "k.sqlite3").write_bytes(bytes(page))
+    keys = RecordKeys(tmp_path / "k.sqlite3")
+    try:
+        assert keys.get("col/r7") is not None
+        with pytest.raises(StoreUnavailable) as refused:
+            keys.ensure(["col/new"])
+        assert str(tmp_path / "k.sqlite3") in str(refused.value) and "cannot be written" in str(refused.value)
+    finally:
+        keys.close()
+
+    data = tmp_path / "data"
+    svc = build_service(Settings(data_dir=data), embedder=HashEmbedder())
+    svc.remember(scope_for(Actor("alice", client="tests")), MemoryIn(content="I live in Lisbon"))
+    svc.close()
+    at = data / "record_keys.sqlite3"
+    at.write_bytes(at.read_bytes()[: at.stat().st_size // 2])
+    with pytest.raises(InvalidInput) as refused:
+        build_service(Settings(data_dir=data), embedder=HashEmbedder())
+    assert str(at) in str(refused.value) and "cannot be read" in str(refused.value) and "Chroma" not in str(refused.value)

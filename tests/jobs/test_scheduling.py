@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import UTC, datetime
+from pathlib import Path
 
 import litellm
 import pytest
@@ -14,6 +16,8 @@ from core import InvalidInput, LLMError, Settings
 from core.jobs.runner import list_runs, register_jobs, run_job
 from core.llm import LiteLLMClient
 from tests.jobs.jobs_helpers import fact, facts, say
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_register_jobs_on_an_asyncio_scheduler_and_fire_one(service, clock, alice, tmp_path):
@@ -183,3 +187,32 @@ async def test_the_runs_are_listed_as_stored_when_the_leases_cannot_be_read(serv
 
     monkeypatch.setattr(service.coordination, "leases_held", away)
     assert [r["status"] for r in list_runs(service, 5, "retention")] == ["running"]
+
+
+@pytest.mark.parametrize("tz", ["CST-8", "UTC+3"])
+def test_a_posix_tz_rule_in_the_environment_starts_the_jobs(tmp_path, tz):
+    """`TZ=CST-8` (a valid libc zone, common on servers in China) stopped `amber serve` and every
+    `amber` command: the crontab lines were checked in the process's zone, which tzlocal cannot read,
+    and the error blamed the lines. They are checked in UTC and the jobs run in `timezone`."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import asyncio
+        from apscheduler.schedulers.asyncio import AsyncIOScheduler
+        from core import Settings
+        from core.jobs.runner import register_jobs
+
+        settings = Settings(data_dir=%r, extract_cron="0 */4 * * *")
+
+        async def main():
+            scheduler = AsyncIOScheduler(event_loop=asyncio.get_running_loop(), timezone=settings.timezone)
+            print(register_jobs(scheduler, None, settings))
+
+        asyncio.run(main())
+    """ % str(tmp_path))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AMBER_")}
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "TZ": tz}, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "amber-extract" in out.stdout and "amber-retention" in out.stdout

@@ -209,12 +209,22 @@ def test_the_entry_point_starts_itself_with_glibcs_thread_caches_off(tmp_path):
     with pytest.MonkeyPatch.context() as m:
         m.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
         m.delenv("AMBER_RESTARTED", raising=False)
+        m.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
         m.setattr(cli.os, "execve", lambda exe, argv, environ: seen.append((argv, environ)))
         cli._restart_with_malloc_settings()
     [(argv, environ)] = seen
     assert argv[1:3] == ["-m", "mcp_server.cli"]
     assert environ["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=131072"
     assert environ["AMBER_RESTARTED"] == "1"
+    assert environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"  # LiteLLM's prices from its package, never fetched
+    seen.clear()
+    with pytest.MonkeyPatch.context() as m:  # the tunables set, the price list not: restarted for it alone
+        m.setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=131072")
+        m.delenv("AMBER_RESTARTED", raising=False)
+        m.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
+        m.setattr(cli.os, "execve", lambda exe, argv, environ: seen.append((argv, environ)))
+        cli._restart_with_malloc_settings()
+    assert seen[0][1]["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
     seen.clear()
     with pytest.MonkeyPatch.context() as m:  # the operator's own threshold is kept; only what is missing is added
         m.setenv("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=65536")
