@@ -39,7 +39,7 @@ from .format import remove_orphan_segments
 from .guarded import _Guarded, _raise_if_outage
 from .index_pool import embedded_client, index_settings, keep_on_disk, server_client
 from .gate import StoreGate
-from .index_repair import IndexMender
+from .index_repair import IndexMender, cut_short
 from .lock import DirectoryLock
 from .reads_first import READS_FIRST, ReadsFirst
 from .sealing import MasterKeyError, Sealer, not_own_key_table, open_record_keys, warn_if_bytes_may_stray
@@ -91,7 +91,8 @@ class ChromaStore:
                 self.disk = DiskGuard(Path(data_dir))
                 chroma_file.prepare(path)  # write-ahead log: shorter writes (chroma_file.py)
                 self.mender = IndexMender(path, lambda: self.client, lambda: self.on_set_aside())
-                if self.mender.open_mark():  # the last process never closed the store: a write may have been cut short
+                # the last process never closed the store (a write may have been cut short), or an index was damaged since
+                if self.mender.open_mark() or cut_short(path):
                     self.mender.set_aside()
                 self.client = embedded_client(path, ChromaSettings(anonymized_telemetry=False, allow_reset=False), index_pool)
                 self.location = str(path)

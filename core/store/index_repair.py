@@ -81,6 +81,24 @@ def whole(folder: Path) -> bool:
         return False
 
 
+def cut_short(chroma_dir: Path) -> list[Path]:
+    """Index folders whose hnsw header is cut short, or whose level-0 data is shorter than the header
+    says: damage done after a clean close (a disk, a copy or a restore cut short). Only the openings
+    after a crash read the index files, so Chroma's reader crashed the process (a segfault) at the
+    first query, with no log line. A small read and a stat a folder: cheap for every opening."""
+    short = []
+    for head in Path(chroma_dir).glob(f"*/{HEADER}"):
+        counts = _header(head.parent)
+        if counts is None:
+            continue
+        try:
+            if counts[0] < 0 or (head.parent / LEVEL0).stat().st_size < counts[0] * counts[1]:
+                short.append(head.parent)
+        except FileNotFoundError:
+            short.append(head.parent)
+    return short
+
+
 _TORN = object()
 
 

@@ -335,7 +335,7 @@ def test_a_registry_index_cut_short_gets_its_placeholder_vectors_back(tmp_path):
         assert store.vectors_to_rebuild() == []  # the registry's are given back by the store itself
         raw = store.client.get_collection(REGISTRY, embedding_function=None)
         # every row has its vector again (Chroma fails "Error finding id" for a row whose vector is missing)
-        assert len(raw.get(include=["embeddings"])["embeddings"]) == 1100
+        assert len(raw.get(include=["embeddings"])["embeddings"]) == 1101  # and the name of the store's key table
     finally:
         store.close()
 
@@ -466,3 +466,51 @@ def test_sharded_stores_hand_every_shards_list_to_the_repairs(tmp_path):
     finally:
         for s in shards.values():
             s.close()
+
+
+CLEAN_THEN_OPEN = textwrap.dedent("""
+    import json, sys
+    from core import Actor, Settings, build_service, scope_for
+    from core.testing import HashEmbedder
+    from core.scope import memory_collection
+    emb, me = HashEmbedder(), scope_for(Actor("alice"))
+    service = build_service(Settings(data_dir=sys.argv[1], embedding_model="hash"), embedder=emb)
+    try:
+        listed = sorted(m.content for m in service.list(me, limit=100).items)
+        assert service.repairs.done.wait(60)
+        found = [service.store.query_memories(memory_collection(me), emb.embed_query(f), 1, None)[0][0].content for f in listed]
+        print(json.dumps({"listed": listed, "found": found, "revectored": service.repairs.revectored}))
+    finally:
+        service.close()
+""")
+
+
+def test_an_index_cut_short_after_a_clean_close_is_set_aside_at_opening(tmp_path):
+    """An index damaged after the store was closed cleanly (a disk, a copy or a restore cut short):
+    only openings after a crash read the index files, so Chroma's reader segfaulted the host (and a
+    proxy holding the store with it, every chat) at the first query, with no log line. Every opening
+    now compares each index's header with its data; the store opens (in a child process here) and
+    gives every vector back."""
+    from core.store.index_repair import LEVEL0, cut_short
+
+    data_dir, me = tmp_path / "data", scope_for(Actor("alice"))
+    words = ("apple anchor badge banjo cactus candle dagger dolphin easel engine falcon fiddle garnet glacier hammock "
+             "harbor igloo island jacket jigsaw kettle kiwi ladder lantern magnet meadow napkin nectar oyster orchid "
+             "pencil pepper quartz quiver radish rocket saddle saffron teapot thimble umbrella urchin velvet violin "
+             "walnut whistle yogurt yacht zipper zither").split()
+    facts = [f"the {w} is kept in the {words[(i + 7) % 50]} cupboard" for i, w in enumerate(words)]  # 50, each its own pair
+    service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=HashEmbedder())
+    for fact in facts:
+        service.remember(me, MemoryIn(content=fact))
+    service.close()
+    chroma_dir = data_dir / "chroma"
+    assert not (chroma_dir / OPEN_MARK).exists() and cut_short(chroma_dir) == []  # closed cleanly, whole
+    folder = next(chroma_dir / seg for seg, name in chroma_file.vector_collections(chroma_dir).items() if name == memory_collection(me))
+    level0 = folder / LEVEL0
+    level0.write_bytes(level0.read_bytes()[: level0.stat().st_size // 3])
+    assert cut_short(chroma_dir) == [folder]
+    out = subprocess.run([sys.executable, "-c", CLEAN_THEN_OPEN, str(data_dir)], env=ENV, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-3000:])
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["listed"] == sorted(facts) and seen["found"] == seen["listed"]  # every vector back, each finds its memory
+    assert cut_short(chroma_dir) == []
