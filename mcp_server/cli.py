@@ -49,7 +49,8 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(run=lazy("cli_run", "serve"))
 
     m = sub.add_parser("mcp", help="MCP over stdio, for Claude Desktop, Codex and other stdio clients")
-    m.add_argument("--url", help="a running Amber host (e.g. http://127.0.0.1:4000/memory); without it the store is opened here")
+    m.add_argument("--url", default=os.environ.get("AMBER_SERVER_URL"),
+                   help="a running Amber host (e.g. http://127.0.0.1:4000/memory; default: $AMBER_SERVER_URL); without it the store is opened here")
     m.add_argument("--key", default=os.environ.get("AMBER_KEY"), help="API key for --url (default: $AMBER_KEY)")
     m.add_argument("--user", help="user to act for (admin or trusted-client keys; or the local user without --url)")
     m.set_defaults(run=lazy("cli_run", "mcp_stdio"))

@@ -31,7 +31,8 @@ class DirectoryLock:
                 f"the Amber store at {self.path.parent} is held by process {owner}. "
                 "Only one process may open it. Go through that process instead: the `amber` commands take "
                 "--url http://127.0.0.1:<port>/memory (or its `amber serve` URL; AMBER_SERVER_URL in the environment "
-                "is their default) with --key or AMBER_KEY; a program using Amber sets server_url; "
+                "is their default) with --key or AMBER_KEY, `amber mcp --url ...` for an MCP client; a program using "
+                "Amber sets server_url; "
                 "for several hosts, run Chroma as a server and set AMBER_CHROMA_URL."
             ) from None
         os.ftruncate(fd, 0)
