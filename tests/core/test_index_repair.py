@@ -478,8 +478,11 @@ CLEAN_THEN_OPEN = textwrap.dedent("""
     try:
         listed = sorted(m.content for m in service.list(me, limit=100).items)
         assert service.repairs.done.wait(60)
-        found = [service.store.query_memories(memory_collection(me), emb.embed_query(f), 1, None)[0][0].content for f in listed]
-        print(json.dumps({"listed": listed, "found": found, "revectored": service.repairs.revectored}))
+        # each memory's own vector is back: it finds that memory among its three nearest (fifty short
+        # texts of the hash embedder lie close together, and the index's search is approximate)
+        near = {f: [m.content for m, _ in service.store.query_memories(memory_collection(me), emb.embed_query(f), 3, None)] for f in listed}
+        print(json.dumps({"listed": listed, "found": sorted(f for f, got in near.items() if f in got),
+                          "revectored": service.repairs.revectored}))
     finally:
         service.close()
 """)
@@ -498,7 +501,7 @@ def test_an_index_cut_short_after_a_clean_close_is_set_aside_at_opening(tmp_path
              "harbor igloo island jacket jigsaw kettle kiwi ladder lantern magnet meadow napkin nectar oyster orchid "
              "pencil pepper quartz quiver radish rocket saddle saffron teapot thimble umbrella urchin velvet violin "
              "walnut whistle yogurt yacht zipper zither").split()
-    facts = [f"the {w} is kept in the {words[(i + 7) % 50]} cupboard" for i, w in enumerate(words)]  # 50, each its own pair
+    facts = [f"{w} beside {words[(i + 7) % 50]}" for i, w in enumerate(words)]  # 50, each its own pair of words
     service = build_service(Settings(data_dir=data_dir, embedding_model="hash"), embedder=HashEmbedder())
     for fact in facts:
         service.remember(me, MemoryIn(content=fact))
@@ -512,5 +515,5 @@ def test_an_index_cut_short_after_a_clean_close_is_set_aside_at_opening(tmp_path
     out = subprocess.run([sys.executable, "-c", CLEAN_THEN_OPEN, str(data_dir)], env=ENV, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, (out.returncode, out.stderr[-3000:])
     seen = json.loads(out.stdout.strip().splitlines()[-1])
-    assert seen["listed"] == sorted(facts) and seen["found"] == seen["listed"]  # every vector back, each finds its memory
+    assert seen["listed"] == sorted(facts) and seen["found"] == seen["listed"] and seen["revectored"] == len(facts)
     assert cut_short(chroma_dir) == []
