@@ -22,14 +22,15 @@ def _user(args: argparse.Namespace, settings: Settings) -> str:
     return args.user or settings.default_user or "local"
 
 
-def _whose(args: argparse.Namespace) -> str:
+def _whose(args: argparse.Namespace, used: str | None) -> str:
     """Whose memory a command read or wrote, said after it: without --user the store's default
-    person ('local' unless `default_user` is set), which no chat client may use."""
+    person ('local' unless `default_user` is set), which no chat client may use. `used`: the person a
+    command that opened the store acted for (None: it went through a host)."""
     if args.user:
         return f"user {args.user!r}"
-    if getattr(args, "url", None):
+    if used is None:
         return "the user the key acts for"
-    return f"user {_user(args, Settings())!r} (the default; name another with --user)"
+    return f"user {used!r} (the default; name another with --user)"
 
 
 def _bar(**kw: Any) -> tqdm:
@@ -48,6 +49,7 @@ def _read_lines(path: str) -> Iterator[dict[str, Any]]:
 
 def export(args: argparse.Namespace) -> int:
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    used = None
     try:
         if args.url:
             async def remote() -> int:
@@ -65,7 +67,7 @@ def export(args: argparse.Namespace) -> int:
             settings = Settings()
             service = build_service(settings)
             try:
-                scope = scope_for(Actor(_user(args, settings), via="cli"))
+                scope = scope_for(Actor(used := _user(args, settings), via="cli"))
                 n = 0
                 for line in _bar(iterable=service.export(scope), desc="exporting", unit=" lines"):
                     out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -75,12 +77,13 @@ def export(args: argparse.Namespace) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
-    print(f"exported {n} lines of {_whose(args)}" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
+    print(f"exported {n} lines of {_whose(args, used)}" + (f" to {args.output}" if args.output else ""), file=sys.stderr)
     return 0
 
 
 def import_(args: argparse.Namespace) -> int:
     lines = list(_read_lines(args.file))  # all lines are validated before anything is written
+    used = None
     if args.url:
         async def remote() -> ImportCounts:
             async with RemoteMemory(args.url, api_key=args.key, user=args.user, timeout=600.0) as r:
@@ -91,12 +94,12 @@ def import_(args: argparse.Namespace) -> int:
         settings = Settings()
         service = build_service(settings)
         try:
-            scope = scope_for(Actor(_user(args, settings), via="cli"))
+            scope = scope_for(Actor(used := _user(args, settings), via="cli"))
             with _bar(total=1, desc="importing (embedding)", unit=" batch"):
                 result = service.import_(scope, lines)
         finally:
             service.close()
-    print(f"imported {result.memories} memories, {result.messages} messages and {result.events} audit events into {_whose(args)}", file=sys.stderr)
+    print(f"imported {result.memories} memories, {result.messages} messages and {result.events} audit events into {_whose(args, used)}", file=sys.stderr)
     return 0
 
 

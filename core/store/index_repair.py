@@ -74,9 +74,14 @@ def whole(folder: Path) -> bool:
     counts = _header(folder) if data is not None else None
     if counts is None:  # never written, or a layout this check does not know: the id map alone judges
         return True
+    return counts[0] == data.get("total_elements_added") and _holds(folder, counts)
+
+
+def _holds(folder: Path, counts: tuple[int, int]) -> bool:
+    """Whether the folder's level-0 data holds the (elements, bytes per element) its header counts."""
     elements, size = counts
     try:
-        return elements == data.get("total_elements_added") and (folder / LEVEL0).stat().st_size >= elements * size
+        return elements >= 0 and (folder / LEVEL0).stat().st_size >= elements * size
     except FileNotFoundError:
         return False
 
@@ -86,17 +91,8 @@ def cut_short(chroma_dir: Path) -> list[Path]:
     says: damage done after a clean close (a disk, a copy or a restore cut short). Only the openings
     after a crash read the index files, so Chroma's reader crashed the process (a segfault) at the
     first query, with no log line. A small read and a stat a folder: cheap for every opening."""
-    short = []
-    for head in Path(chroma_dir).glob(f"*/{HEADER}"):
-        counts = _header(head.parent)
-        if counts is None:
-            continue
-        try:
-            if counts[0] < 0 or (head.parent / LEVEL0).stat().st_size < counts[0] * counts[1]:
-                short.append(head.parent)
-        except FileNotFoundError:
-            short.append(head.parent)
-    return short
+    folders = (h.parent for h in Path(chroma_dir).glob(f"*/{HEADER}"))
+    return [f for f in folders if (counts := _header(f)) is not None and not _holds(f, counts)]
 
 
 _TORN = object()
